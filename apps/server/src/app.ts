@@ -1,0 +1,64 @@
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { AppContext } from './context';
+import { apiRoutes } from './features';
+import { registerErrorHandler } from './platform/error-handler';
+import { DASHBOARD_CSP, defaultStaticDirs, registerStaticFiles, type StaticDirs } from './platform/static-files';
+
+export interface BuildAppOptions {
+  /** Built dashboard and SDK folders; defaults to the monorepo's dist folders. */
+  staticDirs?: StaticDirs;
+}
+
+/** Builds the HTTP app: API under /api, OpenAPI at /api/docs, the dashboard and SDK. */
+export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: ctx.log,
+    trustProxy: ctx.config.trustProxy,
+    bodyLimit: 1024 * 1024,
+    // A slow client must not hold a socket forever.
+    requestTimeout: 30_000,
+    routerOptions: { maxParamLength: 200 },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerErrorHandler(app);
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'strict-origin-when-cross-origin');
+    if (!request.url.startsWith('/api/docs')) {
+      reply.header('x-frame-options', 'DENY');
+      reply.header('content-security-policy', DASHBOARD_CSP);
+    }
+    return payload;
+  });
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Herald API',
+        version: '1.0.0',
+        description:
+          'Self-hosted web push. Dashboard routes need `Authorization: Bearer <token>` from POST /api/auth/login. Public routes are called by the browser SDK on customer sites.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: '/api/docs' });
+
+  await app.register(
+    async (api) => {
+      for (const routes of apiRoutes) await api.register(routes(ctx));
+    },
+    { prefix: '/api' },
+  );
+
+  await registerStaticFiles(app, options.staticDirs ?? defaultStaticDirs());
+  return app;
+}

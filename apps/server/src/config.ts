@@ -1,0 +1,185 @@
+// Every environment variable Herald reads, parsed and validated once at start.
+// A bad value stops the process with one line per problem, naming the variable.
+import path from 'node:path';
+import { z } from 'zod';
+
+const booleanFlag = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .refine((v) => ['true', 'false', '1', '0', 'yes', 'no', ''].includes(v), {
+    message: 'must be true or false',
+  })
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const port = z.coerce
+  .number({ message: 'must be a number' })
+  .int('must be a whole number')
+  .min(1, 'must be between 1 and 65535')
+  .max(65535, 'must be between 1 and 65535');
+
+const httpUrl = z
+  .string()
+  .trim()
+  .refine((v) => {
+    try {
+      const u = new URL(v);
+      return u.protocol === 'http:' || u.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  }, 'must be an http:// or https:// URL')
+  .transform((v) => v.replace(/\/+$/, ''));
+
+/** A comma-separated list of origins such as `http://127.0.0.1:9911`. */
+const originList = z
+  .string()
+  .trim()
+  .transform((v, ctx) => {
+    const origins: string[] = [];
+    for (const part of v.split(',').map((s) => s.trim()).filter(Boolean)) {
+      try {
+        const u = new URL(part);
+        if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme');
+        origins.push(u.origin);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: `"${part}" is not an http(s) origin` });
+      }
+    }
+    return origins;
+  });
+
+/** A comma-separated list of host names or addresses, lower-cased. */
+const hostList = z
+  .string()
+  .trim()
+  .transform((v) =>
+    v
+      .split(',')
+      .map((s) => s.trim().toLowerCase().replace(/^\[|\]$/g, ''))
+      .filter(Boolean),
+  );
+
+const positiveInt = (label: string) =>
+  z.coerce.number({ message: `must be a number (${label})` }).int('must be a whole number').positive('must be above 0');
+
+const envSchema = z.object({
+  PORT: port.default(3000),
+  HOST: z.string().trim().min(1).default('0.0.0.0'),
+  DATA_DIR: z.string().trim().min(1).default('./data'),
+  DATABASE_URL: z
+    .string()
+    .trim()
+    .refine((v) => v === '' || /^postgres(ql)?:\/\//.test(v) || v.startsWith('sqlite:'), {
+      message: 'must start with postgres:// (PostgreSQL) or sqlite: (a SQLite file path); leave it unset for the embedded SQLite database',
+    })
+    .optional(),
+  REDIS_URL: z
+    .string()
+    .trim()
+    .refine((v) => v === '' || /^rediss?:\/\//.test(v), { message: 'must start with redis:// or rediss://' })
+    .optional(),
+  PUBLIC_URL: httpUrl.optional(),
+  SMTP_URL: z
+    .string()
+    .trim()
+    .refine((v) => v === '' || /^smtps?:\/\//.test(v), { message: 'must start with smtp:// or smtps://' })
+    .optional(),
+  MAIL_FROM: z.string().trim().optional(),
+  ALLOW_REGISTRATION: booleanFlag.default(false),
+  ADMIN_EMAIL: z.string().trim().toLowerCase().email('must be an email address').optional().or(z.literal('')),
+  ADMIN_PASSWORD: z.string().optional(),
+  ADMIN_NAME: z.string().trim().optional(),
+  SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional().or(z.literal('')),
+  TRUST_PROXY: booleanFlag.default(false),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  EXTRA_PUSH_ORIGINS: originList.default([]),
+  OUTBOUND_ALLOW_HOSTS: hostList.default([]),
+  RSS_POLL_INTERVAL_SECONDS: positiveInt('seconds').default(900),
+  SCHEDULER_INTERVAL_MS: positiveInt('milliseconds').default(1000),
+  PUSH_CONCURRENCY: positiveInt('requests in flight per process').default(200),
+  WORKER_CONCURRENCY: positiveInt('batch jobs per process').default(4),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
+  redisUrl: string | undefined;
+  publicUrl: string;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  allowRegistration: boolean;
+  admin: { email: string; password: string; name: string } | undefined;
+  secretKey: string | undefined;
+  trustProxy: boolean;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  extraPushOrigins: string[];
+  outboundAllowHosts: string[];
+  rssPollIntervalSeconds: number;
+  schedulerIntervalMs: number;
+  pushConcurrency: number;
+  workerConcurrency: number;
+}
+
+export class ConfigError extends Error {
+  constructor(public readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads the configuration from an environment (process.env by default). */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  // Empty strings count as unset, so `FOO=` in a .env file means "default".
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => {
+        const name = String(issue.path[0] ?? 'environment');
+        const got = cleaned[name];
+        const shown = name.includes('PASSWORD') || name.includes('SECRET') || got === undefined ? '' : ` (got "${got}")`;
+        return `${name}: ${issue.message}${shown}`;
+      }),
+    );
+  }
+  const e = parsed.data;
+  const problems: string[] = [];
+
+  const adminEmail = e.ADMIN_EMAIL || undefined;
+  if (adminEmail && !e.ADMIN_PASSWORD) problems.push('ADMIN_PASSWORD: must be set when ADMIN_EMAIL is set');
+  if (e.ADMIN_PASSWORD && !adminEmail) problems.push('ADMIN_EMAIL: must be set when ADMIN_PASSWORD is set');
+  if (e.ADMIN_PASSWORD && e.ADMIN_PASSWORD.length < 8) problems.push('ADMIN_PASSWORD: must be at least 8 characters');
+  if (problems.length) throw new ConfigError(problems);
+
+  const dataDir = path.resolve(e.DATA_DIR);
+  const database: Config['database'] =
+    e.DATABASE_URL && !e.DATABASE_URL.startsWith('sqlite:')
+      ? { kind: 'postgres', url: e.DATABASE_URL }
+      : { kind: 'sqlite', file: e.DATABASE_URL ? path.resolve(e.DATABASE_URL.slice('sqlite:'.length)) : path.join(dataDir, 'herald.db') };
+  const publicUrl = e.PUBLIC_URL ?? `http://localhost:${e.PORT}`;
+
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir,
+    database,
+    redisUrl: e.REDIS_URL || undefined,
+    publicUrl,
+    smtpUrl: e.SMTP_URL || undefined,
+    mailFrom: e.MAIL_FROM || `Herald <no-reply@${new URL(publicUrl).hostname}>`,
+    allowRegistration: e.ALLOW_REGISTRATION,
+    admin: adminEmail && e.ADMIN_PASSWORD ? { email: adminEmail, password: e.ADMIN_PASSWORD, name: e.ADMIN_NAME || 'Owner' } : undefined,
+    secretKey: e.SECRET_KEY || undefined,
+    trustProxy: e.TRUST_PROXY,
+    logLevel: e.LOG_LEVEL,
+    extraPushOrigins: e.EXTRA_PUSH_ORIGINS,
+    outboundAllowHosts: e.OUTBOUND_ALLOW_HOSTS,
+    rssPollIntervalSeconds: e.RSS_POLL_INTERVAL_SECONDS,
+    schedulerIntervalMs: e.SCHEDULER_INTERVAL_MS,
+    pushConcurrency: e.PUSH_CONCURRENCY,
+    workerConcurrency: e.WORKER_CONCURRENCY,
+  };
+}

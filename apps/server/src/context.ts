@@ -1,0 +1,23 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Config } from './config';
+import type { DatabaseKind } from './db/database';
+import type { Database } from './db/schema';
+import type { Clock } from './platform/clock';
+import type { Mailer } from './platform/mail';
+
+/**
+ * What every service may need, built once per process (main.ts) or per test.
+ * Services take the pieces they use as arguments, so a test can hand them a
+ * real database and a manual clock.
+ */
+export interface AppContext {
+  config: Config;
+  db: Kysely<Database>;
+  dbKind: DatabaseKind;
+  clock: Clock;
+  mailer: Mailer;
+  /** Server secret for HMAC-signed tokens (beacons). */
+  secret: Buffer;
+  log: FastifyBaseLogger;
+}

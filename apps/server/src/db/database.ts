@@ -1,0 +1,53 @@
+// The one place that knows which database engine is underneath. Everything
+// else talks to Kysely and, for the few differences, to `DatabaseHandle.kind`.
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { Config } from '../config';
+import type { Database } from './schema';
+
+export type DatabaseKind = 'sqlite' | 'postgres';
+
+export interface DatabaseHandle {
+  db: Kysely<Database>;
+  kind: DatabaseKind;
+  close(): Promise<void>;
+}
+
+// int8 (count(*), bigint epoch-millisecond columns) and numeric come back as
+// strings from node-postgres; every value Herald stores fits in a double.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));
+
+export function openDatabase(database: Config['database'], options: { poolSize?: number } = {}): DatabaseHandle {
+  if (database.kind === 'postgres') {
+    const pool = new pg.Pool({
+      connectionString: database.url,
+      max: options.poolSize ?? 10,
+      // A dead server must not hang a request forever.
+      connectionTimeoutMillis: 10_000,
+    });
+    // An idle client losing its connection (server restart) must not crash the process.
+    pool.on('error', () => undefined);
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { db, kind: 'postgres', close: () => db.destroy() };
+  }
+
+  fs.mkdirSync(path.dirname(database.file), { recursive: true });
+  const sqlite = new SQLite(database.file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('busy_timeout = 10000');
+  sqlite.pragma('foreign_keys = ON');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, kind: 'sqlite', close: () => db.destroy() };
+}
+
+/** True when a write failed on a unique constraint (both engines). */
+export function isUniqueViolation(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = (error as { code?: unknown }).code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

@@ -1,0 +1,26 @@
+// The ordered list of migrations. esbuild bundles the server into one file, so
+// migrations are imported here rather than read from a folder at run time.
+import type { Kysely } from 'kysely';
+import type { Migration } from 'kysely/migration';
+import type { DatabaseKind } from '../database';
+import * as m0001 from './0001_accounts_and_sites';
+import * as m0002 from './0002_audience_and_delivery';
+
+interface MigrationModule {
+  up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
+  down?(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
+}
+
+const modules: Record<string, MigrationModule> = {
+  '0001_accounts_and_sites': m0001,
+  '0002_audience_and_delivery': m0002,
+};
+
+export function migrationsFor(kind: DatabaseKind): Record<string, Migration> {
+  return Object.fromEntries(
+    Object.entries(modules).map(([name, m]) => [
+      name,
+      { up: (db: Kysely<unknown>) => m.up(db, kind), down: m.down ? (db: Kysely<unknown>) => m.down!(db, kind) : undefined },
+    ]),
+  );
+}

@@ -1,0 +1,8 @@
+// Every feature's API routes, mounted under /api by app.ts. A new feature adds
+// one line here (see ARCHITECTURE.md, "Adding a feature").
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { AppContext } from '../context';
+import { authRoutes } from './auth/routes';
+import { sitesRoutes } from './sites/routes';
+
+export const apiRoutes: Array<(ctx: AppContext) => FastifyPluginAsyncZod> = [authRoutes, sitesRoutes];

@@ -1,0 +1,108 @@
+import crypto from 'node:crypto';
+import { SITE_DEFAULTS, type CreateSiteBody, type InstallCode, type Site, type UpdateSiteBody } from '@herald/contracts';
+import type { AppContext } from '../../context';
+import type { SiteRow, SiteUpdate } from '../../db/schema';
+import { generateVapidKeys } from '../../delivery/vapid-keys';
+import { notFound } from '../../platform/errors';
+import { iso } from '../../platform/responses';
+import { buildInstallCode } from './install-code';
+import * as repo from './repository';
+
+/** The API shape of a site. The private VAPID key never leaves the server. */
+export function toSiteResponse(row: SiteRow): Site {
+  return {
+    id: row.id,
+    name: row.name,
+    url: row.url,
+    settings: {
+      icon: row.icon,
+      language: row.language,
+      timezone: row.timezone,
+      valueCurrency: row.value_currency,
+      valuePerSubscriber: row.value_per_subscriber,
+      valuePerClick: row.value_per_click,
+    },
+    vapid_public_key: row.vapid_public_key,
+    subscriber_count: row.active_subscriber_count,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}
+
+/** Loads a site of the signed-in user, or answers 404 (also for another user's site). */
+export async function requireOwnedSite(ctx: Pick<AppContext, 'db'>, userId: string, siteId: string): Promise<SiteRow> {
+  const site = await repo.findSiteOfUser(ctx.db, userId, siteId);
+  if (!site) throw notFound('Site');
+  return site;
+}
+
+type SettingsInput = NonNullable<CreateSiteBody['settings']>;
+
+function settingsColumns(settings: SettingsInput | undefined): SiteUpdate {
+  const columns: SiteUpdate = {};
+  if (!settings) return columns;
+  if (settings.icon !== undefined) columns.icon = settings.icon;
+  if (settings.language !== undefined) columns.language = settings.language;
+  if (settings.timezone !== undefined) columns.timezone = settings.timezone;
+  if (settings.valueCurrency !== undefined) columns.value_currency = settings.valueCurrency;
+  if (settings.valuePerSubscriber !== undefined) columns.value_per_subscriber = Number(settings.valuePerSubscriber);
+  if (settings.valuePerClick !== undefined) columns.value_per_click = Number(settings.valuePerClick);
+  return columns;
+}
+
+export function createSitesService(ctx: AppContext) {
+  const { db, clock, config } = ctx;
+  return {
+    async list(userId: string): Promise<Site[]> {
+      return (await repo.listSitesOfUser(db, userId)).map(toSiteResponse);
+    },
+
+    async get(userId: string, siteId: string): Promise<Site> {
+      return toSiteResponse(await requireOwnedSite(ctx, userId, siteId));
+    },
+
+    async create(userId: string, input: CreateSiteBody): Promise<Site> {
+      const now = clock.now();
+      const keys = generateVapidKeys();
+      const settings = settingsColumns(input.settings);
+      const row: SiteRow = {
+        id: crypto.randomUUID(),
+        user_id: userId,
+        name: input.name,
+        url: input.url,
+        icon: settings.icon ?? null,
+        language: settings.language ?? SITE_DEFAULTS.language,
+        timezone: settings.timezone ?? SITE_DEFAULTS.timezone,
+        value_currency: settings.value_currency ?? SITE_DEFAULTS.valueCurrency,
+        value_per_subscriber: settings.value_per_subscriber ?? SITE_DEFAULTS.valuePerSubscriber,
+        value_per_click: settings.value_per_click ?? SITE_DEFAULTS.valuePerClick,
+        vapid_public_key: keys.publicKey,
+        vapid_private_key: keys.privateKey,
+        active_subscriber_count: 0,
+        created_at: now,
+        updated_at: now,
+      };
+      await repo.insertSite(db, row);
+      return toSiteResponse(row);
+    },
+
+    /** VAPID keys are not updatable: changing them would orphan every subscriber (web-push guide). */
+    async update(userId: string, siteId: string, input: UpdateSiteBody): Promise<Site> {
+      await requireOwnedSite(ctx, userId, siteId);
+      const changes: SiteUpdate = { ...settingsColumns(input.settings), updated_at: clock.now() };
+      if (input.name !== undefined) changes.name = input.name;
+      if (input.url !== undefined) changes.url = input.url;
+      await repo.updateSite(db, siteId, changes);
+      return toSiteResponse((await repo.findSiteById(db, siteId))!);
+    },
+
+    async remove(userId: string, siteId: string): Promise<void> {
+      await requireOwnedSite(ctx, userId, siteId);
+      await repo.deleteSite(db, siteId);
+    },
+
+    async installCode(userId: string, siteId: string): Promise<InstallCode> {
+      return buildInstallCode(await requireOwnedSite(ctx, userId, siteId), config.publicUrl);
+    },
+  };
+}

@@ -1,0 +1,97 @@
+// Herald's command line. One program, several roles:
+//   serve                         API + dashboard (+ scheduler and workers in-process)
+//   migrate                       bring the database schema up to date
+//   user create --email E --name N [--password P]
+//   user reset-password --email E [--password P]
+// Passwords not given as flags are read from the HERALD_PASSWORD variable or stdin.
+import readline from 'node:readline/promises';
+import { parseArgs } from 'node:util';
+import { buildApp } from './app';
+import { bootstrapServe } from './serve';
+import { ConfigError, loadConfig, type Config } from './config';
+import { createAuthService } from './features/auth/service';
+import { openRuntime } from './runtime';
+
+async function readPassword(flag: string | undefined): Promise<string> {
+  if (flag) return flag;
+  if (process.env.HERALD_PASSWORD) return process.env.HERALD_PASSWORD;
+  const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: process.stdin.isTTY });
+  try {
+    return (await rl.question('Password: ')).trim();
+  } finally {
+    rl.close();
+  }
+}
+
+async function userCommand(config: Config, args: string[]): Promise<number> {
+  const [action, ...rest] = args;
+  const { values } = parseArgs({ args: rest, options: { email: { type: 'string' }, name: { type: 'string' }, password: { type: 'string' } } });
+  if (!values.email || (action !== 'create' && action !== 'reset-password')) {
+    console.error('Usage: herald user create --email E --name N [--password P]\n       herald user reset-password --email E [--password P]');
+    return 2;
+  }
+  const password = await readPassword(values.password);
+  if (password.length < 8) {
+    console.error('Password must be at least 8 characters long');
+    return 2;
+  }
+  const runtime = await openRuntime({ ...config, logLevel: 'warn' });
+  try {
+    const auth = createAuthService(runtime.ctx);
+    if (action === 'create') {
+      const user = await auth.createUser({ name: values.name ?? values.email, email: values.email, password, verified: true });
+      console.log(`Created user ${user.email}`);
+    } else if (await auth.setPasswordByEmail(values.email, password)) {
+      console.log(`Password reset for ${values.email}; their sessions were signed out.`);
+    } else {
+      console.error(`No user with email ${values.email}`);
+      return 1;
+    }
+    return 0;
+  } finally {
+    await runtime.close();
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [role = 'serve', ...args] = argv;
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      return 78; // EX_CONFIG
+    }
+    throw error;
+  }
+
+  switch (role) {
+    case 'serve':
+      await bootstrapServe(config, buildApp);
+      return -1; // keeps running until a signal
+    case 'migrate': {
+      const runtime = await openRuntime({ ...config, logLevel: 'warn' }, { migrate: false });
+      const { migrateToLatest } = await import('./db/migrate');
+      const applied = await migrateToLatest(runtime.database);
+      console.log(applied.length ? `Applied: ${applied.join(', ')}` : 'Database is up to date');
+      await runtime.close();
+      return 0;
+    }
+    case 'user':
+      return userCommand(config, args);
+    default:
+      console.error(`Unknown command "${role}". Commands: serve, migrate, user`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (error: unknown) => {
+    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,51 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { HttpError } from './errors';
+
+/** Turns a zod issue path + message into one readable sentence. */
+function describeIssue(issue: { instancePath?: string; message?: string }): string {
+  const field = (issue.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+  const message = issue.message ?? 'is invalid';
+  return field ? `${field}: ${message}` : message;
+}
+
+/** Every error leaves as `{ success: false, error: { message } }` (spec §8). */
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | HttpError | Error, request, reply) => {
+    if (error instanceof HttpError) {
+      void reply
+        .status(error.statusCode)
+        .headers(error.headers)
+        .send({ success: false, error: { message: error.message, ...(error.code ? { code: error.code } : {}) } });
+      return;
+    }
+    if (hasZodFastifySchemaValidationErrors(error)) {
+      const message = error.validation.map(describeIssue).join('; ');
+      void reply.status(400).send({ success: false, error: { message, code: 'invalid_request' } });
+      return;
+    }
+    if (isResponseSerializationError(error)) {
+      request.log.error({ err: error, cause: error.cause }, 'response did not match its schema');
+      void reply.status(500).send({ success: false, error: { message: 'Internal server error' } });
+      return;
+    }
+    const statusCode = (error as FastifyError).statusCode;
+    if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
+      // Fastify's own client errors: malformed JSON, body too large, wrong content type.
+      const message =
+        statusCode === 413
+          ? 'Request body is too large'
+          : statusCode === 415
+            ? 'Unsupported content type: send application/json'
+            : error.message;
+      void reply.status(statusCode).send({ success: false, error: { message, code: (error as FastifyError).code } });
+      return;
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    void reply.status(500).send({ success: false, error: { message: 'Internal server error' } });
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    void reply.status(404).send({ success: false, error: { message: `Route ${request.method} ${request.url.split('?')[0]} not found`, code: 'not_found' } });
+  });
+}

@@ -1,0 +1,46 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import nodemailer from 'nodemailer';
+import type { FastifyBaseLogger } from 'fastify';
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+export interface Mailer {
+  send(message: MailMessage): Promise<void>;
+  close(): void;
+}
+
+/** Sends through SMTP_URL with nodemailer. */
+export function createSmtpMailer(smtpUrl: string, from: string): Mailer {
+  const transport = nodemailer.createTransport(smtpUrl);
+  return {
+    async send(message) {
+      await transport.sendMail({ from, to: message.to, subject: message.subject, text: message.text });
+    },
+    close: () => transport.close(),
+  };
+}
+
+/**
+ * Without SMTP a self-hoster must still be able to follow a reset link: each
+ * mail is logged and written to DATA_DIR/mail as a plain-text file.
+ */
+export function createOutboxMailer(dataDir: string, from: string, log: FastifyBaseLogger): Mailer {
+  const outbox = path.join(dataDir, 'mail');
+  return {
+    async send(message) {
+      await fs.promises.mkdir(outbox, { recursive: true });
+      const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+      const safeTo = message.to.replace(/[^A-Za-z0-9@._-]/g, '_');
+      const file = path.join(outbox, `${stamp}-${safeTo}.txt`);
+      const body = `From: ${from}\nTo: ${message.to}\nSubject: ${message.subject}\nDate: ${new Date().toUTCString()}\n\n${message.text}\n`;
+      await fs.promises.writeFile(file, body, { mode: 0o600 });
+      log.info({ to: message.to, subject: message.subject, file }, `mail (no SMTP_URL set) written to ${file}:\n${message.text}`);
+    },
+    close: () => undefined,
+  };
+}

@@ -1,0 +1,78 @@
+// A throwaway PostgreSQL cluster from the machine's binaries (initdb, pg_ctl),
+// in a temp folder on a free port, listening on 127.0.0.1 only.
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export interface PgCluster {
+  /** postgres://… URL of the `postgres` database (for CREATE DATABASE). */
+  adminUrl: string;
+  port: number;
+  dataDir: string;
+  stop(): void;
+  /** Stops and starts the server on the same port (fault tests). */
+  restart(): void;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** initdb refuses to run as root; run the cluster as the `postgres` user then. */
+function asClusterUser(command: string, args: string[]): [string, string[]] {
+  if (process.getuid?.() === 0) return ['runuser', ['-u', 'postgres', '--', command, ...args]];
+  return [command, args];
+}
+
+function run(command: string, args: string[]): void {
+  const [cmd, fullArgs] = asClusterUser(command, args);
+  const result = spawnSync(cmd, fullArgs, { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`);
+}
+
+export async function startPgCluster(): Promise<PgCluster> {
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-pg-'));
+  const dataDir = path.join(base, 'data');
+  if (process.getuid?.() === 0) execFileSync('chown', ['postgres', base]);
+  run('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-sync']);
+  const port = await freePort();
+  const options = [
+    `-p ${port}`,
+    `-k ${base}`,
+    "-c listen_addresses=127.0.0.1",
+    '-c fsync=off',
+    '-c synchronous_commit=off',
+    '-c full_page_writes=off',
+    '-c max_connections=300',
+    '-c shared_buffers=256MB',
+  ].join(' ');
+  const start = () => run('pg_ctl', ['-D', dataDir, '-o', options, '-l', path.join(base, 'server.log'), '-w', '-t', '60', 'start']);
+  const stop = () => run('pg_ctl', ['-D', dataDir, '-m', 'fast', '-w', 'stop']);
+  start();
+  return {
+    adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    port,
+    dataDir,
+    stop() {
+      try {
+        stop();
+      } finally {
+        fs.rmSync(base, { recursive: true, force: true });
+      }
+    },
+    restart() {
+      stop();
+      start();
+    },
+  };
+}

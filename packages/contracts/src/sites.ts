@@ -1,0 +1,150 @@
+import { z } from 'zod';
+import { envelope, httpUrl, optionalImageUrl } from './common';
+
+/** Spec §2 Create Site: the timezone choices offered when creating a site. */
+export const CREATE_SITE_TIMEZONES = [
+  'UTC',
+  'America/New_York',
+  'America/Chicago',
+  'America/Denver',
+  'America/Los_Angeles',
+  'Europe/London',
+  'Europe/Paris',
+  'Asia/Tokyo',
+  'Asia/Shanghai',
+  'Australia/Sydney',
+] as const;
+
+/** Spec §2 Settings → General: the timezone choices, with their labels. */
+export const SETTINGS_TIMEZONES = [
+  { value: 'UTC', label: 'UTC' },
+  { value: 'America/New_York', label: 'New York' },
+  { value: 'America/Chicago', label: 'Chicago' },
+  { value: 'America/Denver', label: 'Denver' },
+  { value: 'America/Los_Angeles', label: 'Los Angeles' },
+  { value: 'Europe/London', label: 'London' },
+  { value: 'Europe/Paris', label: 'Paris' },
+  { value: 'Asia/Tokyo', label: 'Tokyo' },
+] as const;
+
+/** Spec §2 Settings → General "primary language": about 31 codes. */
+export const LANGUAGES = [
+  { code: 'en', label: 'English' },
+  { code: 'es', label: 'Spanish' },
+  { code: 'fr', label: 'French' },
+  { code: 'de', label: 'German' },
+  { code: 'it', label: 'Italian' },
+  { code: 'pt', label: 'Portuguese' },
+  { code: 'pt-BR', label: 'Portuguese (Brazil)' },
+  { code: 'nl', label: 'Dutch' },
+  { code: 'sv', label: 'Swedish' },
+  { code: 'da', label: 'Danish' },
+  { code: 'no', label: 'Norwegian' },
+  { code: 'fi', label: 'Finnish' },
+  { code: 'pl', label: 'Polish' },
+  { code: 'cs', label: 'Czech' },
+  { code: 'hu', label: 'Hungarian' },
+  { code: 'ro', label: 'Romanian' },
+  { code: 'el', label: 'Greek' },
+  { code: 'tr', label: 'Turkish' },
+  { code: 'ru', label: 'Russian' },
+  { code: 'uk', label: 'Ukrainian' },
+  { code: 'ar', label: 'Arabic' },
+  { code: 'he', label: 'Hebrew' },
+  { code: 'hi', label: 'Hindi' },
+  { code: 'th', label: 'Thai' },
+  { code: 'vi', label: 'Vietnamese' },
+  { code: 'id', label: 'Indonesian' },
+  { code: 'ms', label: 'Malay' },
+  { code: 'ja', label: 'Japanese' },
+  { code: 'ko', label: 'Korean' },
+  { code: 'zh', label: 'Chinese (Simplified)' },
+  { code: 'zh-TW', label: 'Chinese (Traditional)' },
+] as const;
+
+/** Spec §2 Settings → Value Goals currencies. */
+export const CURRENCIES = ['USD', 'EUR', 'GBP', 'JPY', 'CAD', 'AUD'] as const;
+
+/** Spec §3 Site defaults. */
+export const SITE_DEFAULTS = { timezone: 'UTC', language: 'en', valueCurrency: 'USD', valuePerSubscriber: 0, valuePerClick: 0 } as const;
+
+function isKnownTimezone(value: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const timezone = z.string().trim().max(64).refine(isKnownTimezone, 'Unknown timezone');
+const languageCode = z.enum(LANGUAGES.map((l) => l.code) as [string, ...string[]], { message: 'Unknown language code' });
+const money = z.coerce
+  .number({ message: 'Must be a number' })
+  .min(0, 'Must be 0 or more')
+  .max(1_000_000_000, 'Must be at most 1,000,000,000')
+  .refine(Number.isFinite, 'Must be a number');
+
+export const siteSettings = z.object({
+  icon: z.string().nullable(),
+  language: z.string(),
+  timezone: z.string(),
+  valueCurrency: z.string(),
+  valuePerSubscriber: z.number(),
+  valuePerClick: z.number(),
+});
+export type SiteSettings = z.infer<typeof siteSettings>;
+
+export const site = z.object({
+  id: z.string(),
+  name: z.string(),
+  url: z.string(),
+  settings: siteSettings,
+  vapid_public_key: z.string(),
+  subscriber_count: z.number(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type Site = z.infer<typeof site>;
+
+const siteName = z.string().trim().min(1, 'Site name is required').max(100, 'Site name must be at most 100 characters');
+
+const settingsInput = z
+  .object({
+    icon: optionalImageUrl,
+    language: languageCode.optional(),
+    timezone: timezone.optional(),
+    valueCurrency: z.enum(CURRENCIES, { message: 'Unknown currency' }).optional(),
+    valuePerSubscriber: money.optional(),
+    valuePerClick: money.optional(),
+  })
+  .strict();
+
+export const createSiteBody = z.object({
+  name: siteName,
+  url: httpUrl,
+  settings: settingsInput.optional(),
+});
+export type CreateSiteBody = z.input<typeof createSiteBody>;
+
+export const updateSiteBody = z
+  .object({
+    name: siteName.optional(),
+    url: httpUrl.optional(),
+    settings: settingsInput.optional(),
+  })
+  .strict();
+export type UpdateSiteBody = z.input<typeof updateSiteBody>;
+
+export const siteResponse = envelope(z.object({ site }));
+export const sitesResponse = envelope(z.object({ sites: z.array(site) }));
+
+export const installCodeResponse = envelope(
+  z.object({
+    installCode: z.string(),
+    snippet: z.string(),
+    serviceWorker: z.object({ fileName: z.string(), content: z.string() }),
+    nextSteps: z.array(z.string()),
+  }),
+);
+export type InstallCode = z.infer<typeof installCodeResponse>['data'];

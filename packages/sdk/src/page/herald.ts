@@ -1,0 +1,232 @@
+import { decodeBase64Url } from '../shared/base64url';
+import { siteEndpoint } from '../shared/config';
+import { HeraldError } from '../shared/errors';
+import { postJson } from '../shared/http';
+import { postSubscription, subscribedWithKey } from '../shared/post-subscription';
+import { readSubscriber, writeConfig, writeSubscriber, type SubscriberRecord } from '../shared/store';
+import type { PageSettings } from './script-settings';
+import { pushSupported, registerWorker, rootRegistration } from './service-worker';
+
+export type HeraldPermission = NotificationPermission | 'unsupported';
+
+export interface TrackOptions {
+  /** Herald ignores a second event with the same key, so a retried call fires its notification once. */
+  idempotencyKey?: string;
+}
+
+/** `window.herald` (documented in packages/sdk/README.md). */
+export interface HeraldApi {
+  /** Asks permission (call it from a click), subscribes this browser and registers it with Herald. */
+  subscribe(): Promise<{ id: string }>;
+  /** Removes this browser's subscription; resolves true when there was one. */
+  unsubscribe(): Promise<boolean>;
+  isSubscribed(): Promise<boolean>;
+  permission(): HeraldPermission;
+  track(event: string, data?: Record<string, unknown>, options?: TrackOptions): Promise<void>;
+  identify(externalId: string): Promise<void>;
+  addTags(tags: string[]): Promise<void>;
+  removeTags(tags: string[]): Promise<void>;
+}
+
+export interface HeraldEvents {
+  'herald:ready': HeraldApi;
+  'herald:subscribed': { id: string };
+  'herald:unsubscribed': undefined;
+  'herald:error': { error: Error };
+}
+
+export function emit<K extends keyof HeraldEvents>(type: K, detail: HeraldEvents[K]): void {
+  window.dispatchEvent(new CustomEvent(type, { detail }));
+}
+
+/** Background failures (page-load refresh, the soft prompt) have no caller to reject to. */
+export function reportError(error: unknown): void {
+  const reported = error instanceof Error ? error : new Error(String(error));
+  console.warn(`Herald: ${reported.message}`);
+  emit('herald:error', { error: reported });
+}
+
+/** A day between refreshes keeps Herald's "last seen" true without a request on every page view. */
+export const REFRESH_INTERVAL_MS = 24 * 60 * 60 * 1000;
+
+function unsupported(): HeraldError {
+  return new HeraldError('unsupported', 'Push notifications are not supported in this browser.');
+}
+
+function currentPermission(): HeraldPermission {
+  return pushSupported() ? Notification.permission : 'unsupported';
+}
+
+function requireText(value: unknown, name: string): string {
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new HeraldError('invalid-argument', `${name} must be a non-empty string.`);
+  }
+  return value;
+}
+
+function requireTags(tags: unknown): string[] {
+  if (!Array.isArray(tags) || tags.length === 0) throw new HeraldError('invalid-argument', 'tags must be a non-empty array of strings.');
+  return tags.map((tag) => requireText(tag, 'Each tag'));
+}
+
+export interface HeraldInstance {
+  herald: HeraldApi;
+  /** Settles when the page-load refresh has finished (it never rejects; failures go to `herald:error`). */
+  refreshed: Promise<void>;
+}
+
+export function createHerald(settings: PageSettings): HeraldInstance {
+  const vapidKey = decodeBase64Url(settings.vapidKey);
+  let subscribing: Promise<{ id: string }> | undefined;
+
+  /** This site's live subscription in this browser, if it was made with the site's key. */
+  async function currentSubscription(): Promise<PushSubscription | null> {
+    if (!pushSupported() || Notification.permission !== 'granted') return null;
+    const registration = await rootRegistration();
+    const subscription = registration ? await registration.pushManager.getSubscription() : null;
+    return subscription && subscribedWithKey(subscription, vapidKey) ? subscription : null;
+  }
+
+  /** Registers the worker, subscribes (replacing a subscription made with another key) and posts it. */
+  async function subscribeAndPost(): Promise<SubscriberRecord> {
+    await writeConfig(settings);
+    const registration = await registerWorker(settings);
+    const stored = await readSubscriber(settings.siteId);
+    let subscription = await registration.pushManager.getSubscription();
+    let replacedEndpoint: string | undefined;
+    if (subscription && !subscribedWithKey(subscription, vapidKey)) {
+      // A browser keeps one subscription per registration, bound to one key;
+      // subscribing with another key fails until the old one is gone.
+      replacedEndpoint = subscription.endpoint;
+      await subscription.unsubscribe();
+      subscription = null;
+    }
+    subscription ??= await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: vapidKey });
+    return postSubscription(settings, subscription, stored?.endpoint ?? replacedEndpoint);
+  }
+
+  async function postUnsubscribe(endpoint: string): Promise<void> {
+    await postJson(siteEndpoint(settings, 'subscribers/unsubscribe'), { endpoint }, true);
+  }
+
+  /**
+   * Page-load refresh: re-posts the subscription when its endpoint changed or a
+   * day has passed, re-subscribes a known subscriber whose subscription the
+   * browser dropped (permission is already granted, so no gesture is needed),
+   * and tells Herald when permission was revoked in the browser's settings.
+   */
+  async function refresh(): Promise<void> {
+    if (!pushSupported()) return;
+    await writeConfig(settings);
+    const stored = await readSubscriber(settings.siteId);
+    if (Notification.permission !== 'granted' || stored?.optedOut) {
+      if (stored) {
+        await postUnsubscribe(stored.endpoint);
+        await writeSubscriber(undefined);
+      }
+      return;
+    }
+    const subscription = await currentSubscription();
+    if (subscription) {
+      const stale = !stored || stored.endpoint !== subscription.endpoint || Date.now() - stored.postedAt >= REFRESH_INTERVAL_MS;
+      if (stale) await postSubscription(settings, subscription, stored?.endpoint);
+      return;
+    }
+    if (stored) await subscribeAndPost();
+  }
+
+  const refreshed = refresh().catch(reportError);
+
+  /** The endpoint Herald knows this browser by; waits for the page-load refresh so a changed endpoint is posted first. */
+  async function knownEndpoint(): Promise<string> {
+    if (!pushSupported()) throw unsupported();
+    await refreshed;
+    const subscription = await currentSubscription();
+    if (!subscription) throw new HeraldError('not-subscribed', 'This browser is not subscribed; call herald.subscribe() first.');
+    return subscription.endpoint;
+  }
+
+  async function postForSubscriber(path: string, body: Record<string, unknown>): Promise<void> {
+    const endpoint = await knownEndpoint();
+    await postJson(siteEndpoint(settings, path), { endpoint, ...body }, true);
+  }
+
+  const herald: HeraldApi = {
+    subscribe() {
+      if (!pushSupported()) return Promise.reject(unsupported());
+      // Notification.requestPermission() runs synchronously, before any await,
+      // so it is still inside the caller's user gesture: Safari and Firefox
+      // ignore or refuse a permission request made outside one.
+      const answer = Notification.requestPermission();
+      subscribing ??= (async () => {
+        const permission = await answer;
+        if (permission === 'denied') {
+          throw new HeraldError(
+            'permission-denied',
+            'Notifications are blocked for this site. Allow them in the browser’s site settings, then try again.',
+          );
+        }
+        if (permission !== 'granted') throw new HeraldError('permission-dismissed', 'Notification permission was not granted.');
+        const record = await subscribeAndPost();
+        emit('herald:subscribed', { id: record.subscriberId });
+        return { id: record.subscriberId };
+      })().finally(() => {
+        subscribing = undefined;
+      });
+      return subscribing;
+    },
+
+    async unsubscribe() {
+      if (!pushSupported()) return false;
+      const subscription = await currentSubscription();
+      const stored = await readSubscriber(settings.siteId);
+      const endpoint = subscription?.endpoint ?? stored?.endpoint;
+      if (subscription) {
+        // Remembered first: if Herald cannot be told now, the next page load retries.
+        await writeSubscriber({
+          siteId: settings.siteId,
+          subscriberId: stored?.subscriberId ?? '',
+          postedAt: stored?.postedAt ?? 0,
+          endpoint: subscription.endpoint,
+          optedOut: true,
+        });
+        await subscription.unsubscribe();
+      }
+      if (endpoint) await postUnsubscribe(endpoint);
+      await writeSubscriber(undefined);
+      emit('herald:unsubscribed', undefined);
+      return Boolean(subscription);
+    },
+
+    async isSubscribed() {
+      return (await currentSubscription()) !== null;
+    },
+
+    permission: currentPermission,
+
+    async track(event, data, options = {}) {
+      const body: Record<string, unknown> = { event: requireText(event, 'event') };
+      if (data !== undefined) {
+        if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+          throw new HeraldError('invalid-argument', 'data must be an object.');
+        }
+        body.data = data;
+      }
+      if (options.idempotencyKey !== undefined) body.idempotency_key = requireText(options.idempotencyKey, 'idempotencyKey');
+      await postForSubscriber('track', body);
+    },
+
+    async identify(externalId) {
+      await postForSubscriber('identify', { external_id: requireText(externalId, 'externalId') });
+    },
+
+    async addTags(tags) {
+      await postForSubscriber('tags', { add: requireTags(tags) });
+    },
+
+    async removeTags(tags) {
+      await postForSubscriber('tags', { remove: requireTags(tags) });
+    },
+  };
+  return { herald, refreshed };
+}

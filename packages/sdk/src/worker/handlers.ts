@@ -1,0 +1,195 @@
+import { decodeBase64Url } from '../shared/base64url';
+import { configFromQuery, isHttpUrl, type HeraldConfig } from '../shared/config';
+import { sendEvent } from '../shared/http';
+import { postSubscription } from '../shared/post-subscription';
+import { readConfig, readSubscriber } from '../shared/store';
+
+/** The decrypted push payload Herald's delivery engine sends. */
+export interface PushPayload {
+  title: string;
+  body: string;
+  url?: string;
+  icon?: string;
+  image?: string;
+  tag?: string;
+  token?: string;
+  api?: string;
+  actions: { action: string; title: string; url?: string }[];
+}
+
+/** Kept on the notification (`notification.data`) for the click. `herald` marks notifications this code showed. */
+export interface HeraldNotificationData {
+  herald: 1;
+  url?: string;
+  token?: string;
+  api?: string;
+  /** action id → URL for the notification's buttons */
+  actionUrls?: Record<string, string>;
+}
+
+/** Fields the TypeScript DOM library leaves out of NotificationOptions but browsers support. */
+interface RichNotificationOptions extends NotificationOptions {
+  image?: string;
+  actions?: { action: string; title: string }[];
+}
+
+/** Push API §pushsubscriptionchange; not in TypeScript's WebWorker library. */
+interface PushSubscriptionChangeEvent extends ExtendableEvent {
+  readonly oldSubscription: PushSubscription | null;
+  readonly newSubscription: PushSubscription | null;
+}
+
+function optionalText(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** Null for anything that is not a Herald payload: a malformed push must not break the worker. */
+export function parsePayload(data: PushMessageData | null): PushPayload | null {
+  if (!data) return null;
+  let raw: unknown;
+  try {
+    raw = data.json();
+  } catch {
+    return null;
+  }
+  if (typeof raw !== 'object' || raw === null) return null;
+  const fields = raw as Record<string, unknown>;
+  const title = optionalText(fields.title);
+  if (!title) return null;
+  const actions = Array.isArray(fields.actions) ? fields.actions : [];
+  return {
+    title,
+    body: typeof fields.body === 'string' ? fields.body : '',
+    url: optionalText(fields.url),
+    icon: optionalText(fields.icon),
+    image: optionalText(fields.image),
+    tag: optionalText(fields.tag),
+    token: optionalText(fields.token),
+    api: optionalText(fields.api),
+    actions: actions.flatMap((entry: unknown) => {
+      if (typeof entry !== 'object' || entry === null) return [];
+      const action = optionalText((entry as Record<string, unknown>).action);
+      const title = optionalText((entry as Record<string, unknown>).title);
+      return action && title ? [{ action, title, url: optionalText((entry as Record<string, unknown>).url) }] : [];
+    }),
+  };
+}
+
+function isHeraldData(value: unknown): value is HeraldNotificationData {
+  return typeof value === 'object' && value !== null && (value as { herald?: unknown }).herald === 1;
+}
+
+/** An absolute http(s) URL, or null: a notification must never open `javascript:` or similar. */
+function safeHttpUrl(url: string | undefined, base: string): string | null {
+  if (!url) return null;
+  try {
+    const resolved = new URL(url, base).href;
+    return isHttpUrl(resolved) ? resolved : null;
+  } catch {
+    return null;
+  }
+}
+
+export function installHeraldWorker(scope: ServiceWorkerGlobalScope): void {
+  // A site may import Herald's worker twice (its own worker plus the root file); handle each event once.
+  const marked = scope as ServiceWorkerGlobalScope & { heraldInstalled?: true };
+  if (marked.heraldInstalled) return;
+  marked.heraldInstalled = true;
+
+  const queryConfig = configFromQuery(scope.location.search);
+  const loadConfig = async (): Promise<HeraldConfig | undefined> => queryConfig ?? (await readConfig());
+
+  if (queryConfig) {
+    // Herald's query on the top-level script means this worker is Herald's
+    // alone (/herald-sw.js?site=…), so a new version may take over at once.
+    // Imported into a site's own worker, the site decides its own lifecycle.
+    scope.addEventListener('install', () => {
+      void scope.skipWaiting();
+    });
+    scope.addEventListener('activate', (event) => event.waitUntil(scope.clients.claim()));
+  }
+
+  scope.addEventListener('push', (event) => {
+    event.waitUntil(showPush(scope, parsePayload(event.data), loadConfig));
+  });
+
+  scope.addEventListener('notificationclick', (event) => {
+    const data: unknown = event.notification.data;
+    if (!isHeraldData(data)) return;
+    event.notification.close();
+    const chosen = event.action ? data.actionUrls?.[event.action] : undefined;
+    const url = safeHttpUrl(chosen ?? data.url, scope.location.href);
+    event.waitUntil(
+      Promise.all([
+        url ? openOrFocus(scope, url) : undefined,
+        data.token && data.api ? sendEvent(data.api, 'clicked', data.token) : undefined,
+      ]),
+    );
+  });
+
+  scope.addEventListener('pushsubscriptionchange', (event) => {
+    event.waitUntil(resubscribe(scope, event as PushSubscriptionChangeEvent, loadConfig));
+  });
+}
+
+async function showPush(
+  scope: ServiceWorkerGlobalScope,
+  payload: PushPayload | null,
+  loadConfig: () => Promise<HeraldConfig | undefined>,
+): Promise<void> {
+  if (!payload) return;
+  const api = payload.api ?? (await loadConfig())?.api;
+  const data: HeraldNotificationData = { herald: 1, url: payload.url, token: payload.token, api };
+  const options: RichNotificationOptions = { body: payload.body, data };
+  if (payload.tag) options.tag = payload.tag;
+  if (payload.icon) options.icon = payload.icon;
+  if (payload.image) options.image = payload.image;
+  if (payload.actions.length > 0) {
+    options.actions = payload.actions.map(({ action, title }) => ({ action, title }));
+    data.actionUrls = Object.fromEntries(payload.actions.flatMap(({ action, url }) => (url ? [[action, url]] : [])));
+  }
+  // Shown before the beacon: "delivered" means the visitor got it (RFC 8030's
+  // 201 only means the push service accepted it).
+  await scope.registration.showNotification(payload.title, options);
+  if (payload.token && api) await sendEvent(api, 'delivered', payload.token);
+}
+
+async function openOrFocus(scope: ServiceWorkerGlobalScope, url: string): Promise<void> {
+  try {
+    const windows = await scope.clients.matchAll({ type: 'window', includeUncontrolled: true });
+    const existing = windows.find((client) => client.url === url);
+    if (existing) {
+      await existing.focus();
+      return;
+    }
+    await scope.clients.openWindow(url);
+  } catch (error) {
+    // The click beacon still goes out; the browser may refuse a window (e.g. no user activation left).
+    console.warn('Herald: could not open the notification URL', error);
+  }
+}
+
+/**
+ * The push service replaced or expired the subscription (Push API
+ * §pushsubscriptionchange): subscribe again with the same key and tell Herald,
+ * naming the old endpoint so the subscriber keeps its history.
+ */
+async function resubscribe(
+  scope: ServiceWorkerGlobalScope,
+  event: PushSubscriptionChangeEvent,
+  loadConfig: () => Promise<HeraldConfig | undefined>,
+): Promise<void> {
+  try {
+    const config = await loadConfig();
+    const key = event.oldSubscription?.options?.applicationServerKey ?? (config ? decodeBase64Url(config.vapidKey) : null);
+    if (!key) return;
+    const subscription =
+      event.newSubscription ?? (await scope.registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key }));
+    // Without a configuration the page posts it on the next visit (see page/herald.ts refresh).
+    if (!config) return;
+    const stored = await readSubscriber(config.siteId);
+    await postSubscription(config, subscription, event.oldSubscription?.endpoint ?? stored?.endpoint);
+  } catch (error) {
+    console.warn('Herald: could not renew the push subscription', error);
+  }
+}

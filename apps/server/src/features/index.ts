@@ -5,5 +5,6 @@ import type { AppContext } from '../context';
 import { authRoutes } from './auth/routes';
 import { sitesRoutes } from './sites/routes';
 import { subscribersRoutes } from './subscribers/routes';
+import { uploadsRoutes } from './uploads/routes';
 
-export const apiRoutes: Array<(ctx: AppContext) => FastifyPluginAsyncZod> = [authRoutes, sitesRoutes, subscribersRoutes];
+export const apiRoutes: Array<(ctx: AppContext) => FastifyPluginAsyncZod> = [authRoutes, sitesRoutes, subscribersRoutes, uploadsRoutes];

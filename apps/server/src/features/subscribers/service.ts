@@ -16,6 +16,10 @@ import { USER_AGENT_MAX_LENGTH, describeUserAgent } from './user-agent';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
+function isDeadlock(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '40P01';
+}
+
 /** The API shape of a subscriber (spec §3). Endpoint and keys never leave the server. */
 export function toSubscriberResponse(row: SubscriberRow, tags: string[]): Subscriber {
   return {
@@ -207,9 +211,11 @@ export function createSubscribersService(ctx: AppContext) {
       try {
         result = await attempt();
       } catch (error) {
-        // A concurrent call stored the new endpoint between our read and our
-        // move (PostgreSQL); the retry sees it and takes the other branch.
-        if (!isUniqueViolation(error)) throw error;
+        // PostgreSQL only: a concurrent call stored the new endpoint between
+        // our read and our move, or two calls for the same browser's old and
+        // new endpoints locked rows in opposite order. The retry sees the
+        // committed state and takes the other branch.
+        if (!isUniqueViolation(error) && !isDeadlock(error)) throw error;
         result = await attempt();
       }
 

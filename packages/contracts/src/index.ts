@@ -1,3 +1,5 @@
 export * from './common';
 export * from './auth';
 export * from './sites';
+export * from './subscribers';
+export * from './uploads';

@@ -4,5 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../context';
 import { authRoutes } from './auth/routes';
 import { sitesRoutes } from './sites/routes';
+import { subscribersRoutes } from './subscribers/routes';
+import { uploadsRoutes } from './uploads/routes';
 
-export const apiRoutes: Array<(ctx: AppContext) => FastifyPluginAsyncZod> = [authRoutes, sitesRoutes];
+export const apiRoutes: Array<(ctx: AppContext) => FastifyPluginAsyncZod> = [authRoutes, sitesRoutes, subscribersRoutes, uploadsRoutes];

@@ -1,0 +1,52 @@
+import type { FastifyBaseLogger } from 'fastify';
+
+/**
+ * "A new subscriber was created": the hook point for features that act on
+ * new subscribers, first of all welcome campaigns enrolling them (spec §4:
+ * campaign changes "affect only future subscribers").
+ *
+ * Fired once per subscriber row created by the public subscribe API — not for
+ * a known endpoint coming back, not for a reactivation, not for an endpoint
+ * moved by `pushsubscriptionchange` (the subscriber keeps its id and is not
+ * new). It runs after the subscriber's transaction committed, so the row is
+ * visible to the hook's own queries.
+ */
+export interface SubscriberCreatedEvent {
+  subscriberId: string;
+  siteId: string;
+  /** Epoch milliseconds of the subscription, from the service's clock. */
+  subscribedAt: number;
+}
+
+export type SubscriberCreatedHook = (event: SubscriberCreatedEvent) => Promise<void>;
+
+// Hooks are registered on the AppContext the process builds (runtime.ts), e.g.
+//   ctx.subscriberCreatedHooks = [enrolInActiveWelcomeCampaign(ctx)];
+// The property is declared here so the subscribers feature owns its contract;
+// it can move into context.ts unchanged.
+declare module '../../context' {
+  interface AppContext {
+    /** Called, in order, after each new subscriber is stored. See SubscriberCreatedEvent. */
+    subscriberCreatedHooks?: SubscriberCreatedHook[];
+  }
+}
+
+/**
+ * Runs every hook. A failing hook is logged and does not fail the subscribe
+ * call: the browser has already subscribed and will not retry, so losing
+ * the subscriber over a campaign error would be worse than a missed
+ * enrolment, which the log names.
+ */
+export async function runSubscriberCreatedHooks(
+  hooks: readonly SubscriberCreatedHook[] | undefined,
+  event: SubscriberCreatedEvent,
+  log: FastifyBaseLogger,
+): Promise<void> {
+  for (const hook of hooks ?? []) {
+    try {
+      await hook(event);
+    } catch (error) {
+      log.error({ err: error, subscriberId: event.subscriberId, siteId: event.siteId }, 'a subscriber-created hook failed');
+    }
+  }
+}

@@ -1,0 +1,231 @@
+import { sql, type Insertable, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
+import type { Database, SubscriberRow, SubscribersTable } from '../../db/schema';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+const HOUR_MS = 3_600_000;
+
+export function hourStartOf(millis: number): number {
+  return Math.floor(millis / HOUR_MS) * HOUR_MS;
+}
+
+export async function siteExists(db: Db, siteId: string): Promise<boolean> {
+  return (await db.selectFrom('sites').select('id').where('id', '=', siteId).executeTakeFirst()) !== undefined;
+}
+
+export function findSubscriberByEndpointHash(db: Db, siteId: string, hash: string): Promise<SubscriberRow | undefined> {
+  return db.selectFrom('subscribers').selectAll().where('site_id', '=', siteId).where('endpoint_hash', '=', hash).executeTakeFirst();
+}
+
+export function findSubscriberById(db: Db, subscriberId: string): Promise<SubscriberRow | undefined> {
+  return db.selectFrom('subscribers').selectAll().where('id', '=', subscriberId).executeTakeFirst();
+}
+
+/** The subscriber if it belongs to a site of the user; another user's subscriber is indistinguishable from a missing one. */
+export function findSubscriberOfUser(db: Db, userId: string, subscriberId: string): Promise<SubscriberRow | undefined> {
+  return db
+    .selectFrom('subscribers')
+    .innerJoin('sites', 'sites.id', 'subscribers.site_id')
+    .selectAll('subscribers')
+    .where('subscribers.id', '=', subscriberId)
+    .where('sites.user_id', '=', userId)
+    .executeTakeFirst();
+}
+
+/**
+ * Inserts the subscriber unless (site, endpoint) is already stored. True when
+ * this call created the row. On PostgreSQL a concurrent insert of the same
+ * endpoint waits for the first to commit and then does nothing, so exactly
+ * one caller sees `true`.
+ */
+export async function insertSubscriberIfNew(db: Db, row: Insertable<SubscribersTable>): Promise<boolean> {
+  const inserted = await db
+    .insertInto('subscribers')
+    .values(row)
+    .onConflict((oc) => oc.columns(['site_id', 'endpoint_hash']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
+export interface SubscriberRefresh {
+  p256dh: string;
+  auth: string;
+  browser: string;
+  os: string;
+  country: string;
+  language: string | null;
+  timezone: string | null;
+  user_agent: string | null;
+  last_seen_at: number;
+  updated_at: number;
+}
+
+/**
+ * Reactivates an inactive subscriber and refreshes it; the id when this call
+ * flipped it to active. The `is_active = 0` condition is re-checked under the
+ * row lock, so two concurrent reactivations flip it once.
+ */
+export async function reactivateSubscriber(db: Db, siteId: string, hash: string, refresh: SubscriberRefresh): Promise<string | undefined> {
+  const row = await db
+    .updateTable('subscribers')
+    .set({ ...refresh, is_active: 1, unsubscribed_at: null })
+    .where('site_id', '=', siteId)
+    .where('endpoint_hash', '=', hash)
+    .where('is_active', '=', 0)
+    .returning('id')
+    .executeTakeFirst();
+  return row?.id;
+}
+
+/** Refreshes keys, metadata and last seen of a stored endpoint without touching its active state. */
+export async function refreshSubscriber(db: Db, siteId: string, hash: string, refresh: SubscriberRefresh): Promise<string | undefined> {
+  const row = await db
+    .updateTable('subscribers')
+    .set(refresh)
+    .where('site_id', '=', siteId)
+    .where('endpoint_hash', '=', hash)
+    .returning('id')
+    .executeTakeFirst();
+  return row?.id;
+}
+
+/** Moves a subscriber to a new endpoint (after `pushsubscriptionchange`), keeping its id; false when it no longer exists. */
+export async function moveSubscriberEndpoint(db: Db, subscriberId: string, endpoint: string, hash: string, refresh: SubscriberRefresh): Promise<boolean> {
+  const row = await db
+    .updateTable('subscribers')
+    .set({ ...refresh, endpoint, endpoint_hash: hash })
+    .where('id', '=', subscriberId)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Makes a subscriber active if it is not; true when this call flipped it (re-checked under the row lock). */
+export async function activateSubscriber(db: Db, subscriberId: string): Promise<boolean> {
+  const row = await db
+    .updateTable('subscribers')
+    .set({ is_active: 1, unsubscribed_at: null })
+    .where('id', '=', subscriberId)
+    .where('is_active', '=', 0)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Marks a subscriber inactive if it is active (and, when given, still has the
+ * endpoint hash the caller expects). Returns its site when this call made the
+ * change, so the caller adjusts the counters exactly once.
+ */
+export async function deactivateSubscriber(
+  db: Db,
+  subscriberId: string,
+  now: number,
+  expectedEndpointHash?: string,
+): Promise<{ siteId: string } | undefined> {
+  let query = db
+    .updateTable('subscribers')
+    .set({ is_active: 0, unsubscribed_at: now, updated_at: now })
+    .where('id', '=', subscriberId)
+    .where('is_active', '=', 1);
+  if (expectedEndpointHash !== undefined) query = query.where('endpoint_hash', '=', expectedEndpointHash);
+  const row = await query.returning('site_id').executeTakeFirst();
+  return row ? { siteId: row.site_id } : undefined;
+}
+
+/** sites.active_subscriber_count follows every real change of active state, in the same transaction. */
+export async function adjustActiveSubscriberCount(db: Db, siteId: string, delta: 1 | -1): Promise<void> {
+  await db
+    .updateTable('sites')
+    .set({ active_subscriber_count: sql<number>`active_subscriber_count + ${delta}` })
+    .where('id', '=', siteId)
+    .execute();
+}
+
+/** Adds one to the site's subscribed or unsubscribed figure for the hour of `at` (the dashboard reads stats_hourly). */
+export async function countHourlySubscriberEvent(db: Db, siteId: string, at: number, event: 'subscribed' | 'unsubscribed'): Promise<void> {
+  const hourStart = hourStartOf(at);
+  const query = db.insertInto('stats_hourly').values({ site_id: siteId, hour_start: hourStart, [event]: 1 });
+  if (event === 'subscribed') {
+    await query.onConflict((oc) => oc.columns(['site_id', 'hour_start']).doUpdateSet({ subscribed: sql<number>`stats_hourly.subscribed + 1` })).execute();
+  } else {
+    await query.onConflict((oc) => oc.columns(['site_id', 'hour_start']).doUpdateSet({ unsubscribed: sql<number>`stats_hourly.unsubscribed + 1` })).execute();
+  }
+}
+
+export interface SubscriberFilters {
+  isActive?: boolean;
+  /** Lower-case search text; matches browser, OS or country code as a substring. */
+  search?: string;
+  /** Country codes whose English name contains the search text. */
+  searchCountryCodes?: string[];
+}
+
+/** `%` and `_` in the user's text are literal, not wildcards. */
+function likeContains(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+function applyFilters<O>(query: SelectQueryBuilder<Database, 'subscribers', O>, siteId: string, filters: SubscriberFilters) {
+  let filtered = query.where('subscribers.site_id', '=', siteId);
+  if (filters.isActive !== undefined) filtered = filtered.where('subscribers.is_active', '=', filters.isActive ? 1 : 0);
+  if (filters.search) {
+    const pattern = likeContains(filters.search);
+    const codes = filters.searchCountryCodes ?? [];
+    filtered = filtered.where((eb) =>
+      eb.or([
+        // lower() on both engines: SQLite's LIKE ignores ASCII case, PostgreSQL's does not.
+        eb(sql`lower(subscribers.browser)`, 'like', sql`${pattern} escape '\\'`),
+        eb(sql`lower(subscribers.os)`, 'like', sql`${pattern} escape '\\'`),
+        eb(sql`lower(subscribers.country)`, 'like', sql`${pattern} escape '\\'`),
+        ...(codes.length ? [eb('subscribers.country', 'in', codes)] : []),
+      ]),
+    );
+  }
+  return filtered;
+}
+
+/** One page of a site's subscribers, newest first. */
+export function listSubscribers(db: Db, siteId: string, filters: SubscriberFilters, offset: number, limit: number): Promise<SubscriberRow[]> {
+  return applyFilters(db.selectFrom('subscribers').selectAll('subscribers'), siteId, filters)
+    .orderBy('subscribers.subscribed_at', 'desc')
+    .orderBy('subscribers.id', 'desc')
+    .offset(offset)
+    .limit(limit)
+    .execute();
+}
+
+export async function countSubscribers(db: Db, siteId: string, filters: SubscriberFilters): Promise<number> {
+  const row = await applyFilters(db.selectFrom('subscribers').select((eb) => eb.fn.countAll<number>().as('total')), siteId, filters).executeTakeFirstOrThrow();
+  return Number(row.total);
+}
+
+/** Tags of each subscriber, sorted, keyed by subscriber id. */
+export async function tagsOfSubscribers(db: Db, subscriberIds: string[]): Promise<Map<string, string[]>> {
+  const tags = new Map<string, string[]>(subscriberIds.map((id) => [id, []]));
+  if (!subscriberIds.length) return tags;
+  const rows = await db
+    .selectFrom('subscriber_tags')
+    .select(['subscriber_id', 'tag'])
+    .where('subscriber_id', 'in', subscriberIds)
+    .orderBy('subscriber_id')
+    .orderBy('tag')
+    .execute();
+  for (const row of rows) tags.get(row.subscriber_id)?.push(row.tag);
+  return tags;
+}
+
+export async function replaceSubscriberTags(db: Db, subscriberId: string, siteId: string, tags: string[]): Promise<void> {
+  await db.deleteFrom('subscriber_tags').where('subscriber_id', '=', subscriberId).execute();
+  if (tags.length) {
+    await db
+      .insertInto('subscriber_tags')
+      .values(tags.map((tag) => ({ subscriber_id: subscriberId, site_id: siteId, tag })))
+      .execute();
+  }
+}
+
+export async function touchSubscriber(db: Db, subscriberId: string, now: number): Promise<void> {
+  await db.updateTable('subscribers').set({ updated_at: now }).where('id', '=', subscriberId).execute();
+}

@@ -1,0 +1,181 @@
+import {
+  idParam,
+  publicUnsubscribeBody,
+  publicUnsubscribeResponse,
+  siteIdParam,
+  siteSubscriberParams,
+  subscribeBody,
+  subscribeResponse,
+  subscriberResponse,
+  subscribersListQuery,
+  subscribersListResponse,
+  updateSubscriberTagsBody,
+} from '@herald/contracts';
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { AppContext } from '../../context';
+import { currentUser, requireUser } from '../../platform/authenticate';
+import { rateLimitKeyOfAddress } from '../../platform/client-address';
+import { tooManyRequests } from '../../platform/errors';
+import { MemoryRateLimiter, type MemoryRateLimit } from '../../platform/memory-rate-limiter';
+import { openCorsForPublicRoutes } from '../../platform/public-cors';
+import { ok } from '../../platform/responses';
+import { createSubscribersService, type SubscribersService } from './service';
+
+/**
+ * Flood limits of the public subscribe/unsubscribe API, counted in this
+ * process's memory (see MemoryRateLimiter: with N processes a client gets N
+ * times these). A browser calls it a handful of times per visitor; the per-site
+ * limit caps what many addresses together can write into one site.
+ */
+export const PUBLIC_SUBSCRIBER_LIMITS: { perAddress: MemoryRateLimit; perSite: MemoryRateLimit } = {
+  perAddress: { limit: 60, windowMs: 60_000, maxKeys: 50_000 },
+  perSite: { limit: 3_000, windowMs: 60_000, maxKeys: 20_000 },
+};
+
+/** A subscription is well under 1 KB; the public routes refuse far larger bodies early. */
+const PUBLIC_BODY_LIMIT_BYTES = 8 * 1024;
+
+const SUBSCRIBE_PATH = '/public/sites/:siteId/subscribers';
+const UNSUBSCRIBE_PATH = '/public/sites/:siteId/subscribers/unsubscribe';
+
+function retryAfterSeconds(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
+}
+
+/** Public routes: called cross-origin by the browser SDK on customers' sites (security guide, "Public endpoints"). */
+function publicSubscriberRoutes(ctx: AppContext, subscribers: SubscribersService): FastifyPluginAsyncZod {
+  return async (app) => {
+    const perAddress = new MemoryRateLimiter(PUBLIC_SUBSCRIBER_LIMITS.perAddress);
+    const perSite = new MemoryRateLimiter(PUBLIC_SUBSCRIBER_LIMITS.perSite);
+
+    openCorsForPublicRoutes(app, [SUBSCRIBE_PATH, UNSUBSCRIBE_PATH]);
+
+    // The SDK may send JSON as text/plain: a CORS "simple" request needs no preflight.
+    app.removeContentTypeParser('text/plain');
+    app.addContentTypeParser('text/plain', { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
+
+    // Counted before the body is read or the database is touched, so junk costs as much as real calls.
+    app.addHook('onRequest', async (request: FastifyRequest) => {
+      if (request.method === 'OPTIONS') return;
+      const now = ctx.clock.now();
+      const byAddress = perAddress.hit(rateLimitKeyOfAddress(request.ip), now);
+      if (!byAddress.allowed) {
+        const seconds = retryAfterSeconds(byAddress.retryAfterMs);
+        throw tooManyRequests(`Too many requests from your address. Please try again in ${seconds} seconds.`, seconds);
+      }
+      const siteId = (request.params as { siteId?: unknown }).siteId;
+      if (typeof siteId === 'string') {
+        const bySite = perSite.hit(siteId, now);
+        if (!bySite.allowed) {
+          const seconds = retryAfterSeconds(bySite.retryAfterMs);
+          throw tooManyRequests(`Too many subscription requests for this site. Please try again in ${seconds} seconds.`, seconds);
+        }
+      }
+    });
+
+    const tags = ['public'];
+    const security: Array<Record<string, string[]>> = [];
+
+    app.post(
+      SUBSCRIBE_PATH,
+      {
+        bodyLimit: PUBLIC_BODY_LIMIT_BYTES,
+        schema: {
+          tags,
+          security,
+          summary: 'Store a browser push subscription (browser SDK; CORS open)',
+          description:
+            'Called by the browser SDK with `PushSubscription.toJSON()`. Answers 201 for a new subscriber and 200 when the endpoint was known (keys and last seen refreshed, reactivated if inactive). `previous_endpoint`, sent after `pushsubscriptionchange`, moves that subscriber to the new endpoint keeping its id. p256dh must be an uncompressed P-256 point on the curve, auth 16 bytes, the endpoint https on a known push service. Rate limited per address and per site (429 with Retry-After).',
+          params: siteIdParam,
+          body: subscribeBody,
+          response: { 200: subscribeResponse, 201: subscribeResponse },
+        },
+      },
+      async (request, reply) => {
+        const result = await subscribers.subscribe(request.params.siteId, request.body, {
+          address: request.ip,
+          userAgent: request.headers['user-agent'],
+        });
+        return reply.status(result.created ? 201 : 200).send(ok({ subscriber: result.subscriber }));
+      },
+    );
+
+    app.post(
+      UNSUBSCRIBE_PATH,
+      {
+        bodyLimit: PUBLIC_BODY_LIMIT_BYTES,
+        schema: {
+          tags,
+          security,
+          summary: 'Mark a subscription inactive by its endpoint (browser SDK; CORS open)',
+          description: 'Answers 200 also when the subscriber was already inactive; 404 for an endpoint the site does not know.',
+          params: siteIdParam,
+          body: publicUnsubscribeBody,
+          response: { 200: publicUnsubscribeResponse },
+        },
+      },
+      async (request) => {
+        const { id } = await subscribers.unsubscribeByEndpoint(request.params.siteId, request.body.endpoint);
+        return ok({ subscriber: { id, is_active: false as const } });
+      },
+    );
+  };
+}
+
+/** Spec §7 Subscribers: dashboard routes, scoped to the signed-in user's own sites. */
+function dashboardSubscriberRoutes(ctx: AppContext, subscribers: SubscribersService): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.addHook('preHandler', requireUser(ctx));
+    const tags = ['subscribers'];
+
+    app.get(
+      '/sites/:siteId/subscribers',
+      {
+        schema: {
+          tags,
+          summary: 'List a site’s subscribers, newest first (filter, search, page)',
+          params: siteIdParam,
+          querystring: subscribersListQuery,
+          response: { 200: subscribersListResponse },
+        },
+      },
+      async (request) => ok(await subscribers.list(currentUser(request).id, request.params.siteId, request.query)),
+    );
+
+    app.get(
+      '/sites/:siteId/subscribers/:id',
+      { schema: { tags, summary: 'Get one subscriber of a site', params: siteSubscriberParams, response: { 200: subscriberResponse } } },
+      async (request) => ok({ subscriber: await subscribers.get(currentUser(request).id, request.params.siteId, request.params.id) }),
+    );
+
+    app.delete(
+      '/subscribers/:id',
+      { schema: { tags, summary: 'Unsubscribe (the subscriber stays, inactive)', params: idParam, response: { 200: subscriberResponse } } },
+      async (request) => ok({ subscriber: await subscribers.remove(currentUser(request).id, request.params.id) }),
+    );
+
+    app.patch(
+      '/subscribers/:id/tags',
+      {
+        schema: {
+          tags,
+          summary: 'Replace a subscriber’s tags',
+          params: idParam,
+          body: updateSubscriberTagsBody,
+          response: { 200: subscriberResponse },
+        },
+      },
+      async (request) => ok({ subscriber: await subscribers.replaceTags(currentUser(request).id, request.params.id, request.body.tags) }),
+    );
+  };
+}
+
+/** The public subscribe API and the dashboard subscriber API, each in its own encapsulated scope. */
+export function subscribersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    const subscribers = createSubscribersService(ctx);
+    await app.register(publicSubscriberRoutes(ctx, subscribers));
+    await app.register(dashboardSubscriberRoutes(ctx, subscribers));
+  };
+}

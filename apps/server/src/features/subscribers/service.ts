@@ -1,0 +1,292 @@
+import crypto from 'node:crypto';
+import { UNKNOWN, type SubscribeBody, type Subscriber, type SubscribersList } from '@herald/contracts';
+import type { Kysely, Transaction } from 'kysely';
+import type { AppContext } from '../../context';
+import { isUniqueViolation } from '../../db/database';
+import type { Database, SubscriberRow } from '../../db/schema';
+import { countryOfAddress } from '../../platform/country-of-address';
+import { notFound } from '../../platform/errors';
+import { iso, isoOrNull } from '../../platform/responses';
+import { requireOwnedSite } from '../sites/service';
+import { countryCodesNamed } from './country-names';
+import { runSubscriberCreatedHooks } from './hooks';
+import { checkPushSubscription, endpointHash } from './push-subscription';
+import * as repo from './repository';
+import { USER_AGENT_MAX_LENGTH, describeUserAgent } from './user-agent';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+function isDeadlock(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '40P01';
+}
+
+/** The API shape of a subscriber (spec §3). Endpoint and keys never leave the server. */
+export function toSubscriberResponse(row: SubscriberRow, tags: string[]): Subscriber {
+  return {
+    id: row.id,
+    browser: row.browser ?? UNKNOWN,
+    os: row.os ?? UNKNOWN,
+    country: row.country ?? UNKNOWN,
+    metadata: { user_agent: row.user_agent },
+    language: row.language,
+    timezone: row.timezone,
+    subscribed_at: iso(row.subscribed_at),
+    last_seen_at: isoOrNull(row.last_seen_at),
+    unsubscribed_at: isoOrNull(row.unsubscribed_at),
+    is_active: row.is_active === 1,
+    tags,
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Active-state changes. Each one keeps sites.active_subscriber_count exact and
+// adds to stats_hourly, in the transaction that made the change. The change
+// itself is a conditional UPDATE (… WHERE is_active = 0/1), so of two
+// concurrent calls only one sees a row change and counts it.
+
+async function countActivation(trx: Db, siteId: string, now: number): Promise<void> {
+  await repo.adjustActiveSubscriberCount(trx, siteId, 1);
+  await repo.countHourlySubscriberEvent(trx, siteId, now, 'subscribed');
+}
+
+async function countDeactivation(trx: Db, siteId: string, now: number): Promise<void> {
+  await repo.adjustActiveSubscriberCount(trx, siteId, -1);
+  await repo.countHourlySubscriberEvent(trx, siteId, now, 'unsubscribed');
+}
+
+/** Runs `work` in a transaction, or inside the caller's when `db` already is one. */
+function inTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
+  return db.isTransaction ? work(db) : (db as Kysely<Database>).transaction().execute(work);
+}
+
+/** Marks a subscriber inactive if it is active; true when this call did it (counters adjusted). */
+async function deactivate(db: Db, subscriberId: string, now: number, expectedEndpointHash?: string): Promise<boolean> {
+  return inTransaction(db, async (trx) => {
+    const changed = await repo.deactivateSubscriber(trx, subscriberId, now, expectedEndpointHash);
+    if (!changed) return false;
+    await countDeactivation(trx, changed.siteId, now);
+    return true;
+  });
+}
+
+/**
+ * For the delivery engine: a push service answered 404 or 410 for this
+ * subscriber (RFC 8030 §7.3, web-push guide). Deactivates it only if its
+ * stored endpoint is still the one the message was sent to — the browser may
+ * have re-subscribed with a new endpoint meanwhile — and only if it is
+ * active. Adjusts sites.active_subscriber_count and stats_hourly.unsubscribed.
+ * Returns true when this call deactivated it. Runs in its own transaction, or
+ * in the caller's when `db` is a transaction.
+ */
+export function markSubscriberGone(db: Db, subscriberId: string, endpointHashSentTo: string, now: number): Promise<boolean> {
+  return deactivate(db, subscriberId, now, endpointHashSentTo);
+}
+
+export { endpointHash } from './push-subscription';
+
+// ---------------------------------------------------------------------------
+
+/** An IANA zone the runtime knows, else null: descriptive metadata never fails a subscription. */
+function knownTimezone(value: string | null | undefined): string | null {
+  const zone = value?.trim();
+  if (!zone || zone.length > 64) return null;
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+}
+
+/** A well-formed BCP 47 language tag (e.g. `en-US`), canonicalised, else null. */
+function languageTag(value: string | null | undefined): string | null {
+  const tag = value?.trim();
+  if (!tag || tag.length > 35) return null;
+  try {
+    return Intl.getCanonicalLocales(tag)[0] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+export interface SubscribeClient {
+  /** request.ip: the socket address, or the forwarded client behind a trusted proxy. */
+  address: string;
+  userAgent: string | undefined;
+}
+
+export interface SubscribeResult {
+  subscriber: { id: string };
+  /** True when this call stored a new subscriber (answered 201, subscriber-created hooks ran). */
+  created: boolean;
+}
+
+export function createSubscribersService(ctx: AppContext) {
+  const { db, clock, config } = ctx;
+
+  async function upsertSubscription(
+    trx: Db,
+    siteId: string,
+    endpoint: string,
+    hash: string,
+    previousHash: string | undefined,
+    refresh: repo.SubscriberRefresh,
+    now: number,
+  ): Promise<SubscribeResult> {
+    if (previousHash) {
+      const previous = await repo.findSubscriberByEndpointHash(trx, siteId, previousHash);
+      if (previous) {
+        const current = await repo.findSubscriberByEndpointHash(trx, siteId, hash);
+        if (!current) {
+          // pushsubscriptionchange: the same subscriber, a new endpoint.
+          await repo.moveSubscriberEndpoint(trx, previous.id, endpoint, hash, refresh);
+          if (await repo.activateSubscriber(trx, previous.id)) await countActivation(trx, siteId, now);
+          return { subscriber: { id: previous.id }, created: false };
+        }
+        // The new endpoint was stored already (the page re-subscribed before
+        // the worker reported the change). The old endpoint is dead: the
+        // push service replaced it, so that subscriber goes inactive.
+        if (previous.id !== current.id) await deactivate(trx, previous.id, now, previousHash);
+      }
+    }
+
+    const id = crypto.randomUUID();
+    const created = await repo.insertSubscriberIfNew(trx, {
+      id,
+      site_id: siteId,
+      endpoint,
+      endpoint_hash: hash,
+      ...refresh,
+      external_id: null,
+      is_active: 1,
+      subscribed_at: now,
+      unsubscribed_at: null,
+    });
+    if (created) {
+      await countActivation(trx, siteId, now);
+      return { subscriber: { id }, created: true };
+    }
+    const reactivatedId = await repo.reactivateSubscriber(trx, siteId, hash, refresh);
+    if (reactivatedId) {
+      await countActivation(trx, siteId, now);
+      return { subscriber: { id: reactivatedId }, created: false };
+    }
+    const refreshedId = await repo.refreshSubscriber(trx, siteId, hash, refresh);
+    // Only a concurrent deletion of the site (cascading to its subscribers) gets here.
+    if (!refreshedId) throw notFound('Site');
+    return { subscriber: { id: refreshedId }, created: false };
+  }
+
+  return {
+    /**
+     * Public subscribe (called by the SDK): stores a new subscriber, or
+     * refreshes the known endpoint (keys, metadata, last seen; reactivated if
+     * inactive), or moves the subscriber of `previous_endpoint` to the new
+     * endpoint keeping its id. Subscriber-created hooks run after commit.
+     */
+    async subscribe(siteId: string, input: SubscribeBody, client: SubscribeClient): Promise<SubscribeResult> {
+      const checked = checkPushSubscription(input.subscription, config.extraPushOrigins);
+      if (!(await repo.siteExists(db, siteId))) throw notFound('Site');
+
+      const now = clock.now();
+      const userAgent = client.userAgent?.slice(0, USER_AGENT_MAX_LENGTH) || null;
+      const { browser, os } = describeUserAgent(userAgent ?? undefined);
+      const refresh: repo.SubscriberRefresh = {
+        p256dh: checked.p256dh,
+        auth: checked.auth,
+        browser,
+        os,
+        country: countryOfAddress(client.address) ?? UNKNOWN,
+        language: languageTag(input.language),
+        timezone: knownTimezone(input.timezone),
+        user_agent: userAgent,
+        last_seen_at: now,
+        updated_at: now,
+      };
+      const hash = endpointHash(checked.endpoint);
+      const previousEndpoint = input.previous_endpoint?.trim();
+      const previousHash = previousEndpoint && previousEndpoint !== checked.endpoint ? endpointHash(previousEndpoint) : undefined;
+
+      const attempt = () => db.transaction().execute((trx) => upsertSubscription(trx, siteId, checked.endpoint, hash, previousHash, refresh, now));
+      let result: SubscribeResult;
+      try {
+        result = await attempt();
+      } catch (error) {
+        // PostgreSQL only: a concurrent call stored the new endpoint between
+        // our read and our move, or two calls for the same browser's old and
+        // new endpoints locked rows in opposite order. The retry sees the
+        // committed state and takes the other branch.
+        if (!isUniqueViolation(error) && !isDeadlock(error)) throw error;
+        result = await attempt();
+      }
+
+      if (result.created) {
+        await runSubscriberCreatedHooks(ctx.subscriberCreatedHooks, { subscriberId: result.subscriber.id, siteId, subscribedAt: now }, ctx.log);
+      }
+      return result;
+    },
+
+    /** Public unsubscribe by endpoint (the SDK after `PushSubscription.unsubscribe()`). Already inactive is fine. */
+    async unsubscribeByEndpoint(siteId: string, endpoint: string): Promise<{ id: string }> {
+      if (!(await repo.siteExists(db, siteId))) throw notFound('Site');
+      const row = await repo.findSubscriberByEndpointHash(db, siteId, endpointHash(endpoint.trim()));
+      if (!row) throw notFound('Subscriber');
+      await deactivate(db, row.id, clock.now());
+      return { id: row.id };
+    },
+
+    async list(
+      userId: string,
+      siteId: string,
+      query: { is_active?: boolean; search?: string; page: number; limit: number },
+    ): Promise<SubscribersList> {
+      await requireOwnedSite(ctx, userId, siteId);
+      const search = query.search?.trim().toLowerCase() || undefined;
+      const filters: repo.SubscriberFilters = {
+        isActive: query.is_active,
+        search,
+        searchCountryCodes: search ? countryCodesNamed(search) : undefined,
+      };
+      const [rows, total] = await Promise.all([
+        repo.listSubscribers(db, siteId, filters, (query.page - 1) * query.limit, query.limit),
+        repo.countSubscribers(db, siteId, filters),
+      ]);
+      const tags = await repo.tagsOfSubscribers(
+        db,
+        rows.map((row) => row.id),
+      );
+      return { subscribers: rows.map((row) => toSubscriberResponse(row, tags.get(row.id) ?? [])), total, page: query.page, limit: query.limit };
+    },
+
+    async get(userId: string, siteId: string, subscriberId: string): Promise<Subscriber> {
+      await requireOwnedSite(ctx, userId, siteId);
+      const row = await repo.findSubscriberById(db, subscriberId);
+      if (!row || row.site_id !== siteId) throw notFound('Subscriber');
+      return withTags(row);
+    },
+
+    /** Spec §4: removal is an unsubscribe — the row stays, inactive. */
+    async remove(userId: string, subscriberId: string): Promise<Subscriber> {
+      const row = await repo.findSubscriberOfUser(db, userId, subscriberId);
+      if (!row) throw notFound('Subscriber');
+      await deactivate(db, row.id, clock.now());
+      return withTags((await repo.findSubscriberById(db, row.id)) ?? row);
+    },
+
+    async replaceTags(userId: string, subscriberId: string, tags: string[]): Promise<Subscriber> {
+      const row = await repo.findSubscriberOfUser(db, userId, subscriberId);
+      if (!row) throw notFound('Subscriber');
+      await db.transaction().execute(async (trx) => {
+        await repo.replaceSubscriberTags(trx, row.id, row.site_id, tags);
+        await repo.touchSubscriber(trx, row.id, clock.now());
+      });
+      return withTags((await repo.findSubscriberById(db, row.id)) ?? row);
+    },
+  };
+
+  async function withTags(row: SubscriberRow): Promise<Subscriber> {
+    const tags = await repo.tagsOfSubscribers(db, [row.id]);
+    return toSubscriberResponse(row, tags.get(row.id) ?? []);
+  }
+}
+
+export type SubscribersService = ReturnType<typeof createSubscribersService>;

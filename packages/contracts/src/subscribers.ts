@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import { envelope } from './common';
+
+/** Shown for a browser, OS or country Herald could not identify (spec §2 Subscribers: "Unknown values show 'Unknown'"). */
+export const UNKNOWN = 'Unknown';
+
+/** Spec §2 Segments: the browser and OS names a subscriber is filed under. Others keep the parser's name. */
+export const SUBSCRIBER_BROWSERS = ['Chrome', 'Firefox', 'Safari', 'Edge', 'Opera'] as const;
+export const SUBSCRIBER_OPERATING_SYSTEMS = ['Windows', 'macOS', 'Linux', 'Android', 'iOS'] as const;
+
+export const SUBSCRIBER_TAG_MAX_COUNT = 50;
+export const SUBSCRIBER_TAG_MAX_LENGTH = 64;
+export const SUBSCRIBERS_PAGE_DEFAULT_LIMIT = 50;
+export const SUBSCRIBERS_PAGE_MAX_LIMIT = 200;
+
+/** Push endpoints are capability URLs of a few hundred characters; anything far longer is not one. */
+export const PUSH_ENDPOINT_MAX_LENGTH = 2048;
+
+// ---------------------------------------------------------------------------
+// Public API, called by the browser SDK on customers' sites (no credentials).
+// The shapes are checked here; the server also proves p256dh is a point on
+// P-256, auth is 16 bytes and the endpoint is on a known push service.
+
+const endpoint = z
+  .string({ message: 'endpoint is required' })
+  .trim()
+  .min(1, 'endpoint is required')
+  .max(PUSH_ENDPOINT_MAX_LENGTH, `endpoint must be at most ${PUSH_ENDPOINT_MAX_LENGTH} characters`);
+
+/** `PushSubscription.toJSON()` as the browser produces it (W3C Push API). */
+export const pushSubscriptionInput = z.object({
+  endpoint,
+  expirationTime: z.number().nullable().optional(),
+  keys: z.object(
+    {
+      p256dh: z.string({ message: 'keys.p256dh is required' }).max(200, 'keys.p256dh is too long'),
+      auth: z.string({ message: 'keys.auth is required' }).max(100, 'keys.auth is too long'),
+    },
+    { message: 'keys (p256dh and auth) are required' },
+  ),
+});
+export type PushSubscriptionInput = z.infer<typeof pushSubscriptionInput>;
+
+export const subscribeBody = z.object({
+  subscription: pushSubscriptionInput,
+  /** IANA zone from `Intl.DateTimeFormat().resolvedOptions().timeZone`; an unknown zone is stored as null. */
+  timezone: z.string().max(100).nullable().optional(),
+  /** `navigator.language`; a malformed tag is stored as null. */
+  language: z.string().max(100).nullable().optional(),
+  /** The endpoint this browser had before `pushsubscriptionchange`: the subscriber moves to the new one and keeps its id. */
+  previous_endpoint: endpoint.nullable().optional(),
+});
+export type SubscribeBody = z.infer<typeof subscribeBody>;
+
+/** 201 for a new subscriber, 200 when the endpoint was already known (keys and last seen refreshed). */
+export const subscribeResponse = envelope(z.object({ subscriber: z.object({ id: z.string() }) }));
+export type SubscribeResponse = z.infer<typeof subscribeResponse>;
+
+export const publicUnsubscribeBody = z.object({ endpoint });
+export const publicUnsubscribeResponse = envelope(z.object({ subscriber: z.object({ id: z.string(), is_active: z.literal(false) }) }));
+
+// ---------------------------------------------------------------------------
+// Dashboard API (spec §7 Subscribers, §3 Subscriber).
+
+export const subscriber = z.object({
+  id: z.string(),
+  browser: z.string(),
+  os: z.string(),
+  /** ISO 3166-1 alpha-2 code from the subscriber's address, or "Unknown". */
+  country: z.string(),
+  metadata: z.object({ user_agent: z.string().nullable() }),
+  language: z.string().nullable(),
+  timezone: z.string().nullable(),
+  subscribed_at: z.string(),
+  last_seen_at: z.string().nullable(),
+  unsubscribed_at: z.string().nullable(),
+  is_active: z.boolean(),
+  tags: z.array(z.string()),
+});
+export type Subscriber = z.infer<typeof subscriber>;
+
+const booleanQuery = z.enum(['true', 'false'], { message: 'must be true or false' }).transform((v) => v === 'true');
+
+export const subscribersListQuery = z.object({
+  /** Omitted for all subscribers (spec §2 Subscribers filter All/Active/Inactive). */
+  is_active: booleanQuery.optional(),
+  /** Case-insensitive match on browser, OS or country (code or English name). */
+  search: z.string().trim().max(100, 'search must be at most 100 characters').optional(),
+  page: z.coerce.number({ message: 'page must be a number' }).int('page must be a whole number').min(1, 'page must be 1 or more').default(1),
+  limit: z.coerce
+    .number({ message: 'limit must be a number' })
+    .int('limit must be a whole number')
+    .min(1, 'limit must be 1 or more')
+    .max(SUBSCRIBERS_PAGE_MAX_LIMIT, `limit must be at most ${SUBSCRIBERS_PAGE_MAX_LIMIT}`)
+    .default(SUBSCRIBERS_PAGE_DEFAULT_LIMIT),
+});
+export type SubscribersListQuery = z.input<typeof subscribersListQuery>;
+
+/** Newest first; `total` counts every subscriber matching the same filters. */
+export const subscribersListResponse = envelope(
+  z.object({ subscribers: z.array(subscriber), total: z.number(), page: z.number(), limit: z.number() }),
+);
+export type SubscribersList = z.infer<typeof subscribersListResponse>['data'];
+
+export const subscriberResponse = envelope(z.object({ subscriber }));
+
+export const siteSubscriberParams = z.object({ siteId: z.string().min(1).max(100), id: z.string().min(1).max(100) });
+
+/** Replaces the subscriber's tags: trimmed, duplicates and empty tags dropped. */
+export const updateSubscriberTagsBody = z.object({
+  tags: z
+    .array(
+      z
+        .string({ message: 'each tag must be text' })
+        .trim()
+        .max(SUBSCRIBER_TAG_MAX_LENGTH, `each tag must be at most ${SUBSCRIBER_TAG_MAX_LENGTH} characters`),
+      { message: 'tags must be a list of text' },
+    )
+    .max(500, 'too many tags')
+    .transform((tags) => [...new Set(tags.filter((tag) => tag.length > 0))])
+    .refine((tags) => tags.length <= SUBSCRIBER_TAG_MAX_COUNT, `a subscriber can have at most ${SUBSCRIBER_TAG_MAX_COUNT} tags`),
+});
+export type UpdateSubscriberTagsBody = z.input<typeof updateSubscriberTagsBody>;

@@ -1,5 +1,5 @@
 import type { ComponentType } from 'react';
-import { createBrowserRouter, type RouteObject } from 'react-router';
+import { createBrowserRouter, data, type RouteObject } from 'react-router';
 import { registerNavigator } from '../lib/navigation';
 import { ErrorScreen } from './error-screen';
 import { ProtectedRoute } from './protected-route';
@@ -38,11 +38,21 @@ const shellRoutes: RouteObject[] = [
 export const routes: RouteObject[] = [
   {
     errorElement: <ErrorScreen />,
+    // Shown for the moment a lazily loaded page's code arrives on first load.
+    hydrateFallbackElement: <div className="min-h-dvh bg-slate-50" />,
     children: [
       ...publicRoutes,
       {
         element: <ProtectedRoute />,
         children: [...protectedBareRoutes, { element: <AppShell />, children: shellRoutes }],
+      },
+      {
+        // Anything else (including pages of later issues not built yet) is a 404 on the error screen.
+        path: '*',
+        element: null,
+        loader: () => {
+          throw data(null, { status: 404, statusText: 'Not Found' });
+        },
       },
     ],
   },

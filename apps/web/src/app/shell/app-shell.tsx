@@ -11,13 +11,14 @@ import { Sidebar } from './sidebar';
  */
 export function AppShell() {
   const isDesktop = useMediaQuery(DESKTOP_MEDIA_QUERY);
-  const { pathname } = useLocation();
+  // Every navigation gets a new key, even a click on the current page's link.
+  const { key: locationKey } = useLocation();
   const [open, setOpen] = useState(isDesktop);
-  const [shownFor, setShownFor] = useState({ isDesktop, pathname });
+  const [shownFor, setShownFor] = useState({ isDesktop, locationKey });
 
   // Adjusting state while rendering (not in an effect) avoids a flash of the old layout.
-  if (shownFor.isDesktop !== isDesktop || shownFor.pathname !== pathname) {
-    setShownFor({ isDesktop, pathname });
+  if (shownFor.isDesktop !== isDesktop || shownFor.locationKey !== locationKey) {
+    setShownFor({ isDesktop, locationKey });
     if (shownFor.isDesktop !== isDesktop) setOpen(isDesktop);
     else if (!isDesktop) setOpen(false);
   }

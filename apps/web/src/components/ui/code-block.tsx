@@ -1,10 +1,10 @@
 import { Check, Copy } from 'lucide-react';
-import { useEffect, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { cn } from '../../lib/class-names';
 
 interface CodeBlockProps {
   code: string;
-  /** Names the block for screen readers and the copy button, e.g. "Installation snippet". */
+  /** Names the block (a figure) and its copy button, e.g. "Installation snippet". */
   label: string;
   className?: string;
   /** Wrap long lines (keys, script tags) instead of scrolling sideways. */
@@ -20,8 +20,9 @@ async function copyText(text: string): Promise<boolean> {
   }
 }
 
-/** Read-only code with a copy button; the block scrolls sideways and is focusable so keyboards can scroll it. */
+/** Read-only code with a copy button. */
 export function CodeBlock({ code, label, className, wrap = true }: CodeBlockProps) {
+  const labelId = useId();
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
 
   useEffect(() => {
@@ -31,9 +32,11 @@ export function CodeBlock({ code, label, className, wrap = true }: CodeBlockProp
   }, [state]);
 
   return (
-    <div className={cn('overflow-hidden rounded-lg border border-slate-800 bg-slate-900', className)}>
+    <figure aria-labelledby={labelId} className={cn('overflow-hidden rounded-lg border border-slate-800 bg-slate-900', className)}>
       <div className="flex items-center justify-between gap-3 border-b border-slate-700 px-3 py-1.5">
-        <span className="truncate text-xs font-medium text-slate-300">{label}</span>
+        <span id={labelId} className="truncate text-xs font-medium text-slate-300">
+          {label}
+        </span>
         <button
           type="button"
           onClick={() => void copyText(code).then((ok) => setState(ok ? 'copied' : 'failed'))}
@@ -48,8 +51,8 @@ export function CodeBlock({ code, label, className, wrap = true }: CodeBlockProp
         </span>
       </div>
       <pre
-        tabIndex={0}
-        aria-label={label}
+        // A block that scrolls sideways must be reachable by keyboard to be scrolled.
+        tabIndex={wrap ? undefined : 0}
         className={cn(
           'overflow-x-auto p-4 text-xs leading-relaxed text-slate-100 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-indigo-400',
           wrap && 'break-all whitespace-pre-wrap',
@@ -57,6 +60,6 @@ export function CodeBlock({ code, label, className, wrap = true }: CodeBlockProp
       >
         <code className="font-mono">{code}</code>
       </pre>
-    </div>
+    </figure>
   );
 }

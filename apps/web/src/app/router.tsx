@@ -1,0 +1,75 @@
+import type { ComponentType } from 'react';
+import { createBrowserRouter, data, type RouteObject } from 'react-router';
+import { registerNavigator } from '../lib/navigation';
+import { ErrorScreen } from './error-screen';
+import { ProtectedRoute } from './protected-route';
+import { AppShell } from './shell/app-shell';
+
+/** Loads a page's module when its route is first visited, so the landing page does not carry the dashboard. */
+function page<Name extends string>(load: () => Promise<Record<Name, ComponentType>>, name: Name): RouteObject['lazy'] {
+  return async () => ({ Component: (await load())[name] });
+}
+
+/**
+ * Every screen's address (spec §2). To add a page, add one line to the list it
+ * belongs to, e.g. in `shellRoutes`:
+ *   { path: '/segments', lazy: page(() => import('../features/segments/pages/segments-page'), 'SegmentsPage') },
+ * Unknown addresses fall through to the error screen (404).
+ */
+const publicRoutes: RouteObject[] = [
+  { path: '/', lazy: page(() => import('../features/landing/pages/landing-page'), 'LandingPage') },
+  { path: '/login', lazy: page(() => import('../features/auth/pages/login-page'), 'LoginPage') },
+  { path: '/forgot-password', lazy: page(() => import('../features/auth/pages/forgot-password-page'), 'ForgotPasswordPage') },
+  { path: '/reset-password', lazy: page(() => import('../features/auth/pages/reset-password-page'), 'ResetPasswordPage') },
+  { path: '/verify-email', lazy: page(() => import('../features/auth/pages/verify-email-page'), 'VerifyEmailPage') },
+  { path: '/setup', lazy: page(() => import('../features/auth/pages/setup-page'), 'SetupPage') },
+];
+
+/** Signed-in pages without the shell. */
+const protectedBareRoutes: RouteObject[] = [
+  { path: '/sites/new', lazy: page(() => import('../features/sites/pages/create-site-page'), 'CreateSitePage') },
+];
+
+/** Signed-in pages inside the shell (sidebar + header). */
+const shellRoutes: RouteObject[] = [
+  { path: '/settings', lazy: page(() => import('../features/sites/pages/settings-page'), 'SettingsPage') },
+];
+
+export const routes: RouteObject[] = [
+  {
+    errorElement: <ErrorScreen />,
+    // Shown for the moment a lazily loaded page's code arrives on first load.
+    hydrateFallbackElement: <div className="min-h-dvh bg-slate-50" />,
+    children: [
+      ...publicRoutes,
+      {
+        element: <ProtectedRoute />,
+        children: [...protectedBareRoutes, { element: <AppShell />, children: shellRoutes }],
+      },
+      {
+        // Anything else (including pages of later issues not built yet) is a 404 on the error screen.
+        path: '*',
+        element: null,
+        loader: () => {
+          throw data(null, { status: 404, statusText: 'Not Found' });
+        },
+      },
+    ],
+  },
+];
+
+type AppRouter = ReturnType<typeof createBrowserRouter>;
+
+/** Lets the API client send a signed-out visitor to /login without a page reload. */
+export function connectNavigator(router: Pick<AppRouter, 'navigate' | 'state'>): void {
+  registerNavigator({
+    pathname: () => router.state.location.pathname,
+    navigate: (path, options) => void router.navigate(path, options),
+  });
+}
+
+export function createAppRouter(): AppRouter {
+  const router = createBrowserRouter(routes);
+  connectNavigator(router);
+  return router;
+}

@@ -1,0 +1,35 @@
+import { useId } from 'react';
+import { Select } from '../../components/ui';
+import { useSitesStore } from '../../lib/sites-store';
+
+/** Spec §2 Shell: switches the site every page works on. */
+export function SiteSelector() {
+  const id = useId();
+  const sites = useSitesStore((s) => s.sites);
+  const currentSite = useSitesStore((s) => s.currentSite);
+  const setCurrentSite = useSitesStore((s) => s.setCurrentSite);
+
+  return (
+    <div className="flex flex-col gap-1.5">
+      <label htmlFor={id} className="text-xs font-semibold tracking-wide text-slate-600 uppercase">
+        Current site
+      </label>
+      <Select
+        id={id}
+        value={currentSite?.id ?? ''}
+        disabled={sites.length === 0}
+        onChange={(event) => setCurrentSite(sites.find((s) => s.id === event.target.value) ?? null)}
+        data-testid="site-selector"
+      >
+        <option value="" disabled>
+          Select a site...
+        </option>
+        {sites.map((site) => (
+          <option key={site.id} value={site.id}>
+            {site.name}
+          </option>
+        ))}
+      </Select>
+    </div>
+  );
+}

@@ -1,0 +1,13 @@
+export { Alert } from './alert';
+export { Badge, type BadgeTone } from './badge';
+export { Button, ButtonLink, buttonStyles, type ButtonSize, type ButtonVariant } from './button';
+export { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from './card';
+export { CodeBlock } from './code-block';
+export { EmptyState } from './empty-state';
+export { Field, type FieldControlProps } from './field';
+export { Input, Select, Textarea, controlStyles } from './input';
+export { Label } from './label';
+export { Spinner } from './spinner';
+export { TabPanel, Tabs, tabId, tabPanelId, type TabItem } from './tabs';
+export { Tooltip } from './tooltip';
+export { PageHeader } from './page-header';

@@ -1,0 +1,77 @@
+import { Code2, KeyRound, Plus, Settings as SettingsIcon, SlidersHorizontal } from 'lucide-react';
+import { useSearchParams } from 'react-router';
+import { ButtonLink, EmptyState, PageHeader, Spinner, TabPanel, Tabs, type TabItem } from '../../../components/ui';
+import { useCurrentSite } from '../../../lib/sites-store';
+import { DeleteSiteSection } from '../components/delete-site-section';
+import { GeneralSettingsForm } from '../components/general-settings-form';
+import { InstallationPanel } from '../components/installation-panel';
+import { VapidKeysPanel } from '../components/vapid-keys-panel';
+
+/** Spec §4 "Settings tab: general, installation, vapid"; kept in the URL (?tab=) so a tab can be linked to. */
+type SettingsTab = 'general' | 'installation' | 'vapid';
+
+const TABS: readonly TabItem<SettingsTab>[] = [
+  { value: 'general', label: 'General', icon: <SlidersHorizontal className="hidden size-4 sm:block" aria-hidden="true" /> },
+  { value: 'installation', label: 'Installation', icon: <Code2 className="hidden size-4 sm:block" aria-hidden="true" /> },
+  { value: 'vapid', label: 'VAPID Keys', icon: <KeyRound className="hidden size-4 sm:block" aria-hidden="true" /> },
+];
+
+function isSettingsTab(value: string | null): value is SettingsTab {
+  return TABS.some((tab) => tab.value === value);
+}
+
+export function SettingsPage() {
+  const { currentSite, loaded } = useCurrentSite();
+  const [params, setParams] = useSearchParams();
+  const requested = params.get('tab');
+  const tab: SettingsTab = isSettingsTab(requested) ? requested : 'general';
+
+  if (!currentSite) {
+    return (
+      <>
+        <PageHeader title="Settings" />
+        {loaded ? (
+          <EmptyState
+            icon={<SettingsIcon className="size-6" />}
+            title="No Site Selected"
+            description="Create or select a site to manage its settings."
+            action={
+              <ButtonLink to="/sites/new" icon={<Plus className="hidden size-4 sm:block" aria-hidden="true" />}>
+                New Site
+              </ButtonLink>
+            }
+          />
+        ) : (
+          <div className="flex items-center gap-3 py-12 text-sm text-slate-600" role="status">
+            <Spinner /> Loading sites...
+          </div>
+        )}
+      </>
+    );
+  }
+
+  return (
+    <>
+      <PageHeader title="Settings" description={`Manage ${currentSite.name}: details, installation and keys.`} />
+      <Tabs
+        idBase="settings"
+        label="Settings sections"
+        items={TABS}
+        value={tab}
+        onValueChange={(next) => setParams(next === 'general' ? {} : { tab: next }, { replace: true })}
+        className="mb-6"
+      />
+      {/* key: a different site gets a fresh form and a fresh install-code request. */}
+      <TabPanel idBase="settings" value={tab} key={`${currentSite.id}-${tab}`}>
+        {tab === 'general' ? (
+          <div className="flex flex-col gap-6">
+            <GeneralSettingsForm site={currentSite} />
+            <DeleteSiteSection site={currentSite} />
+          </div>
+        ) : null}
+        {tab === 'installation' ? <InstallationPanel site={currentSite} /> : null}
+        {tab === 'vapid' ? <VapidKeysPanel site={currentSite} /> : null}
+      </TabPanel>
+    </>
+  );
+}

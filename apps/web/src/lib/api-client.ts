@@ -1,0 +1,85 @@
+import type { z } from 'zod';
+import { readStoredToken } from './auth-store';
+import { currentPathname, navigateTo } from './navigation';
+import { clearSession } from './session';
+
+/** Spec §7: every call goes to the product's own API under /api. */
+export const API_BASE = '/api';
+
+export class ApiError extends Error {
+  readonly status: number;
+  /** The server's `error.message`, when it sent one (spec §8 "server message, else …"). */
+  readonly serverMessage: string | undefined;
+
+  constructor(status: number, serverMessage: string | undefined) {
+    super(serverMessage ?? `Request failed with status ${status}`);
+    this.name = 'ApiError';
+    this.status = status;
+    this.serverMessage = serverMessage;
+  }
+}
+
+/** The message to show for a failed call: the server's own, else the screen's fallback text. */
+export function errorMessage(error: unknown, fallback: string): string {
+  return error instanceof ApiError && error.serverMessage ? error.serverMessage : fallback;
+}
+
+type Envelope = z.ZodType<{ data: unknown }>;
+
+interface RequestOptions<S extends Envelope> {
+  method?: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  body?: unknown;
+  /** The response schema from @herald/contracts; the body is checked against it. */
+  schema: S;
+  signal?: AbortSignal;
+}
+
+function readErrorMessage(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null || !('error' in body)) return undefined;
+  const error = (body as { error: unknown }).error;
+  if (typeof error !== 'object' || error === null || !('message' in error)) return undefined;
+  const message = (error as { message: unknown }).message;
+  return typeof message === 'string' && message.trim() !== '' ? message : undefined;
+}
+
+/** Spec §4/§8: any 401 removes the token and sends the visitor to the login page. */
+function handleUnauthorized(): void {
+  clearSession();
+  // On /login itself a 401 is just a wrong password: the form shows the message.
+  if (currentPathname() !== '/login') navigateTo('/login', { replace: true });
+}
+
+/**
+ * The single way the dashboard talks to the API: JSON in and out, the bearer
+ * token whenever one is stored, and `{ success, data }` unwrapped to `data`.
+ */
+export async function apiRequest<S extends Envelope>(path: string, options: RequestOptions<S>): Promise<z.output<S>['data']> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  const token = readStoredToken();
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+
+  const response = await fetch(`${API_BASE}${path}`, {
+    method: options.method ?? 'GET',
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    signal: options.signal,
+  });
+
+  const text = await response.text();
+  let body: unknown = undefined;
+  if (text) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+  }
+
+  if (response.status === 401) handleUnauthorized();
+  if (!response.ok) throw new ApiError(response.status, readErrorMessage(body));
+
+  const parsed = options.schema.safeParse(body);
+  if (!parsed.success) throw new ApiError(response.status, 'The server sent an unexpected response.');
+  return parsed.data.data;
+}

@@ -4,7 +4,7 @@ import { build } from 'esbuild';
 import fs from 'node:fs';
 
 const pkg = JSON.parse(fs.readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
-const external = Object.keys(pkg.dependencies ?? {});
+const external = Object.keys(pkg.dependencies ?? {}).filter((name) => !name.startsWith('@herald/'));
 
 await build({
   entryPoints: ['src/main.ts'],

@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { AppContext } from './context';
 import { apiRoutes } from './features';
+import { uploadedFilesRoutes } from './features/uploads/routes';
 import { registerErrorHandler } from './platform/error-handler';
 import { DASHBOARD_CSP, defaultStaticDirs, registerStaticFiles, type StaticDirs } from './platform/static-files';
 
@@ -59,6 +60,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     { prefix: '/api' },
   );
 
+  // Uploaded images live outside /api: browsers load them into notifications.
+  await app.register(uploadedFilesRoutes(ctx));
   await registerStaticFiles(app, options.staticDirs ?? defaultStaticDirs());
   return app;
 }

@@ -99,6 +99,10 @@ const envSchema = z.object({
   SCHEDULER_INTERVAL_MS: positiveInt('milliseconds').default(1000),
   PUSH_CONCURRENCY: positiveInt('requests in flight per process').default(200),
   WORKER_CONCURRENCY: positiveInt('batch jobs per process').default(4),
+  DELIVERY_LEASE_SECONDS: positiveInt('seconds').default(120),
+  DELIVERY_RETRY_BASE_MS: positiveInt('milliseconds').default(2000),
+  DELIVERY_MAX_ATTEMPTS: positiveInt('attempts').default(5),
+  PUSH_TIMEOUT_MS: positiveInt('milliseconds').default(15000),
 });
 
 export interface Config {
@@ -121,6 +125,12 @@ export interface Config {
   schedulerIntervalMs: number;
   pushConcurrency: number;
   workerConcurrency: number;
+  /** How long a worker owns a claimed run or delivery before others may take it over. */
+  deliveryLeaseMs: number;
+  deliveryRetryBaseMs: number;
+  deliveryMaxAttempts: number;
+  /** Overall deadline of one request to a push service. */
+  pushTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -181,5 +191,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     schedulerIntervalMs: e.SCHEDULER_INTERVAL_MS,
     pushConcurrency: e.PUSH_CONCURRENCY,
     workerConcurrency: e.WORKER_CONCURRENCY,
+    deliveryLeaseMs: e.DELIVERY_LEASE_SECONDS * 1000,
+    deliveryRetryBaseMs: e.DELIVERY_RETRY_BASE_MS,
+    deliveryMaxAttempts: e.DELIVERY_MAX_ATTEMPTS,
+    pushTimeoutMs: e.PUSH_TIMEOUT_MS,
   };
 }

@@ -20,4 +20,9 @@ export interface AppContext {
   /** Server secret for HMAC-signed tokens (beacons). */
   secret: Buffer;
   log: FastifyBaseLogger;
+  /**
+   * Asks this process's scheduler to look for due work now (a notification was
+   * just sent). A no-op in processes without a scheduler: theirs ticks anyway.
+   */
+  wakeScheduler: () => void;
 }

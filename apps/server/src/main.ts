@@ -53,8 +53,18 @@ async function userCommand(config: Config, args: string[]): Promise<number> {
   }
 }
 
+/** Variables from ./.env, when present, for self-hosters; the real environment wins. */
+function loadDotEnv(): void {
+  try {
+    process.loadEnvFile('.env');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const [role = 'serve', ...args] = argv;
+  loadDotEnv();
   let config: Config;
   try {
     config = loadConfig();

@@ -36,6 +36,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     mailer,
     secret: loadOrCreateSecret(config.secretKey, config.dataDir),
     log,
+    wakeScheduler: () => undefined,
   };
   return {
     ctx,

@@ -3,3 +3,5 @@ export * from './auth';
 export * from './sites';
 export * from './subscribers';
 export * from './uploads';
+export * from './notifications';
+export * from './tracking';

@@ -14,7 +14,7 @@ import { createTestDatabase } from './test-database';
 export interface TestResponse<T = any> {
   status: number;
   body: T;
-  headers: Record<string, string | string[] | undefined>;
+  headers: Record<string, string | string[] | number | undefined>;
 }
 
 export interface TestUser {

@@ -1,0 +1,272 @@
+// SQL for notification runs and their per-subscriber deliveries (the
+// reliability guide's invariants live here: runs and deliveries are claimed
+// with conditional updates, deliveries are unique per (run, subscriber)).
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database, NotificationRow, RunRow, SiteRow } from '../db/schema';
+import { addToHourlyStats } from '../features/analytics/hourly-stats';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export interface NewRun {
+  id: string;
+  notification_id: string;
+  site_id: string;
+  dedupe_key: string;
+  due_at: number;
+  segment_id: string | null;
+  subscriber_id: string | null;
+  created_at: number;
+}
+
+/** Creates a run unless one with the same dedupe key exists; true when created. */
+export async function insertRun(db: Db, run: NewRun): Promise<boolean> {
+  const result = await db
+    .insertInto('notification_runs')
+    .values({ ...run, status: 'pending', fanout_done: 0, fanout_cursor: null, lease_owner: null, lease_until: null, started_at: null, finished_at: null, last_error: null })
+    .onConflict((oc) => oc.column('dedupe_key').doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+/**
+ * Claims due runs in one statement. With two schedulers on PostgreSQL the
+ * second UPDATE waits for the first's row locks and then re-checks
+ * `status = 'pending'`, so each run is claimed exactly once.
+ */
+export async function claimDueRuns(db: Db, now: number, owner: string, leaseMs: number, limit = 50): Promise<Array<Pick<RunRow, 'id' | 'notification_id'>>> {
+  const due = db.selectFrom('notification_runs').select('id').where('status', '=', 'pending').where('due_at', '<=', now).orderBy('due_at').limit(limit);
+  return db
+    .updateTable('notification_runs')
+    .set({ status: 'sending', started_at: now, lease_owner: owner, lease_until: now + leaseMs })
+    .where('id', 'in', due)
+    .where('status', '=', 'pending')
+    .returning(['id', 'notification_id'])
+    .execute();
+}
+
+/** Runs still sending whose lease ran out: their worker died or their jobs were lost. */
+export function findStalledRuns(db: Db, now: number, limit = 20): Promise<Array<Pick<RunRow, 'id' | 'lease_until'>>> {
+  return db
+    .selectFrom('notification_runs')
+    .select(['id', 'lease_until'])
+    .where('status', '=', 'sending')
+    .where('lease_until', '<', now)
+    .orderBy('lease_until')
+    .limit(limit)
+    .execute();
+}
+
+/** Takes over a stalled run if nobody else did first (compare-and-set on the old lease). */
+export async function reclaimStalledRun(db: Db, runId: string, oldLeaseUntil: number | null, now: number, owner: string, leaseMs: number): Promise<boolean> {
+  let query = db.updateTable('notification_runs').set({ lease_owner: owner, lease_until: now + leaseMs }).where('id', '=', runId).where('status', '=', 'sending');
+  query = oldLeaseUntil === null ? query.where('lease_until', 'is', null) : query.where('lease_until', '=', oldLeaseUntil);
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Keeps a run's lease alive while work on it progresses; never shortens it. */
+export async function extendRunLease(db: Db, runId: string, until: number): Promise<void> {
+  await db
+    .updateTable('notification_runs')
+    .set({ lease_until: until })
+    .where('id', '=', runId)
+    .where('status', '=', 'sending')
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', until)]))
+    .execute();
+}
+
+export interface RunForSending {
+  run: RunRow;
+  notification: NotificationRow;
+  site: SiteRow;
+}
+
+export async function loadRunForSending(db: Db, runId: string): Promise<RunForSending | undefined> {
+  const run = await db.selectFrom('notification_runs').selectAll().where('id', '=', runId).executeTakeFirst();
+  if (!run) return undefined;
+  const notification = await db.selectFrom('notifications').selectAll().where('id', '=', run.notification_id).executeTakeFirst();
+  const site = await db.selectFrom('sites').selectAll().where('id', '=', run.site_id).executeTakeFirst();
+  if (!notification || !site) return undefined;
+  return { run, notification, site };
+}
+
+/** A one-time notification shows its single run's state (spec §4 statuses). */
+export async function markNotificationSending(db: Db, notificationId: string, now: number): Promise<void> {
+  await db
+    .updateTable('notifications')
+    .set({ status: 'sending', sent_at: sql<number>`coalesce(sent_at, ${now})`, updated_at: now })
+    .where('id', '=', notificationId)
+    .where('type', '=', 'ONE_TIME')
+    .where('status', 'in', ['draft', 'scheduled', 'failed'])
+    .execute();
+}
+
+export async function recordFanoutPage(db: Db, run: Pick<RunRow, 'id' | 'notification_id'>, cursor: string, inserted: number, leaseUntil: number): Promise<void> {
+  await db
+    .updateTable('notification_runs')
+    .set((eb) => ({ fanout_cursor: cursor, total_count: eb('total_count', '+', inserted), lease_until: leaseUntil }))
+    .where('id', '=', run.id)
+    .execute();
+  if (inserted) {
+    await db
+      .updateTable('notifications')
+      .set((eb) => ({ total_count: eb('total_count', '+', inserted) }))
+      .where('id', '=', run.notification_id)
+      .execute();
+  }
+}
+
+export async function markFanoutDone(db: Db, runId: string): Promise<void> {
+  await db.updateTable('notification_runs').set({ fanout_done: 1 }).where('id', '=', runId).execute();
+}
+
+/** One delivery row per (run, subscriber); a re-run of the same page inserts nothing new. */
+export async function insertPendingDeliveries(db: Db, run: Pick<RunRow, 'id' | 'notification_id' | 'site_id'>, subscriberIds: string[], now: number): Promise<number> {
+  if (!subscriberIds.length) return 0;
+  const result = await db
+    .insertInto('deliveries')
+    .values(
+      subscriberIds.map((subscriberId) => ({
+        run_id: run.id,
+        notification_id: run.notification_id,
+        site_id: run.site_id,
+        subscriber_id: subscriberId,
+        status: 'pending' as const,
+        created_at: now,
+        next_attempt_at: null,
+        lease_until: null,
+        error: null,
+        sent_at: null,
+        delivered_at: null,
+        clicked_at: null,
+      })),
+    )
+    .onConflict((oc) => oc.columns(['run_id', 'subscriber_id']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0);
+}
+
+/** Pending delivery ids of a run in id order, for (re-)enqueueing batches. */
+export async function pendingDeliveryIds(db: Db, runId: string, options: { afterId?: number; subscriberIds?: string[]; limit: number }): Promise<number[]> {
+  let query = db.selectFrom('deliveries').select('id').where('run_id', '=', runId).where('status', '=', 'pending');
+  if (options.afterId !== undefined) query = query.where('id', '>', options.afterId);
+  if (options.subscriberIds) {
+    if (!options.subscriberIds.length) return [];
+    query = query.where('subscriber_id', 'in', options.subscriberIds);
+  }
+  const rows = await query.orderBy('id').limit(options.limit).execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Claims deliveries for sending: pending, not leased by another worker, and
+ * due. Two workers handed the same batch (a stalled BullMQ job re-run) cannot
+ * both send a row: the second finds the lease taken.
+ */
+export async function claimDeliveries(db: Db, ids: number[], now: number, leaseMs: number): Promise<Array<{ id: number; subscriber_id: string; attempts: number }>> {
+  if (!ids.length) return [];
+  return db
+    .updateTable('deliveries')
+    .set((eb) => ({ lease_until: now + leaseMs, attempts: eb('attempts', '+', 1) }))
+    .where('id', 'in', ids)
+    .where('status', '=', 'pending')
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
+    .where((eb) => eb.or([eb('next_attempt_at', 'is', null), eb('next_attempt_at', '<=', now)]))
+    .returning(['id', 'subscriber_id', 'attempts'])
+    .execute();
+}
+
+export function loadSubscribersForSending(db: Db, ids: string[]) {
+  if (!ids.length) return Promise.resolve([]);
+  return db
+    .selectFrom('subscribers')
+    .select(['id', 'endpoint', 'endpoint_hash', 'p256dh', 'auth', 'is_active'])
+    .where('id', 'in', ids)
+    .execute();
+}
+
+export interface RunCounters {
+  sent?: number;
+  failed?: number;
+  delivered?: number;
+  clicked?: number;
+}
+
+/** Adds to the run's, the notification's and the site's hourly counters together. */
+export async function addToRunCounters(db: Db, run: Pick<RunRow, 'id' | 'notification_id' | 'site_id'>, at: number, counters: RunCounters): Promise<void> {
+  const sent = counters.sent ?? 0;
+  const failed = counters.failed ?? 0;
+  const delivered = counters.delivered ?? 0;
+  const clicked = counters.clicked ?? 0;
+  if (!sent && !failed && !delivered && !clicked) return;
+  await db
+    .updateTable('notification_runs')
+    .set((eb) => ({
+      sent_count: eb('sent_count', '+', sent),
+      failed_count: eb('failed_count', '+', failed),
+      delivered_count: eb('delivered_count', '+', delivered),
+      clicked_count: eb('clicked_count', '+', clicked),
+    }))
+    .where('id', '=', run.id)
+    .execute();
+  await db
+    .updateTable('notifications')
+    .set((eb) => ({
+      sent_count: eb('sent_count', '+', sent),
+      failed_count: eb('failed_count', '+', failed),
+      delivered_count: eb('delivered_count', '+', delivered),
+      clicked_count: eb('clicked_count', '+', clicked),
+    }))
+    .where('id', '=', run.notification_id)
+    .execute();
+  await addToHourlyStats(db, run.site_id, at, { sent, failed, delivered, clicked });
+}
+
+export async function hasPendingDeliveries(db: Db, runId: string): Promise<boolean> {
+  const row = await db.selectFrom('deliveries').select('id').where('run_id', '=', runId).where('status', '=', 'pending').limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Finishes a run whose fan-out is done and whose deliveries are all terminal.
+ * A run where every delivery failed is `failed` (with the reason); otherwise
+ * `completed`. A one-time notification takes its run's final state.
+ */
+export async function completeRunIfFinished(db: Kysely<Database>, runId: string, now: number): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const run = await trx.selectFrom('notification_runs').selectAll().where('id', '=', runId).executeTakeFirst();
+    if (!run || run.status !== 'sending' || !run.fanout_done) return false;
+    if (await hasPendingDeliveries(trx, runId)) return false;
+    const failedAll = run.total_count > 0 && run.failed_count >= run.total_count;
+    const status = failedAll ? 'failed' : 'completed';
+    const lastError = failedAll ? await lastDeliveryError(trx, runId) : null;
+    const updated = await trx
+      .updateTable('notification_runs')
+      .set({ status, finished_at: now, lease_until: null, last_error: lastError })
+      .where('id', '=', runId)
+      .where('status', '=', 'sending')
+      .executeTakeFirst();
+    if (!Number(updated.numUpdatedRows)) return false;
+    await trx
+      .updateTable('notifications')
+      .set({ status, completed_at: now, last_error: lastError, updated_at: now })
+      .where('id', '=', run.notification_id)
+      .where('type', '=', 'ONE_TIME')
+      .where('status', '=', 'sending')
+      .execute();
+    return true;
+  });
+}
+
+async function lastDeliveryError(db: Db, runId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('deliveries')
+    .select('error')
+    .where('run_id', '=', runId)
+    .where('status', 'in', ['failed', 'gone'])
+    .where('error', 'is not', null)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.error ?? null;
+}

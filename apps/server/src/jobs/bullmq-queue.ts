@@ -1,0 +1,74 @@
+import { Queue, Worker } from 'bullmq';
+import type { FastifyBaseLogger } from 'fastify';
+import type { EnqueueOptions, JobDefinition, JobHandler, JobQueue } from './queue';
+
+/**
+ * BullMQ on REDIS_URL: worker processes on several machines share a send.
+ * One Redis queue per job kind, so a slow kind (fan-out waiting for batches
+ * to drain) never takes the slots of another. BullMQ re-runs stalled jobs
+ * (at least once); handlers are idempotent because the database decides what
+ * is still to do.
+ */
+export class BullmqQueue implements JobQueue {
+  readonly kind = 'bullmq' as const;
+  private readonly queues = new Map<string, Queue>();
+  private readonly workers: Worker[] = [];
+
+  constructor(
+    private readonly redisUrl: string,
+    private readonly log: FastifyBaseLogger,
+    private readonly prefix = 'herald',
+  ) {}
+
+  async enqueue<Payload>(job: JobDefinition<Payload>, payload: Payload, options: EnqueueOptions = {}): Promise<void> {
+    await this.queueFor(job.name).add(job.name, job.payload.parse(payload), options.delayMs ? { delay: Math.round(options.delayMs) } : undefined);
+  }
+
+  async enqueueMany<Payload>(job: JobDefinition<Payload>, payloads: Payload[]): Promise<void> {
+    if (!payloads.length) return;
+    await this.queueFor(job.name).addBulk(payloads.map((payload) => ({ name: job.name, data: job.payload.parse(payload) })));
+  }
+
+  async backlog(job: JobDefinition<unknown>): Promise<number> {
+    return this.queueFor(job.name).getWaitingCount();
+  }
+
+  work<Payload>(job: JobDefinition<Payload>, handler: JobHandler<Payload>, options: { concurrency: number }): void {
+    const worker = new Worker(
+      job.name,
+      async (bullJob) => {
+        await handler(job.payload.parse(bullJob.data));
+      },
+      { connection: this.connection(), prefix: this.prefix, concurrency: options.concurrency, stalledInterval: 15_000, maxStalledCount: 10 },
+    );
+    worker.on('error', (error) => this.log.warn({ err: error, job: job.name }, 'redis worker error'));
+    worker.on('failed', (bullJob, error) => this.log.warn({ err: error, job: bullJob?.name }, 'job attempt failed'));
+    this.workers.push(worker);
+  }
+
+  async close(): Promise<void> {
+    // Worker.close() waits for the jobs in progress to finish (graceful shutdown).
+    await Promise.all(this.workers.map((w) => w.close()));
+    await Promise.all([...this.queues.values()].map((q) => q.close()));
+  }
+
+  private queueFor(name: string): Queue {
+    let queue = this.queues.get(name);
+    if (!queue) {
+      queue = new Queue(name, {
+        connection: this.connection(),
+        prefix: this.prefix,
+        defaultJobOptions: { attempts: 5, backoff: { type: 'exponential', delay: 500 }, removeOnComplete: true, removeOnFail: 1000 },
+      });
+      queue.on('error', (error) => this.log.warn({ err: error, queue: name }, 'redis queue error'));
+      this.queues.set(name, queue);
+    }
+    return queue;
+  }
+
+  private connection() {
+    // Blocking worker connections need maxRetriesPerRequest: null; a Redis
+    // restart is then waited out instead of failing the job.
+    return { url: this.redisUrl, maxRetriesPerRequest: null, enableOfflineQueue: true };
+  }
+}

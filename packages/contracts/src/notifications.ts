@@ -1,0 +1,159 @@
+import { z } from 'zod';
+import { envelope, httpUrl, optionalImageUrl } from './common';
+
+/** Spec §5/§9 limits. */
+export const NOTIFICATION_TITLE_MAX = 50;
+export const NOTIFICATION_MESSAGE_MAX = 150;
+export const NOTIFICATION_ACTIONS_MAX = 2;
+export const SCHEDULE_MAX_DAYS_AHEAD = 30;
+
+export const NOTIFICATION_TYPES = ['ONE_TIME', 'RECURRING', 'TRIGGERED'] as const;
+export const NOTIFICATION_STATUSES = ['draft', 'scheduled', 'sending', 'completed', 'cancelled', 'failed'] as const;
+export const RECURRING_INTERVALS = ['DAILY', 'WEEKLY', 'MONTHLY'] as const;
+export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
+export type RecurringInterval = (typeof RECURRING_INTERVALS)[number];
+
+export const notificationTitle = z
+  .string({ message: 'Title is required' })
+  .trim()
+  .min(1, 'Title is required')
+  .max(NOTIFICATION_TITLE_MAX, `Title must be at most ${NOTIFICATION_TITLE_MAX} characters`);
+export const notificationMessage = (max: number) =>
+  z.string({ message: 'Message is required' }).trim().min(1, 'Message is required').max(max, `Message must be at most ${max} characters`);
+
+export const actionButton = z.object({
+  title: z.string().trim().min(1, 'Button text is required').max(30, 'Button text must be at most 30 characters'),
+  url: httpUrl,
+});
+export type ActionButton = z.infer<typeof actionButton>;
+export const actionButtons = z.array(actionButton).max(NOTIFICATION_ACTIONS_MAX, 'At most 2 action buttons');
+
+/** A date-time: ISO with offset, or a `datetime-local` value read in the site's timezone. */
+export const dateTimeInput = z.string().trim().min(1).max(40);
+
+export const recurringScheduleInput = z.object({
+  interval_type: z.enum(RECURRING_INTERVALS, { message: 'Repeat must be DAILY, WEEKLY or MONTHLY' }),
+  interval_value: z.coerce.number({ message: 'Repeat every must be a number' }).int('Repeat every must be a whole number').min(1, 'Repeat every must be at least 1').max(365),
+  start_date: z.string({ message: 'Start date is required' }).trim().min(1, 'Start date is required').max(40),
+  end_date: dateTimeInput.nullable().optional(),
+  is_active: z.boolean().optional(),
+});
+
+export const triggerInput = z.object({
+  event: z
+    .string({ message: 'Event name is required' })
+    .trim()
+    .min(1, 'Event name is required')
+    .max(64, 'Event name must be at most 64 characters')
+    .regex(/^[A-Za-z0-9_.:-]+$/, 'Event name may contain letters, digits, _ . : and - only'),
+  delay_minutes: z.coerce.number().int().min(0, 'Delay must be 0 or more').max(60 * 24 * 30, 'Delay must be at most 30 days').default(0),
+});
+
+/** Spec §3 "Submitted notification payload". The form always sends status "DRAFT". */
+const notificationType = z.enum(NOTIFICATION_TYPES, { message: 'Type must be ONE_TIME, RECURRING or TRIGGERED' });
+const notificationFields = z.object({
+  type: notificationType,
+  title: notificationTitle,
+  message: notificationMessage(NOTIFICATION_MESSAGE_MAX),
+  destination_url: httpUrl,
+  icon_url: optionalImageUrl,
+  image_url: optionalImageUrl,
+  segment_id: z.string().max(100).nullable().optional(),
+  status: z.literal('DRAFT').optional(),
+  scheduled_at: dateTimeInput.nullable().optional(),
+  recurring_schedule: recurringScheduleInput.nullable().optional(),
+  trigger: triggerInput.nullable().optional(),
+  actions: actionButtons.optional(),
+});
+export const notificationBody = notificationFields.extend({ type: notificationType.default('ONE_TIME') });
+export type NotificationBody = z.input<typeof notificationBody>;
+export type NotificationInput = z.output<typeof notificationBody>;
+export const notificationPatchBody = notificationFields.partial().strict();
+export type NotificationPatchInput = z.output<typeof notificationPatchBody>;
+
+export const recurringSchedule = z.object({
+  intervalType: z.enum(RECURRING_INTERVALS),
+  intervalValue: z.number(),
+  startDate: z.string(),
+  endDate: z.string().nullable(),
+  isActive: z.boolean(),
+  nextRunAt: z.string().nullable(),
+});
+
+export const notificationStats = z.object({
+  total: z.number(),
+  sent: z.number(),
+  delivered: z.number(),
+  clicked: z.number(),
+  failed: z.number(),
+});
+
+export const notification = z.object({
+  id: z.string(),
+  site_id: z.string(),
+  type: z.enum(NOTIFICATION_TYPES),
+  source: z.enum(['dashboard', 'campaign', 'rss']),
+  title: z.string(),
+  message: z.string(),
+  destination_url: z.string(),
+  icon_url: z.string().nullable(),
+  image_url: z.string().nullable(),
+  segment_id: z.string().nullable(),
+  actions: z.array(actionButton),
+  status: z.enum(NOTIFICATION_STATUSES),
+  scheduled_at: z.string().nullable(),
+  sent_at: z.string().nullable(),
+  completed_at: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  last_error: z.string().nullable(),
+  recurringSchedule: recurringSchedule.nullable(),
+  trigger: z.object({ event: z.string(), delay_minutes: z.number() }).nullable(),
+  stats: notificationStats,
+});
+export type Notification = z.infer<typeof notification>;
+
+export const notificationListQuery = z.object({
+  status: z.enum(NOTIFICATION_STATUSES).optional(),
+  type: z.enum(NOTIFICATION_TYPES).optional(),
+});
+
+export const notificationResponse = envelope(z.object({ notification }));
+export const notificationListResponse = envelope(
+  z.object({
+    notifications: z.array(notification),
+    counts: z.record(z.string(), z.number()),
+  }),
+);
+
+export const runSummary = z.object({
+  id: z.string(),
+  status: z.string(),
+  due_at: z.string(),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+  last_error: z.string().nullable(),
+  stats: notificationStats,
+});
+
+/** Spec §9: click rate = clicks / delivered × 100; delivery rate = delivered / sent × 100. */
+export const performanceResponse = envelope(
+  z.object({
+    notification_id: z.string(),
+    total: z.number(),
+    sent: z.number(),
+    delivered: z.number(),
+    clicked: z.number(),
+    failed: z.number(),
+    click_rate: z.number(),
+    delivery_rate: z.number(),
+    last_error: z.string().nullable(),
+    runs: z.array(runSummary),
+  }),
+);
+export type NotificationPerformance = z.infer<typeof performanceResponse>['data'];
+
+export function rate(part: number, whole: number): number {
+  return whole > 0 ? Math.round((part / whole) * 10000) / 100 : 0;
+}

@@ -10,6 +10,7 @@
 // the cap). Hosts listed in OUTBOUND_ALLOW_HOSTS skip only the address check.
 import dns from 'node:dns';
 import net from 'node:net';
+import tls from 'node:tls';
 import { Transform, Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
@@ -70,6 +71,8 @@ export interface OutboundHttpOptions {
   timeoutMs?: number;
   maxBytes?: number;
   maxRedirects?: number;
+  /** PEM certificates trusted in addition to Node's public roots (an intranet CA; tests). */
+  extraCaCertificates?: readonly string[];
 }
 
 export interface OutboundRequest {
@@ -142,6 +145,7 @@ export function createOutboundHttp(options: OutboundHttpOptions = {}): OutboundH
   const defaultTimeoutMs = options.timeoutMs ?? DEFAULT_OUTBOUND_TIMEOUT_MS;
   const defaultMaxBytes = options.maxBytes ?? DEFAULT_OUTBOUND_MAX_BYTES;
   const maxRedirects = options.maxRedirects ?? DEFAULT_OUTBOUND_MAX_REDIRECTS;
+  const ca = options.extraCaCertificates?.length ? [...tls.rootCertificates, ...options.extraCaCertificates] : undefined;
 
   /** Null when the address may be connected to for this host, otherwise the refusal. */
   function refusalFor(host: string, address: string, subject: string, redirected: boolean): OutboundError | null {
@@ -206,7 +210,9 @@ export function createOutboundHttp(options: OutboundHttpOptions = {}): OutboundH
       if (lookupOptions.all) callback(null, addresses.map((a) => ({ address: a.address, family: a.family })));
       else callback(null, first.address, first.family);
     }) as net.LookupFunction;
-    const connector = buildConnector({ timeout: connectTimeoutMs, lookup: pinnedLookup });
+    // TLS still verifies the certificate against the URL's host name (SNI and
+    // identity come from the name; only the address is pinned).
+    const connector = buildConnector({ timeout: connectTimeoutMs, lookup: pinnedLookup, ...(ca ? { ca } : {}) });
     return new Agent({
       pipelining: 0,
       connections: 1,

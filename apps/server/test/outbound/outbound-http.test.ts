@@ -1,5 +1,10 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import tls from 'node:tls';
 import zlib from 'node:zlib';
 import type { AddressInfo } from 'node:net';
@@ -575,5 +580,54 @@ describe('outbound HTTP client: conditional GET', () => {
     const stale = await client.get(`${server.origin}/feed`, { ...feed, ifNoneMatch: '"old"' });
     expect(stale.status).toBe(200);
     expect(stale.body.toString()).toBe(feedXml);
+  });
+});
+
+describe('outbound HTTP client: HTTPS with a pinned address', () => {
+  // A throwaway self-signed certificate for the name feeds.test, made with openssl for this run.
+  let server: https.Server;
+  let port = 0;
+  let certificate = '';
+  beforeAll(async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-tls-'));
+    const keyFile = path.join(dir, 'key.pem');
+    const certFile = path.join(dir, 'cert.pem');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=feeds.test', '-addext', 'subjectAltName=DNS:feeds.test'], { stdio: 'ignore' });
+    certificate = fs.readFileSync(certFile, 'utf8');
+    server = https.createServer({ key: fs.readFileSync(keyFile), cert: certificate }, (_req, res) => res.end('secure feed'));
+    fs.rmSync(dir, { recursive: true, force: true });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('verifies the certificate against the host name while connecting to the pinned address', async () => {
+    const client = createOutboundHttp({ allowHosts: ['feeds.test'], resolve: fakeDns({ 'feeds.test': ['127.0.0.1'] }), extraCaCertificates: [certificate] });
+    const response = await client.get(`https://feeds.test:${port}/`, feed);
+    expect(response.body.toString()).toBe('secure feed');
+  });
+
+  it('refuses a certificate it cannot verify', async () => {
+    const untrusting = createOutboundHttp({ allowHosts: ['feeds.test'], resolve: fakeDns({ 'feeds.test': ['127.0.0.1'] }) });
+    const error = await refusal(untrusting.get(`https://feeds.test:${port}/`, feed));
+    expect(error.code).toBe('tls_failed');
+    expect(error.message).toBe("Feed server's HTTPS certificate could not be verified");
+  });
+
+  it('refuses a certificate issued for another name', async () => {
+    const client = createOutboundHttp({ allowHosts: ['127.0.0.1'], extraCaCertificates: [certificate] });
+    const error = await refusal(client.get(`https://127.0.0.1:${port}/`, feed));
+    expect(error.code).toBe('tls_failed');
+  });
+});
+
+describe('outbound HTTP client: slow DNS', () => {
+  it('counts DNS in the time cap', async () => {
+    const client = createOutboundHttp({ resolve: () => new Promise(() => undefined), timeoutMs: 300 });
+    const started = Date.now();
+    const error = await refusal(client.get('https://slow-dns.example/feed', feed));
+    expect(error.code).toBe('timeout');
+    expect(error.message).toBe('Feed took longer than 0.3 s');
+    expect(Date.now() - started).toBeLessThan(2000);
   });
 });

@@ -147,7 +147,19 @@ interface ImageCandidate {
 interface LinkRef {
   rel: string;
   type: string;
+  /** Resolved http(s) address, or null. */
   href: string | null;
+  /** As written, for identities that must not depend on the feed's address. */
+  raw: string;
+}
+
+function linkRef(attrs: Record<string, string>, base: URL | null): LinkRef {
+  return {
+    rel: (attrs.rel ?? '').trim().toLowerCase(),
+    type: (attrs.type ?? '').trim().toLowerCase(),
+    href: resolveHttpUrl(attrs.href, base),
+    raw: (attrs.href ?? '').trim(),
+  };
 }
 
 interface ItemDraft {
@@ -334,8 +346,8 @@ export function parseFeed(body: Buffer, options: ParseFeedOptions): ParsedFeed {
     } else {
       // No guid: what the item says identifies it. The raw link (not the resolved
       // one) keeps the id stable if the feed's own address changes.
-      const rawLink = collapseWhitespace(atom ? (draft.links[0]?.href ?? '') : (f.get('link')?.text ?? ''));
-      const dateOrDescription = rawDates[0] ?? plain(summarySources.find(Boolean));
+      const rawLink = collapseWhitespace(atom ? (draft.links.find((l) => l.rel === '' || l.rel === 'alternate')?.raw ?? '') : (f.get('link')?.text ?? ''));
+      const dateOrDescription = rawDates[0] ?? summary;
       const fallback = rawLink || title || dateOrDescription ? '' : draft.enclosureUrls.join(' ');
       id = sha256(JSON.stringify([rawLink, title, dateOrDescription, fallback]));
     }
@@ -408,11 +420,11 @@ export function parseFeed(body: Buffer, options: ParseFeedOptions): ParsedFeed {
       const direct = depth === item.depth + 1;
       if (direct && ITEM_TEXT_FIELDS.has(name)) startCapture(name, attrs, base, depth, item.fields);
       if (name === 'atom:link' && direct) {
-        item.links.push({ rel: (attrs.rel ?? '').trim().toLowerCase(), type: (attrs.type ?? '').trim().toLowerCase(), href: resolveHttpUrl(attrs.href, base) });
-        const href = resolveHttpUrl(attrs.href, base);
-        if (href && (attrs.rel ?? '').trim().toLowerCase() === 'enclosure') {
-          item.enclosureUrls.push(href);
-          if (isImageType(attrs.type, href)) item.enclosureImages.push(href);
+        const ref = linkRef(attrs, base);
+        item.links.push(ref);
+        if (ref.href && ref.rel === 'enclosure') {
+          item.enclosureUrls.push(ref.href);
+          if (isImageType(ref.type, ref.href)) item.enclosureImages.push(ref.href);
         }
       } else if (name === 'enclosure' && direct) {
         const url = resolveHttpUrl(attrs.url, base);
@@ -455,7 +467,7 @@ export function parseFeed(body: Buffer, options: ParseFeedOptions): ParsedFeed {
     }
     if (channelDepth !== -1 && depth === channelDepth + 1) {
       if (CHANNEL_TEXT_FIELDS.has(name)) startCapture(name, attrs, base, depth, channelFields);
-      if (name === 'atom:link') channelLinks.push({ rel: (attrs.rel ?? '').trim().toLowerCase(), type: (attrs.type ?? '').trim().toLowerCase(), href: resolveHttpUrl(attrs.href, base) });
+      if (name === 'atom:link') channelLinks.push(linkRef(attrs, base));
     }
   }
 

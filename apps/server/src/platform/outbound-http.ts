@@ -1,0 +1,437 @@
+// The one HTTP client for every URL a user types (RSS feeds now, image URLs
+// later). Security guide, "Outbound requests (SSRF)": only http(s); DNS is
+// resolved here and every answer must be a public address; the validated
+// address is pinned into the connection (undici's connector gets a `lookup`
+// that can only answer with it) and the socket's remote address is checked
+// again once connected, so DNS rebinding cannot swap in a private address;
+// redirects are followed by hand and every hop is checked the same way; one
+// deadline covers DNS, connect, headers and a trickling body; the byte cap
+// holds on the wire and after gzip/deflate/br decoding (a gzip bomb stops at
+// the cap). Hosts listed in OUTBOUND_ALLOW_HOSTS skip only the address check.
+import dns from 'node:dns';
+import net from 'node:net';
+import tls from 'node:tls';
+import { Transform, Writable, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import zlib from 'node:zlib';
+import { Agent, buildConnector, request } from 'undici';
+import type { Config } from '../config';
+import { classifyAddress, PRIVATE_NETWORK_BLOCKS } from './ip-address-policy';
+
+export const DEFAULT_OUTBOUND_TIMEOUT_MS = 10_000;
+export const DEFAULT_OUTBOUND_MAX_BYTES = 5 * 1024 * 1024;
+export const DEFAULT_OUTBOUND_MAX_REDIRECTS = 5;
+export const OUTBOUND_USER_AGENT = 'Herald/1.0 (+feed fetcher)';
+
+export type OutboundErrorCode =
+  | 'invalid_url'
+  | 'unsupported_scheme'
+  | 'credentials_in_url'
+  | 'forbidden_address'
+  | 'dns_failed'
+  | 'connect_failed'
+  | 'tls_failed'
+  | 'too_many_redirects'
+  | 'bad_redirect'
+  | 'too_large'
+  | 'timeout'
+  | 'bad_encoding'
+  | 'protocol_error';
+
+/** A refusal or failure whose `message` can be shown to the user as it is. */
+export class OutboundError extends Error {
+  constructor(
+    public readonly code: OutboundErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'OutboundError';
+  }
+}
+
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** Resolves a host name to every address it has. Injected in tests to simulate DNS. */
+export type HostResolver = (hostname: string) => Promise<ResolvedAddress[]>;
+
+export const systemResolver: HostResolver = async (hostname) => {
+  const answers = await dns.promises.lookup(hostname, { all: true, order: 'verbatim' });
+  return answers.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+};
+
+export interface OutboundHttpOptions {
+  /** Host names or addresses that may be private (OUTBOUND_ALLOW_HOSTS). */
+  allowHosts?: readonly string[];
+  resolve?: HostResolver;
+  userAgent?: string;
+  timeoutMs?: number;
+  maxBytes?: number;
+  maxRedirects?: number;
+  /** PEM certificates trusted in addition to Node's public roots (an intranet CA; tests). */
+  extraCaCertificates?: readonly string[];
+}
+
+export interface OutboundRequest {
+  /** What is fetched, as the user calls it ("Feed", "Image"): starts every error message. */
+  subject: string;
+  accept?: string;
+  /** Conditional GET (RFC 9110 §13.1): the ETag and Last-Modified of the previous fetch. */
+  ifNoneMatch?: string | null;
+  ifModifiedSince?: string | null;
+  /** Caps for this call; the client's defaults otherwise. */
+  maxBytes?: number;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface OutboundResponse {
+  status: number;
+  /** Lower-case names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  /** Decoded (gunzipped…) body; empty for 304. */
+  body: Buffer;
+  /** The address that answered, after redirects. */
+  finalUrl: string;
+  notModified: boolean;
+  etag: string | null;
+  lastModified: string | null;
+}
+
+export interface OutboundHttp {
+  get(url: string, request: OutboundRequest): Promise<OutboundResponse>;
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+function formatBytes(bytes: number): string {
+  const mb = 1024 * 1024;
+  if (bytes >= mb) return `${Number((bytes / mb).toFixed(1))} MB`;
+  if (bytes >= 1024) return `${Number((bytes / 1024).toFixed(1))} KB`;
+  return `${bytes} bytes`;
+}
+
+function formatSeconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
+}
+
+/** Lower-cases, drops IPv6 brackets and a trailing dot, and writes IP addresses the way the URL parser does. */
+export function normaliseHost(host: string): string {
+  let h = host.trim().toLowerCase();
+  if (h.startsWith('[') && h.endsWith(']')) h = h.slice(1, -1);
+  if (h.endsWith('.')) h = h.slice(0, -1);
+  try {
+    const parsed = new URL(`http://${net.isIPv6(h) ? `[${h}]` : h}/`).hostname;
+    return parsed.startsWith('[') ? parsed.slice(1, -1) : parsed;
+  } catch {
+    return h;
+  }
+}
+
+interface Target {
+  url: URL;
+  /** URL host as the allow list compares it. */
+  host: string;
+}
+
+/** Builds an OUTBOUND_ALLOW_HOSTS-aware client. */
+export function createOutboundHttp(options: OutboundHttpOptions = {}): OutboundHttp {
+  const allowHosts = new Set((options.allowHosts ?? []).map(normaliseHost));
+  const resolve = options.resolve ?? systemResolver;
+  const userAgent = options.userAgent ?? OUTBOUND_USER_AGENT;
+  const defaultTimeoutMs = options.timeoutMs ?? DEFAULT_OUTBOUND_TIMEOUT_MS;
+  const defaultMaxBytes = options.maxBytes ?? DEFAULT_OUTBOUND_MAX_BYTES;
+  const maxRedirects = options.maxRedirects ?? DEFAULT_OUTBOUND_MAX_REDIRECTS;
+  const ca = options.extraCaCertificates?.length ? [...tls.rootCertificates, ...options.extraCaCertificates] : undefined;
+
+  /** Null when the address may be connected to for this host, otherwise the refusal. */
+  function refusalFor(host: string, address: string, subject: string, redirected: boolean): OutboundError | null {
+    if (allowHosts.has(host) || allowHosts.has(normaliseHost(address))) return null;
+    const block = classifyAddress(address);
+    if (block === null) return null;
+    const verb = redirected ? 'redirects to' : 'points to';
+    const kind = PRIVATE_NETWORK_BLOCKS.has(block) ? 'a private network address' : 'a reserved network address';
+    return new OutboundError('forbidden_address', `${subject} address ${verb} ${kind}`);
+  }
+
+  function parseTarget(raw: string, subject: string, base?: URL): Target {
+    let url: URL;
+    try {
+      url = base ? new URL(raw, base) : new URL(raw.trim());
+    } catch {
+      if (base) throw new OutboundError('bad_redirect', `${subject} server sent a redirect without a valid address`);
+      throw new OutboundError('invalid_url', `${subject} address is not a valid URL`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new OutboundError('unsupported_scheme', `${subject} address must start with http:// or https://`);
+    }
+    if (url.username || url.password) {
+      throw new OutboundError('credentials_in_url', `${subject} address must not contain a user name or password`);
+    }
+    url.hash = '';
+    return { url, host: normaliseHost(url.hostname) };
+  }
+
+  /** Every address the host has, each one checked; the WHATWG parser has already turned numeric forms (`0x7f.1`) into dotted quads. */
+  async function resolveTarget(target: Target, subject: string, redirected: boolean, signal: AbortSignal): Promise<ResolvedAddress[]> {
+    const literal = net.isIP(target.host);
+    if (literal) {
+      const refusal = refusalFor(target.host, target.host, subject, redirected);
+      if (refusal) throw refusal;
+      return [{ address: target.host, family: literal === 6 ? 6 : 4 }];
+    }
+    // RFC 6761 §6.3: localhost names are loopback whatever DNS says.
+    if ((target.host === 'localhost' || target.host.endsWith('.localhost')) && !allowHosts.has(target.host)) {
+      throw new OutboundError('forbidden_address', `${subject} address ${redirected ? 'redirects to' : 'points to'} a private network address`);
+    }
+    let answers: ResolvedAddress[];
+    try {
+      answers = await abortable(resolve(target.host), signal);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      throw new OutboundError('dns_failed', `${subject} address could not be found (no DNS record for ${target.host})`, { cause: error });
+    }
+    if (answers.length === 0) throw new OutboundError('dns_failed', `${subject} address could not be found (no DNS record for ${target.host})`);
+    for (const answer of answers) {
+      const refusal = refusalFor(target.host, answer.address, subject, redirected);
+      if (refusal) throw refusal;
+    }
+    return answers;
+  }
+
+  /** An undici agent whose every connection goes to the validated addresses and is checked once open. */
+  function pinnedAgent(target: Target, addresses: ResolvedAddress[], subject: string, redirected: boolean, connectTimeoutMs: number): Agent {
+    // The connection may only ever go to an address checked above: no second DNS lookup happens.
+    const pinnedLookup = ((_hostname: string, lookupOptions: dns.LookupOptions, callback: (error: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void) => {
+      const first = addresses[0] as ResolvedAddress;
+      if (lookupOptions.all) callback(null, addresses.map((a) => ({ address: a.address, family: a.family })));
+      else callback(null, first.address, first.family);
+    }) as net.LookupFunction;
+    // TLS still verifies the certificate against the URL's host name (SNI and
+    // identity come from the name; only the address is pinned).
+    const connector = buildConnector({ timeout: connectTimeoutMs, lookup: pinnedLookup, ...(ca ? { ca } : {}) });
+    return new Agent({
+      pipelining: 0,
+      connections: 1,
+      connect: (connectOptions, callback) => {
+        connector(connectOptions, (error, socket) => {
+          if (error || !socket) {
+            callback(error ?? new Error('connect failed'), null);
+            return;
+          }
+          const remote = socket.remoteAddress;
+          const refusal = remote ? refusalFor(target.host, remote, subject, redirected) : new OutboundError('connect_failed', `${subject} server could not be reached`);
+          if (refusal) {
+            socket.destroy();
+            callback(refusal, null);
+            return;
+          }
+          callback(null, socket);
+        });
+      },
+    });
+  }
+
+  return {
+    async get(rawUrl, call) {
+      const subject = call.subject;
+      const timeoutMs = call.timeoutMs ?? defaultTimeoutMs;
+      const maxBytes = call.maxBytes ?? defaultMaxBytes;
+      const deadline = Date.now() + timeoutMs;
+      const timedOut = new OutboundError('timeout', `${subject} took longer than ${formatSeconds(timeoutMs)}`);
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(timedOut), timeoutMs);
+      const onCallerAbort = () => controller.abort(call.signal?.reason);
+      call.signal?.addEventListener('abort', onCallerAbort, { once: true });
+      if (call.signal?.aborted) onCallerAbort();
+      const agents: Agent[] = [];
+
+      const headers: Record<string, string> = {
+        'user-agent': userAgent,
+        accept: call.accept ?? '*/*',
+        'accept-encoding': 'gzip, deflate, br',
+      };
+      if (call.ifNoneMatch) headers['if-none-match'] = call.ifNoneMatch;
+      if (call.ifModifiedSince) headers['if-modified-since'] = call.ifModifiedSince;
+
+      try {
+        let target = parseTarget(rawUrl, subject);
+        for (let redirects = 0; ; ) {
+          const redirected = redirects > 0;
+          const addresses = await resolveTarget(target, subject, redirected, controller.signal);
+          const agent = pinnedAgent(target, addresses, subject, redirected, Math.max(1, deadline - Date.now()));
+          agents.push(agent);
+          const remaining = Math.max(1, deadline - Date.now());
+          const response = await request(target.url, {
+            dispatcher: agent,
+            method: 'GET',
+            headers,
+            signal: controller.signal,
+            headersTimeout: remaining,
+            bodyTimeout: remaining,
+          });
+          const responseHeaders = flattenHeaders(response.headers);
+
+          if (REDIRECT_STATUSES.has(response.statusCode)) {
+            discard(response.body);
+            if (redirects >= maxRedirects) throw new OutboundError('too_many_redirects', `Too many redirects (more than ${maxRedirects})`);
+            const location = responseHeaders.location;
+            if (!location) throw new OutboundError('bad_redirect', `${subject} server sent a redirect without a valid address`);
+            target = parseTarget(location, subject, target.url);
+            redirects += 1;
+            continue;
+          }
+
+          const base = {
+            status: response.statusCode,
+            headers: responseHeaders,
+            finalUrl: target.url.href,
+            etag: responseHeaders.etag ?? null,
+            lastModified: responseHeaders['last-modified'] ?? null,
+          };
+          if (response.statusCode === 304) {
+            discard(response.body);
+            return { ...base, body: Buffer.alloc(0), notModified: true };
+          }
+          const body = await readCappedBody(response.body, responseHeaders, maxBytes, subject, controller.signal);
+          return { ...base, body, notModified: false };
+        }
+      } catch (error) {
+        throw toOutboundError(error, subject, controller.signal, timedOut, call.signal);
+      } finally {
+        clearTimeout(timer);
+        call.signal?.removeEventListener('abort', onCallerAbort);
+        for (const agent of agents) void agent.destroy().catch(() => undefined);
+      }
+    },
+  };
+}
+
+/** The client the product uses: OUTBOUND_ALLOW_HOSTS from the configuration, system DNS. */
+export function createOutboundHttpFromConfig(config: Pick<Config, 'outboundAllowHosts'>): OutboundHttp {
+  return createOutboundHttp({ allowHosts: config.outboundAllowHosts });
+}
+
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolvePromise, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolvePromise(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error as Error);
+      },
+    );
+  });
+}
+
+/** Drops a body we will not read; undici reports the abort as an error event, which is expected here. */
+function discard(body: Readable): void {
+  body.on('error', () => undefined);
+  body.destroy();
+}
+
+function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined) continue;
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+/** Decoders for Content-Encoding, applied in reverse of the order the server listed them (RFC 9110 §8.4). */
+function decodersFor(contentEncoding: string | undefined, subject: string): Transform[] {
+  const codings = (contentEncoding ?? '')
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c && c !== 'identity');
+  // Browsers accept a body cut short at the end of a gzip stream; so do we.
+  const lenient = { finishFlush: zlib.constants.Z_SYNC_FLUSH };
+  return codings.reverse().map((coding) => {
+    if (coding === 'gzip' || coding === 'x-gzip') return zlib.createGunzip(lenient);
+    if (coding === 'deflate') return zlib.createInflate(lenient); // zlib-wrapped, RFC 9110 §8.4.1.2
+    if (coding === 'br') return zlib.createBrotliDecompress({ finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH });
+    throw new OutboundError('bad_encoding', `${subject} server used an unsupported compression (${coding})`);
+  });
+}
+
+/** Reads the body through its decoders, refusing as soon as either the wire or the decoded bytes pass the cap. */
+async function readCappedBody(body: Readable, headers: Record<string, string>, maxBytes: number, subject: string, signal: AbortSignal): Promise<Buffer> {
+  const tooLarge = () => new OutboundError('too_large', `${subject} is larger than ${formatBytes(maxBytes)}`);
+  const decoders = decodersFor(headers['content-encoding'], subject);
+  const declaredLength = Number(headers['content-length']);
+  if (Number.isFinite(declaredLength) && declaredLength > maxBytes) {
+    discard(body);
+    throw tooLarge();
+  }
+  let wireBytes = 0;
+  const wireCounter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      wireBytes += chunk.length;
+      if (wireBytes > maxBytes) callback(tooLarge());
+      else callback(null, chunk);
+    },
+  });
+  const chunks: Buffer[] = [];
+  let decodedBytes = 0;
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      decodedBytes += chunk.length;
+      if (decodedBytes > maxBytes) {
+        callback(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+      callback();
+    },
+  });
+  await pipeline([body, wireCounter, ...decoders, sink], { signal });
+  return Buffer.concat(chunks, decodedBytes);
+}
+
+function findInChain<T>(error: unknown, pick: (e: unknown) => T | undefined): T | undefined {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 8; depth += 1) {
+    const found = pick(current);
+    if (found !== undefined) return found;
+    if (current instanceof AggregateError) {
+      for (const inner of current.errors) {
+        const nested = findInChain(inner, pick);
+        if (nested !== undefined) return nested;
+      }
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function toOutboundError(error: unknown, subject: string, signal: AbortSignal, timedOut: OutboundError, callerSignal?: AbortSignal): unknown {
+  if (callerSignal?.aborted) return callerSignal.reason ?? error;
+  if (signal.aborted && signal.reason === timedOut) return timedOut;
+  const own = findInChain(error, (e) => (e instanceof OutboundError ? e : undefined));
+  if (own) return own;
+  const code = findInChain(error, (e) => {
+    const c = (e as { code?: unknown }).code;
+    return typeof c === 'string' ? c : undefined;
+  });
+  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'ETIMEDOUT') return timedOut;
+  if (code && (code.includes('CERT') || code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || code === 'ECONNRESET_TLS')) {
+    return new OutboundError('tls_failed', `${subject} server's HTTPS certificate could not be verified`, { cause: error });
+  }
+  if (code && (code.startsWith('Z_') || code.startsWith('ERR_BROTLI'))) {
+    return new OutboundError('bad_encoding', `${subject} response could not be decompressed`, { cause: error });
+  }
+  if (code && (code.startsWith('HPE_') || code === 'UND_ERR_INFO' || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH')) {
+    return new OutboundError('protocol_error', `${subject} server sent an invalid HTTP response`, { cause: error });
+  }
+  return new OutboundError('connect_failed', `${subject} server could not be reached${code ? ` (${code})` : ''}`, { cause: error });
+}

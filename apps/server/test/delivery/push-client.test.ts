@@ -4,6 +4,7 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPayloadTemplate } from '../../src/delivery/payload';
 import { parseRetryAfter, PushClient, type PushClientOptions, type PushMessage, type PushOutcome } from '../../src/delivery/push-client';
+import { measureEncryption, measureSending } from '../../src/delivery/throughput';
 import { pushTopic } from '../../src/delivery/topic';
 import { vapidSubject } from '../../src/delivery/vapid';
 import { generateVapidKeys } from '../../src/delivery/vapid-keys';
@@ -105,15 +106,25 @@ describe('push client: delivery', () => {
     expect(service.messages[0]!.payload).toEqual({ ref: 7 });
   });
 
+  it('speaks HTTPS/1.1 with keep-alive by default, trusting the CA it is given', async () => {
+    const service = await pushService({ tls: true });
+    const subscriptions = Array.from({ length: 60 }, () => service.createSubscription());
+    const client = pushClient({ connect: { ca: createTestCertificate().ca }, connectionsPerOrigin: 4 });
+    const outcomes = await sendAll(client, subscriptions.map((s, i) => message(s, i)));
+    expect([...outcomes.values()].filter((o) => o.kind === 'sent')).toHaveLength(60);
+    expect(service.stats().connections.total).toBeLessThanOrEqual(4);
+    expect(service.messages).toHaveLength(60);
+  });
+
   it('speaks HTTPS and HTTP/2 to a push service whose CA it is given, and refuses an unknown certificate', async () => {
     const service = await pushService({ tls: true, http2: true });
     const subscriptions = Array.from({ length: 40 }, () => service.createSubscription());
-    const trusted = pushClient({ connect: { ca: createTestCertificate().ca } });
+    const trusted = pushClient({ connect: { ca: createTestCertificate().ca }, allowH2: true });
     const outcomes = await sendAll(trusted, subscriptions.map((s, i) => message(s, i)));
     expect([...outcomes.values()].filter((o) => o.kind === 'sent')).toHaveLength(40);
     expect(service.stats().connections.total).toBe(1); // HTTP/2 multiplexes every request on one connection
 
-    const untrusting = pushClient();
+    const untrusting = pushClient({ allowH2: true });
     const outcome = await untrusting.send(message(subscriptions[0]!, 99));
     expect(outcome).toMatchObject({ kind: 'retryable', reason: expect.stringMatching(/certificate/i) });
   });
@@ -424,5 +435,22 @@ describe('push client: batches and shutdown', () => {
     expect(outcomes.every((o) => o.kind === 'sent' || o.kind === 'deferred')).toBe(true);
     expect(service.stats().requests).toBeLessThan(30);
     await expect(client.send(message(subscriptions[0]!, 99))).rejects.toThrow(/closed/);
+  });
+});
+
+describe('throughput measurement', () => {
+  it('times bare encryption and a full send of the same messages', async () => {
+    const service = await pushService();
+    const client = pushClient();
+    const subscriptions = Array.from({ length: 10 }, () => service.createSubscription());
+    const payload = Buffer.from('{"title":"bench"}');
+    const bare = measureEncryption(payload, subscriptions.map((s) => s.keys), 50);
+    expect(bare).toMatchObject({ messages: 50 });
+    expect(bare.messagesPerSecond).toBeGreaterThan(0);
+    expect(bare.cpuMicrosPerMessage).toBeGreaterThan(0);
+    const sending = await measureSending(client, Array.from({ length: 50 }, (_, i) => ({ ...message(subscriptions[i % 10]!, i), payload })));
+    expect(sending.summary.counts.sent).toBe(50);
+    expect(sending.messages).toBe(50);
+    expect(service.stats().accepted).toBe(50);
   });
 });

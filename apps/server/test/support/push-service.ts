@@ -12,6 +12,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import http2 from 'node:http2';
+import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { decryptPushBody, DecryptionError, generateReceiverKeys, type ReceiverKeys } from './push-crypto';
 import { createTestCertificate } from './test-certificate';
@@ -191,7 +192,7 @@ export class PushService {
   origin = '';
 
   private constructor(
-    private readonly server: http.Server | http2.Http2SecureServer,
+    private readonly server: http.Server | https.Server | http2.Http2SecureServer,
     options: PushServiceOptions,
   ) {
     this.decrypt = options.decrypt ?? true;
@@ -199,11 +200,11 @@ export class PushService {
   }
 
   static async start(options: PushServiceOptions = {}): Promise<PushService> {
-    let server: http.Server | http2.Http2SecureServer;
+    let server: http.Server | https.Server | http2.Http2SecureServer;
     if (options.tls) {
       const { cert, key } = options.tls === true ? createTestCertificate() : options.tls;
-      // allowHTTP1 serves HTTP/1.1 clients too; without http2 only HTTP/1.1 is offered by ALPN.
-      server = http2.createSecureServer({ cert, key, allowHTTP1: true, ...(options.http2 ? {} : { ALPNProtocols: ['http/1.1'] }) });
+      // With http2, ALPN offers h2 and HTTP/1.1 (allowHTTP1); without, HTTP/1.1 only.
+      server = options.http2 ? http2.createSecureServer({ cert, key, allowHTTP1: true }) : https.createServer({ cert, key });
     } else {
       server = http.createServer();
     }

@@ -23,6 +23,7 @@ import { Pool, type Dispatcher } from 'undici';
 import { systemClock, type Clock } from '../platform/clock';
 import { decodeSubscriberKeys, PushEncryptionError, type EncodedSubscriberKeys, type SubscriberKeys } from './encryption';
 import { createEncryptionPool, type PushEncryptor } from './encryption-pool';
+import { isPermanentlyRemovedEndpoint } from './push-endpoints';
 import { isValidTopic } from './topic';
 import { VapidTokenCache, type VapidCredentials } from './vapid';
 
@@ -121,7 +122,7 @@ export interface PushClientOptions {
   allowH2?: boolean;
   /** Idle keep-alive time of a connection (default 30 s; a server's shorter Keep-Alive hint wins). */
   keepAliveTimeoutMs?: number;
-  /** Refuses endpoints whose origin is not a push service (security.md, SSRF). */
+  /** Refuses endpoints whose origin is not a push service (security.md, SSRF); see pushOriginPolicy(). */
   allowOrigin?: (origin: string) => boolean;
   /** Told whenever an origin is paused (429, 503 with Retry-After, or repeated transport failures). */
   onOriginPaused?: (origin: string, until: number, reason: string) => void;
@@ -489,6 +490,9 @@ export class PushClient {
       url = new URL(message.endpoint);
     } catch {
       return this.finish(job, { kind: 'failed', reason: 'The subscription endpoint is not a URL' });
+    }
+    if (isPermanentlyRemovedEndpoint(message.endpoint)) {
+      return this.finish(job, { kind: 'gone', status: 410, reason: 'The browser revoked this subscription (its endpoint is on .invalid)' });
     }
     if (url.protocol !== 'https:' && url.protocol !== 'http:') {
       return this.finish(job, { kind: 'failed', reason: 'The subscription endpoint must be an https URL' });

@@ -1,5 +1,6 @@
 // The push client against a real local push service (test/support/push-service.ts)
 // that checks VAPID and decrypts every body.
+import { execFile } from 'node:child_process';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPayloadTemplate } from '../../src/delivery/payload';
@@ -114,6 +115,30 @@ describe('push client: delivery', () => {
     expect([...outcomes.values()].filter((o) => o.kind === 'sent')).toHaveLength(60);
     expect(service.stats().connections.total).toBeLessThanOrEqual(4);
     expect(service.messages).toHaveLength(60);
+  });
+
+  it('trusts a CA from NODE_EXTRA_CA_CERTS, with no option in the code', async () => {
+    const service = await pushService({ tls: true });
+    const subscription = service.createSubscription();
+    const clientModule = new URL('../../src/delivery/push-client.ts', import.meta.url).href;
+    const script = `
+      import { PushClient } from ${JSON.stringify(clientModule)};
+      const client = new PushClient({ encryptionThreads: 0 });
+      const message = JSON.parse(process.env.HERALD_TEST_MESSAGE);
+      message.payload = Buffer.from(message.payload);
+      console.log(JSON.stringify(await client.send(message)));
+      await client.close();`;
+    const sendFromChild = (extraCa: string | undefined) =>
+      new Promise<PushOutcome>((resolve, reject) => {
+        const env: NodeJS.ProcessEnv = { ...process.env, HERALD_TEST_MESSAGE: JSON.stringify({ ...message(subscription, 1), payload: '{}' }) };
+        delete env.NODE_EXTRA_CA_CERTS;
+        if (extraCa) env.NODE_EXTRA_CA_CERTS = extraCa;
+        execFile(process.execPath, ['--import', import.meta.resolve('tsx'), '--input-type=module', '-e', script], { env, timeout: 20_000 }, (error, stdout) =>
+          error ? reject(error) : resolve(JSON.parse(stdout.trim().split('\n').pop()!)),
+        );
+      });
+    expect(await sendFromChild(createTestCertificate().caFile)).toEqual({ kind: 'sent', status: 201 });
+    expect(await sendFromChild(undefined)).toMatchObject({ kind: 'retryable', reason: expect.stringContaining('UNABLE_TO_VERIFY_LEAF_SIGNATURE') });
   });
 
   it('speaks HTTPS and HTTP/2 to a push service whose CA it is given, and refuses an unknown certificate', async () => {

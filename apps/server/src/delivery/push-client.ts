@@ -411,8 +411,14 @@ export class PushClient {
       }
     } catch (error) {
       fail(error);
-    } finally {
-      if (!exhausted) await iterator.return?.();
+    }
+    if (!exhausted) {
+      // Let a generator run its finally blocks (close a database cursor, say).
+      try {
+        await iterator.return?.();
+      } catch (error) {
+        fail(error);
+      }
     }
     while (batch.outstanding > 0 || batch.pendingResults > 0) {
       await new Promise<void>((resolve) => (batch.wake = resolve));
@@ -509,10 +515,10 @@ export class PushClient {
     try {
       job.keys = typeof message.keys.p256dh === 'string' ? decodeSubscriberKeys(message.keys as EncodedSubscriberKeys) : (message.keys as SubscriberKeys);
       job.authorization = this.vapidTokens.authorization(url.origin, message.vapid);
+      job.origin = this.originState(url.origin);
     } catch (error) {
       return this.finish(job, { kind: 'failed', reason: errorMessage(error) });
     }
-    job.origin = this.originState(url.origin);
     job.path = url.pathname + url.search;
     this.route(job);
   }

@@ -613,7 +613,7 @@ export class PushClient {
     this.onAnswer(job, error);
   }
 
-  /** undici is done with the request: an answer, or an error. */
+  /** @internal Called by a request handler when undici is done with its request: an answer, or an error. */
   onAnswer(job: Job, error: Error | undefined): void {
     if (job.finished) return;
     clearTimeout(job.timer);

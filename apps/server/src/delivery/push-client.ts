@@ -1,0 +1,758 @@
+// Sends encrypted Web Push messages (RFC 8030 §5) and says what happened to
+// each one. It owns everything between "this subscriber should get these
+// bytes" and "the push service answered X":
+//
+// - one undici keep-alive pool per push-service origin, with a bounded number
+//   of connections, and a bound on requests in flight overall;
+// - an overall deadline per request (queueing, connecting, sending and the
+//   answer), so a black-holed endpoint cannot pin sockets or memory;
+// - RFC 8291 encryption (worker threads by default) and the VAPID header from
+//   a token cache (signed once per push-service origin and site key);
+// - back-pressure per origin: a 429 pauses that origin until its Retry-After
+//   has passed; no request is sent to it before then, other origins keep
+//   flowing. A long pause is not waited out: the message comes back
+//   `deferred` with the time to try again;
+// - a batch API that pulls messages from an iterator only when there is room,
+//   so a fan-out of any size runs in bounded memory.
+//
+// Retrying is the caller's decision (it owns the delivery rows): outcomes say
+// whether a message is done (sent / gone / failed) or should be tried again
+// (rate-limited / deferred / retryable), and when.
+import os from 'node:os';
+import { Pool, type Dispatcher } from 'undici';
+import { systemClock, type Clock } from '../platform/clock';
+import { decodeSubscriberKeys, PushEncryptionError, type EncodedSubscriberKeys, type SubscriberKeys } from './encryption';
+import { createEncryptionPool, type PushEncryptor } from './encryption-pool';
+import { isPermanentlyRemovedEndpoint } from './push-endpoints';
+import { isValidTopic } from './topic';
+import { VapidTokenCache, type VapidCredentials } from './vapid';
+
+/** RFC 8030 §5.3. */
+export type Urgency = 'very-low' | 'low' | 'normal' | 'high';
+
+/** FCM keeps a message at most 28 days; longer TTLs are shortened to this. */
+export const MAX_TTL_SECONDS = 28 * 24 * 60 * 60;
+
+export interface PushMessage<Ref = unknown> {
+  /** Handed back untouched with the outcome (a delivery row id, say). */
+  ref: Ref;
+  /** The subscription's endpoint URL. */
+  endpoint: string;
+  /** The subscription's keys, base64url as the browser gave them, or decoded. */
+  keys: EncodedSubscriberKeys | SubscriberKeys;
+  /** Plaintext to encrypt: the service worker's JSON (payload.ts), at most 3993 bytes. */
+  payload: Uint8Array;
+  /** The site's VAPID key pair and subject; pass the same object for a whole fan-out. */
+  vapid: VapidCredentials;
+  /** Seconds the push service may keep the message for an offline browser (RFC 8030 §5.2). */
+  ttl: number;
+  urgency?: Urgency;
+  /** Collapse key (topic.ts): a queued message with the same topic is replaced. */
+  topic?: string;
+}
+
+/**
+ * What became of one message.
+ * - sent: the push service accepted it (201/200/202; not "shown").
+ * - gone: 404/410, the subscription no longer exists; deactivate it (if its
+ *   endpoint is still the one sent to).
+ * - rate-limited: 429; try again at `retryAt` (the origin is paused till then).
+ * - deferred: not sent at all (its origin is paused past what the client
+ *   waits for, or the client is closing); try again at `retryAt`.
+ * - retryable: 5xx, timeout or connection failure; retry with backoff (or at
+ *   `retryAt` when the service sent Retry-After). A timed-out request may have
+ *   been accepted: the Topic makes the re-send collapse.
+ * - failed: will not succeed as is. 401/403 are Herald's VAPID fault (never a
+ *   reason to delete a subscriber); 400/413/others, bad keys, a bad endpoint.
+ */
+export type PushOutcome =
+  | { kind: 'sent'; status: number }
+  | { kind: 'gone'; status: number; reason: string }
+  | { kind: 'rate-limited'; status: 429; retryAt: number; reason: string }
+  | { kind: 'deferred'; retryAt: number; reason: string }
+  | { kind: 'retryable'; status?: number; retryAt?: number; reason: string }
+  | { kind: 'failed'; status?: number; reason: string; vapidRejected?: boolean };
+
+export type PushOutcomeKind = PushOutcome['kind'];
+
+/** True when the delivery is finished either way (sent, gone, failed). */
+export function isFinalOutcome(outcome: PushOutcome): boolean {
+  return outcome.kind === 'sent' || outcome.kind === 'gone' || outcome.kind === 'failed';
+}
+
+export interface PushClientOptions {
+  /** Messages being encrypted or sent at once, all origins together (default 200, PUSH_CONCURRENCY). */
+  concurrency?: number;
+  /** Messages in flight to one origin (default: `concurrency`). Lower it to keep a slow origin from taking every slot. */
+  maxInFlightPerOrigin?: number;
+  /** TCP/TLS connections per push-service origin (default 32). */
+  connectionsPerOrigin?: number;
+  /** Overall deadline of one request, from dispatch to the end of the answer (default 15 s). */
+  requestTimeoutMs?: number;
+  /** A paused origin whose pause ends within this is waited for; later pauses defer (default 5 s). */
+  maxPauseWaitMs?: number;
+  /** Pause after a 429 without Retry-After (default 60 s). */
+  defaultRetryAfterMs?: number;
+  /** Longest pause honoured from a Retry-After (default 24 h). */
+  maxRetryAfterMs?: number;
+  /** Consecutive timeouts/connection failures on an origin before it is paused (default 10). */
+  transportFailuresBeforePause?: number;
+  /** That pause (default 30 s); afterwards one probe request goes first. */
+  transportFailurePauseMs?: number;
+  /** Messages held back for a paused or busy origin, all origins together (default 4 × concurrency). */
+  maxParked?: number;
+  /**
+   * Encryption worker threads (default: one per core, at most 4; 0 encrypts on
+   * this thread). Encryption is ~75% of a send's CPU; on worker threads it runs
+   * beside the HTTP work instead of in turn with it. Ignored with `encryptor`.
+   */
+  encryptionThreads?: number;
+  /** A shared encryptor; the client does not close it. */
+  encryptor?: PushEncryptor;
+  /** A shared VAPID token cache. */
+  vapidTokens?: VapidTokenCache;
+  clock?: Clock;
+  /** TLS options for the connections (tests pass their CA here); Node's default CAs and NODE_EXTRA_CA_CERTS apply otherwise. */
+  connect?: Pool.Options['connect'];
+  /**
+   * Offer HTTP/2 by ALPN (default false). HTTP/1.1 with keep-alive is what the
+   * web-push library uses with every push service, and undici spends about a
+   * quarter more CPU per request on HTTP/2; turn it on to need fewer sockets.
+   */
+  allowH2?: boolean;
+  /** Idle keep-alive time of a connection (default 30 s; a server's shorter Keep-Alive hint wins). */
+  keepAliveTimeoutMs?: number;
+  /** Refuses endpoints whose origin is not a push service (security.md, SSRF); see pushOriginPolicy(). */
+  allowOrigin?: (origin: string) => boolean;
+  /** Told whenever an origin is paused (429, 503 with Retry-After, or repeated transport failures). */
+  onOriginPaused?: (origin: string, until: number, reason: string) => void;
+}
+
+export interface SendAllSummary {
+  /** Messages that got an outcome. */
+  total: number;
+  counts: Record<PushOutcomeKind, number>;
+  /** True when close() stopped the batch before its source was exhausted. */
+  stopped: boolean;
+}
+
+export interface OriginStats {
+  origin: string;
+  inFlight: number;
+  parked: number;
+  paused: boolean;
+  pausedUntil: number | null;
+  connections: number;
+}
+
+export interface PushClientStats {
+  inFlight: number;
+  parked: number;
+  origins: OriginStats[];
+}
+
+/** Parses Retry-After (RFC 9110 §10.2.3: delay-seconds or an HTTP-date) into milliseconds from now. */
+export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const date = Date.parse(text);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
+}
+
+class PushClientClosedError extends Error {
+  constructor() {
+    super('The push client is closed');
+    this.name = 'PushClientClosedError';
+  }
+}
+
+class RequestDeadlineError extends Error {
+  constructor(ms: number) {
+    super(`no complete answer within ${ms} ms`);
+    this.name = 'RequestDeadlineError';
+  }
+}
+
+const SUCCESS_STATUSES = new Set([200, 201, 202]);
+const MAX_REASON_BYTES = 512;
+
+interface OriginState {
+  readonly origin: string;
+  readonly pool: Pool;
+  inFlight: number;
+  readonly parked: Job[];
+  paused: boolean;
+  pausedUntil: number;
+  pauseTimer: NodeJS.Timeout | undefined;
+  /** After a pause, one request goes first; the rest wait for its answer. */
+  probing: boolean;
+  transportFailures: number;
+  lastUsed: number;
+  /** The last request's headers, reused while they stay the same (a fan-out sends identical headers). */
+  headers: Record<string, string> | undefined;
+  headersFor: { authorization: string; ttl: number; urgency: Urgency | undefined; topic: string | undefined };
+}
+
+/** One message on its way: it is also undici's handler for its request. */
+class Job implements Dispatcher.DispatchHandler {
+  origin!: OriginState;
+  path = '';
+  authorization = '';
+  keys!: SubscriberKeys;
+  body: Buffer | undefined;
+  controller: Dispatcher.DispatchController | undefined;
+  timer: NodeJS.Timeout | undefined;
+  started = false;
+  finished = false;
+  status = 0;
+  retryAfter: string | undefined;
+  reasonChunks: Buffer[] | undefined;
+  reasonBytes = 0;
+
+  constructor(
+    readonly client: PushClient,
+    readonly message: PushMessage<unknown>,
+    readonly deliver: (outcome: PushOutcome) => void,
+  ) {}
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    this.started = true;
+    // The deadline passed while the request waited for a connection.
+    if (this.finished) controller.abort(new RequestDeadlineError(0));
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    this.status = statusCode;
+    const retryAfter = headers['retry-after'];
+    this.retryAfter = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    // Only failures need their body, and only its start, for the reason.
+    if (SUCCESS_STATUSES.has(this.status) || this.reasonBytes >= MAX_REASON_BYTES) return;
+    (this.reasonChunks ??= []).push(chunk);
+    this.reasonBytes += chunk.length;
+  }
+
+  onResponseEnd(): void {
+    this.client.onAnswer(this, undefined);
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.client.onAnswer(this, error);
+  }
+
+  reasonText(): string {
+    if (!this.reasonChunks) return '';
+    return Buffer.concat(this.reasonChunks).subarray(0, MAX_REASON_BYTES).toString('utf8').replace(/\s+/g, ' ').trim();
+  }
+}
+
+interface Batch {
+  /** Messages taken from the source and not yet reported. */
+  outstanding: number;
+  /** onResult promises not yet settled. */
+  pendingResults: number;
+  error: unknown;
+  failed: boolean;
+  wake: (() => void) | undefined;
+}
+
+export class PushClient {
+  private readonly concurrency: number;
+  private readonly maxInFlightPerOrigin: number;
+  private readonly connectionsPerOrigin: number;
+  private readonly requestTimeoutMs: number;
+  private readonly maxPauseWaitMs: number;
+  private readonly defaultRetryAfterMs: number;
+  private readonly maxRetryAfterMs: number;
+  private readonly transportFailuresBeforePause: number;
+  private readonly transportFailurePauseMs: number;
+  private readonly maxParked: number;
+  private readonly encryptor: PushEncryptor;
+  private readonly ownsEncryptor: boolean;
+  private readonly vapidTokens: VapidTokenCache;
+  private readonly clock: Clock;
+  private readonly poolOptions: Pool.Options;
+  private readonly allowOrigin: ((origin: string) => boolean) | undefined;
+  private readonly onOriginPaused: ((origin: string, until: number, reason: string) => void) | undefined;
+
+  private readonly origins = new Map<string, OriginState>();
+  /** Origins with parked messages, in the order they got them. */
+  private readonly parkedOrigins = new Set<OriginState>();
+  private inFlight = 0;
+  private parkedCount = 0;
+  private readonly roomWaiters = new Set<() => void>();
+  private readonly idleWaiters: Array<() => void> = [];
+  private closing = false;
+  private closePromise: Promise<void> | undefined;
+
+  constructor(options: PushClientOptions = {}) {
+    this.concurrency = Math.max(1, options.concurrency ?? 200);
+    this.maxInFlightPerOrigin = Math.max(1, options.maxInFlightPerOrigin ?? this.concurrency);
+    this.connectionsPerOrigin = Math.max(1, options.connectionsPerOrigin ?? 32);
+    this.requestTimeoutMs = Math.max(1, options.requestTimeoutMs ?? 15_000);
+    this.maxPauseWaitMs = Math.max(0, options.maxPauseWaitMs ?? 5_000);
+    this.defaultRetryAfterMs = options.defaultRetryAfterMs ?? 60_000;
+    this.maxRetryAfterMs = options.maxRetryAfterMs ?? 24 * 60 * 60 * 1000;
+    this.transportFailuresBeforePause = Math.max(1, options.transportFailuresBeforePause ?? 10);
+    this.transportFailurePauseMs = options.transportFailurePauseMs ?? 30_000;
+    this.maxParked = Math.max(1, options.maxParked ?? this.concurrency * 4);
+    this.ownsEncryptor = !options.encryptor;
+    this.encryptor =
+      options.encryptor ??
+      createEncryptionPool({ threads: options.encryptionThreads ?? Math.min(4, os.availableParallelism()) });
+    this.vapidTokens = options.vapidTokens ?? new VapidTokenCache({ clock: options.clock });
+    this.clock = options.clock ?? systemClock;
+    this.allowOrigin = options.allowOrigin;
+    this.onOriginPaused = options.onOriginPaused;
+    const keepAlive = options.keepAliveTimeoutMs ?? 30_000;
+    this.poolOptions = {
+      connections: this.connectionsPerOrigin,
+      // undici's own timers are idle timers; the overall deadline is ours, so theirs only need to be no longer.
+      connectTimeout: Math.min(10_000, this.requestTimeoutMs),
+      headersTimeout: this.requestTimeoutMs,
+      bodyTimeout: this.requestTimeoutMs,
+      keepAliveTimeout: keepAlive,
+      keepAliveMaxTimeout: Math.max(keepAlive, 60_000),
+      // Push services answer with a few bytes; anything huge is not worth reading.
+      maxResponseSize: 64 * 1024,
+      allowH2: options.allowH2 ?? false,
+      connect: options.connect,
+    };
+  }
+
+  /** Sends one message. Never rejects for a push failure: the outcome says what happened. */
+  send<Ref>(message: PushMessage<Ref>): Promise<PushOutcome> {
+    if (this.closing) return Promise.reject(new PushClientClosedError());
+    return new Promise((resolve) => this.admit(new Job(this, message, resolve)));
+  }
+
+  /**
+   * Sends every message from `messages` (an array, a generator or an async
+   * generator that pages through the audience), at most `concurrency` at a
+   * time, calling `onResult` once per message as its outcome is known.
+   *
+   * Messages are pulled only when there is room, so memory stays bounded
+   * whatever the source's size. If `onResult` returns a promise, the batch
+   * counts it as in flight until it settles (a slow database slows the sending
+   * down instead of piling up results). If it throws or rejects, no further
+   * messages are pulled and sendAll rejects once those in flight are reported.
+   * After close(), it stops pulling and resolves with `stopped: true`.
+   */
+  async sendAll<Ref>(
+    messages: Iterable<PushMessage<Ref>> | AsyncIterable<PushMessage<Ref>>,
+    onResult: (message: PushMessage<Ref>, outcome: PushOutcome) => void | Promise<void>,
+  ): Promise<SendAllSummary> {
+    if (this.closing) throw new PushClientClosedError();
+    const counts: Record<PushOutcomeKind, number> = { sent: 0, gone: 0, 'rate-limited': 0, deferred: 0, retryable: 0, failed: 0 };
+    let total = 0;
+    const batch: Batch = { outstanding: 0, pendingResults: 0, error: undefined, failed: false, wake: undefined };
+    const wakeBatch = () => {
+      const wake = batch.wake;
+      batch.wake = undefined;
+      wake?.();
+    };
+    const fail = (error: unknown) => {
+      if (!batch.failed) {
+        batch.failed = true;
+        batch.error = error;
+      }
+    };
+    const report = (message: PushMessage<Ref>, outcome: PushOutcome) => {
+      counts[outcome.kind]++;
+      total++;
+      batch.outstanding--;
+      let result: void | Promise<void> = undefined;
+      try {
+        result = onResult(message, outcome);
+      } catch (error) {
+        fail(error);
+      }
+      if (result && typeof result.then === 'function') {
+        batch.pendingResults++;
+        result.then(
+          () => {
+            batch.pendingResults--;
+            wakeBatch();
+          },
+          (error: unknown) => {
+            fail(error);
+            batch.pendingResults--;
+            wakeBatch();
+          },
+        );
+      }
+      wakeBatch();
+    };
+
+    const iterator =
+      Symbol.asyncIterator in messages
+        ? (messages as AsyncIterable<PushMessage<Ref>>)[Symbol.asyncIterator]()
+        : (messages as Iterable<PushMessage<Ref>>)[Symbol.iterator]();
+    let exhausted = false;
+    try {
+      while (!batch.failed && !this.closing) {
+        if (!this.hasRoom() || batch.pendingResults >= this.concurrency) {
+          await this.waitForRoom(batch);
+          continue;
+        }
+        const next = await iterator.next();
+        if (next.done) {
+          exhausted = true;
+          break;
+        }
+        const message = next.value;
+        batch.outstanding++;
+        this.admit(new Job(this, message as PushMessage<unknown>, (outcome) => report(message, outcome)));
+      }
+    } catch (error) {
+      fail(error);
+    }
+    if (!exhausted) {
+      // Let a generator run its finally blocks (close a database cursor, say).
+      try {
+        await iterator.return?.();
+      } catch (error) {
+        fail(error);
+      }
+    }
+    while (batch.outstanding > 0 || batch.pendingResults > 0) {
+      await new Promise<void>((resolve) => (batch.wake = resolve));
+    }
+    if (batch.failed) throw batch.error;
+    return { total, counts, stopped: !exhausted };
+  }
+
+  /** Counts for monitoring and tests. */
+  stats(): PushClientStats {
+    return {
+      inFlight: this.inFlight,
+      parked: this.parkedCount,
+      origins: [...this.origins.values()].map((o) => ({
+        origin: o.origin,
+        inFlight: o.inFlight,
+        parked: o.parked.length,
+        paused: o.paused,
+        pausedUntil: o.paused ? o.pausedUntil : null,
+        connections: o.pool.stats.connected,
+      })),
+    };
+  }
+
+  /**
+   * Graceful close: takes no new messages, reports parked ones as deferred,
+   * lets requests in flight finish (each within its deadline), then closes
+   * the connections and the encryption threads.
+   */
+  close(): Promise<void> {
+    this.closePromise ??= this.shutDown();
+    return this.closePromise;
+  }
+
+  private async shutDown(): Promise<void> {
+    this.closing = true;
+    for (const wake of [...this.roomWaiters]) wake();
+    const now = this.clock.now();
+    for (const origin of this.origins.values()) {
+      for (const job of origin.parked.splice(0)) this.finish(job, { kind: 'deferred', retryAt: now, reason: 'Herald is shutting down' });
+      if (origin.pauseTimer) clearTimeout(origin.pauseTimer);
+    }
+    this.parkedOrigins.clear();
+    this.parkedCount = 0;
+    if (this.inFlight > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    await Promise.all([...this.origins.values()].map((o) => o.pool.close()));
+    this.origins.clear();
+    if (this.ownsEncryptor) await this.encryptor.close();
+  }
+
+  // ---- scheduling ---------------------------------------------------------
+
+  private hasRoom(): boolean {
+    return this.inFlight < this.concurrency && this.parkedCount < this.maxParked;
+  }
+
+  private waitForRoom(batch: Batch): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const wake = () => {
+        this.roomWaiters.delete(wake);
+        if (batch.wake === wake) batch.wake = undefined;
+        resolve();
+      };
+      this.roomWaiters.add(wake);
+      // Results settling also make room for a batch held by pendingResults.
+      batch.wake = wake;
+    });
+  }
+
+  /** Decides what to do with a message just taken: fail it, start it, hold it or defer it. */
+  private admit(job: Job): void {
+    const { message } = job;
+    let url: URL;
+    try {
+      url = new URL(message.endpoint);
+    } catch {
+      return this.finish(job, { kind: 'failed', reason: 'The subscription endpoint is not a URL' });
+    }
+    if (isPermanentlyRemovedEndpoint(message.endpoint)) {
+      return this.finish(job, { kind: 'gone', status: 410, reason: 'The browser revoked this subscription (its endpoint is on .invalid)' });
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+      return this.finish(job, { kind: 'failed', reason: 'The subscription endpoint must be an https URL' });
+    }
+    if (this.allowOrigin && !this.allowOrigin(url.origin)) {
+      return this.finish(job, { kind: 'failed', reason: `${url.origin} is not a known push service` });
+    }
+    if (!Number.isInteger(message.ttl) || message.ttl < 0) {
+      return this.finish(job, { kind: 'failed', reason: 'TTL must be a whole number of seconds' });
+    }
+    if (message.topic !== undefined && !isValidTopic(message.topic)) {
+      return this.finish(job, { kind: 'failed', reason: 'Topic must be 1 to 32 letters or digits' });
+    }
+    try {
+      job.keys = typeof message.keys.p256dh === 'string' ? decodeSubscriberKeys(message.keys as EncodedSubscriberKeys) : (message.keys as SubscriberKeys);
+      job.authorization = this.vapidTokens.authorization(url.origin, message.vapid);
+      job.origin = this.originState(url.origin);
+    } catch (error) {
+      return this.finish(job, { kind: 'failed', reason: errorMessage(error) });
+    }
+    job.path = url.pathname + url.search;
+    this.route(job);
+  }
+
+  private route(job: Job): void {
+    const origin = job.origin;
+    if (this.closing) return this.finish(job, { kind: 'deferred', retryAt: this.clock.now(), reason: 'Herald is shutting down' });
+    if (origin.paused && origin.pausedUntil - this.clock.now() > this.maxPauseWaitMs) {
+      return this.finish(job, { kind: 'deferred', retryAt: origin.pausedUntil, reason: `${origin.origin} is paused` });
+    }
+    if (this.isReady(origin) && this.inFlight < this.concurrency) return this.start(job);
+    origin.parked.push(job);
+    this.parkedCount++;
+    this.parkedOrigins.add(origin);
+    // The pause timer must keep the process alive while messages wait for it.
+    origin.pauseTimer?.ref();
+  }
+
+  private isReady(origin: OriginState): boolean {
+    if (origin.paused) return false;
+    return origin.inFlight < (origin.probing ? 1 : this.maxInFlightPerOrigin);
+  }
+
+  /** Starts parked messages whose origin is ready, then lets batches take more. */
+  private schedule(): void {
+    if (this.parkedCount > 0) {
+      for (const origin of this.parkedOrigins) {
+        if (this.inFlight >= this.concurrency) break;
+        while (origin.parked.length > 0 && this.inFlight < this.concurrency && this.isReady(origin)) {
+          this.parkedCount--;
+          this.start(origin.parked.shift()!);
+        }
+        if (origin.parked.length === 0) this.parkedOrigins.delete(origin);
+      }
+    }
+    if (this.roomWaiters.size > 0 && this.hasRoom()) for (const wake of [...this.roomWaiters]) wake();
+  }
+
+  private start(job: Job): void {
+    this.inFlight++;
+    job.origin.inFlight++;
+    job.origin.lastUsed = Date.now();
+    if (job.body) return this.dispatch(job);
+    this.encryptor.encrypt(job.message.payload, job.keys).then(
+      (body) => {
+        job.body = body;
+        const origin = job.origin;
+        // A 429 may have paused the origin while this message was being encrypted.
+        if (!origin.paused) return this.dispatch(job);
+        this.release(job);
+        this.route(job);
+        this.schedule();
+      },
+      (error: unknown) => {
+        this.release(job);
+        this.finish(job, { kind: 'failed', reason: errorMessage(error) });
+        this.schedule();
+      },
+    );
+  }
+
+  private dispatch(job: Job): void {
+    const { message, origin } = job;
+    const ttl = Math.min(message.ttl, MAX_TTL_SECONDS);
+    const last = origin.headersFor;
+    if (!origin.headers || last.authorization !== job.authorization || last.ttl !== ttl || last.urgency !== message.urgency || last.topic !== message.topic) {
+      // Lower-case names: HTTP/2 requires them, HTTP/1.1 does not care.
+      const headers: Record<string, string> = {
+        ttl: String(ttl),
+        'content-encoding': 'aes128gcm',
+        'content-type': 'application/octet-stream',
+        authorization: job.authorization,
+      };
+      if (message.urgency) headers.urgency = message.urgency;
+      if (message.topic) headers.topic = message.topic;
+      origin.headers = headers;
+      origin.headersFor = { authorization: job.authorization, ttl, urgency: message.urgency, topic: message.topic };
+    }
+    job.timer = setTimeout(() => this.onDeadline(job), this.requestTimeoutMs);
+    try {
+      origin.pool.dispatch({ method: 'POST', path: job.path, headers: origin.headers, body: job.body!, idempotent: false, blocking: true }, job);
+    } catch (error) {
+      this.onAnswer(job, error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  private onDeadline(job: Job): void {
+    if (job.finished) return;
+    const error = new RequestDeadlineError(this.requestTimeoutMs);
+    // Aborting destroys the socket, so a black-holed endpoint does not keep it.
+    job.controller?.abort(error);
+    this.onAnswer(job, error);
+  }
+
+  /** @internal Called by a request handler when undici is done with its request: an answer, or an error. */
+  onAnswer(job: Job, error: Error | undefined): void {
+    if (job.finished) return;
+    clearTimeout(job.timer);
+    this.release(job);
+    let outcome: PushOutcome;
+    if (job.status >= 200) {
+      // The status line arrived: it decides, even if the body then failed.
+      job.origin.transportFailures = 0;
+      outcome = this.classify(job);
+    } else {
+      outcome = this.transportFailure(job, error ?? new Error('the connection closed without an answer'));
+    }
+    this.finish(job, outcome);
+    this.schedule();
+  }
+
+  private release(job: Job): void {
+    this.inFlight--;
+    job.origin.inFlight--;
+    if (this.inFlight === 0 && this.idleWaiters.length > 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  private classify(job: Job): PushOutcome {
+    const status = job.status;
+    const origin = job.origin;
+    if (origin.probing && status !== 429) origin.probing = false;
+    if (SUCCESS_STATUSES.has(status)) return { kind: 'sent', status };
+    const body = job.reasonText();
+    const reason = body ? `${status} ${body}` : String(status);
+    if (status === 404 || status === 410) return { kind: 'gone', status, reason };
+    if (status === 429) {
+      const delay = this.retryDelay(job.retryAfter) ?? this.defaultRetryAfterMs;
+      const retryAt = this.pause(origin, delay, `429 Too Many Requests`);
+      return { kind: 'rate-limited', status: 429, retryAt, reason };
+    }
+    if (status >= 500) {
+      const delay = this.retryDelay(job.retryAfter);
+      if (delay === undefined) return { kind: 'retryable', status, reason };
+      // RFC 9110 §15.6.4: 503 with Retry-After asks the client to stay away that long.
+      const retryAt = status === 503 ? this.pause(origin, delay, '503 Service Unavailable') : this.clock.now() + delay;
+      return { kind: 'retryable', status, retryAt, reason };
+    }
+    if (status === 401 || status === 403) return { kind: 'failed', status, reason: `VAPID rejected: ${reason}`, vapidRejected: true };
+    return { kind: 'failed', status, reason };
+  }
+
+  private transportFailure(job: Job, error: Error): PushOutcome {
+    const origin = job.origin;
+    const reason = error instanceof RequestDeadlineError ? `timeout: ${error.message}` : `connection: ${describeError(error)}`;
+    if (++origin.transportFailures >= this.transportFailuresBeforePause) {
+      origin.transportFailures = 0;
+      const retryAt = this.pause(origin, this.transportFailurePauseMs, `${this.transportFailuresBeforePause} failed requests in a row (${reason})`);
+      return { kind: 'retryable', retryAt, reason };
+    }
+    return { kind: 'retryable', reason };
+  }
+
+  private retryDelay(header: string | undefined): number | undefined {
+    const delay = parseRetryAfter(header, this.clock.now());
+    return delay === undefined ? undefined : Math.min(delay, this.maxRetryAfterMs);
+  }
+
+  /** Pauses an origin for `delayMs` (extending, never shortening, a pause in force). Returns when it ends. */
+  private pause(origin: OriginState, delayMs: number, reason: string): number {
+    const until = this.clock.now() + delayMs;
+    if (origin.paused && origin.pausedUntil >= until) return origin.pausedUntil;
+    origin.paused = true;
+    origin.pausedUntil = until;
+    if (origin.pauseTimer) clearTimeout(origin.pauseTimer);
+    origin.pauseTimer = setTimeout(() => this.resume(origin), delayMs);
+    if (origin.parked.length === 0) origin.pauseTimer.unref();
+    this.onOriginPaused?.(origin.origin, until, reason);
+    // Messages held for this origin will not be waited for if the pause is long.
+    if (delayMs > this.maxPauseWaitMs && origin.parked.length > 0) {
+      const held = origin.parked.splice(0);
+      this.parkedCount -= held.length;
+      this.parkedOrigins.delete(origin);
+      for (const job of held) this.finish(job, { kind: 'deferred', retryAt: until, reason: `${origin.origin} is paused` });
+    }
+    return until;
+  }
+
+  private resume(origin: OriginState): void {
+    origin.paused = false;
+    origin.pauseTimer = undefined;
+    origin.probing = true;
+    this.schedule();
+  }
+
+  private finish(job: Job, outcome: PushOutcome): void {
+    if (job.finished) return;
+    job.finished = true;
+    job.body = undefined;
+    job.deliver(outcome);
+  }
+
+  private originState(origin: string): OriginState {
+    const existing = this.origins.get(origin);
+    if (existing) return existing;
+    const state: OriginState = {
+      origin,
+      pool: new Pool(origin, this.poolOptions),
+      inFlight: 0,
+      parked: [],
+      paused: false,
+      pausedUntil: 0,
+      pauseTimer: undefined,
+      probing: false,
+      transportFailures: 0,
+      lastUsed: Date.now(),
+      headers: undefined,
+      headersFor: { authorization: '', ttl: -1, urgency: undefined, topic: undefined },
+    };
+    this.origins.set(origin, state);
+    this.dropIdleOrigins();
+    return state;
+  }
+
+  /** Push endpoints come from a handful of origins; keep the map from growing with odd ones. */
+  private dropIdleOrigins(): void {
+    if (this.origins.size <= 256) return;
+    const idleSince = Date.now() - 10 * 60 * 1000;
+    for (const [key, origin] of this.origins) {
+      if (origin.inFlight === 0 && origin.parked.length === 0 && !origin.paused && origin.lastUsed < idleSince) {
+        this.origins.delete(key);
+        void origin.pool.close();
+      }
+    }
+  }
+}
+
+function errorMessage(error: unknown): string {
+  if (error instanceof PushEncryptionError) return error.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+function describeError(error: Error): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  const cause = (error as { cause?: unknown }).cause;
+  const causeText = cause instanceof Error ? ` (${describeError(cause)})` : '';
+  return `${code ? `${code} ` : ''}${error.message}${causeText}`.trim();
+}

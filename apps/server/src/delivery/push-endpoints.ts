@@ -1,0 +1,51 @@
+// Which subscription endpoints Herald will POST to (security.md, "Outbound
+// requests"): browsers hand Herald these URLs, so an attacker could subscribe
+// with http://169.254.169.254/… and make the server send requests there.
+// Endpoints must be https on a known push service, or on an origin the
+// administrator lists (EXTRA_PUSH_ORIGINS, e.g. a test push service).
+
+/** Push-service hosts of the browsers web-push.md lists, exact or as a parent domain. */
+const KNOWN_PUSH_HOSTS = ['fcm.googleapis.com', 'android.googleapis.com', 'push.services.mozilla.com', 'push.apple.com', 'notify.windows.com'];
+
+export type PushEndpointCheck = { ok: true; origin: string } | { ok: false; reason: string };
+
+function isKnownPushHost(hostname: string): boolean {
+  return KNOWN_PUSH_HOSTS.some((known) => hostname === known || hostname.endsWith(`.${known}`));
+}
+
+/**
+ * Checks an endpoint against the policy. `extraOrigins` are exact origins
+ * (scheme://host[:port]) an administrator allowed; they may be http.
+ */
+export function checkPushEndpoint(endpoint: string, extraOrigins: readonly string[] = []): PushEndpointCheck {
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    return { ok: false, reason: 'The subscription endpoint is not a URL' };
+  }
+  if (extraOrigins.includes(url.origin)) return { ok: true, origin: url.origin };
+  if (url.protocol !== 'https:') return { ok: false, reason: 'The subscription endpoint must be an https URL' };
+  if (url.username || url.password) return { ok: false, reason: 'The subscription endpoint must not carry credentials' };
+  if (!isKnownPushHost(url.hostname)) return { ok: false, reason: `${url.hostname} is not a known push service` };
+  return { ok: true, origin: url.origin };
+}
+
+/** For PushClientOptions.allowOrigin: the same policy, by origin. */
+export function pushOriginPolicy(extraOrigins: readonly string[] = []): (origin: string) => boolean {
+  return (origin) => checkPushEndpoint(`${origin}/`, extraOrigins).ok;
+}
+
+/**
+ * Chrome replaces the endpoint of a subscription it has revoked with one on
+ * `permanently-removed.invalid`; `.invalid` can never resolve (RFC 6761 §6.4),
+ * so such a subscriber is gone, not failing.
+ */
+export function isPermanentlyRemovedEndpoint(endpoint: string): boolean {
+  try {
+    const hostname = new URL(endpoint).hostname;
+    return hostname === 'invalid' || hostname.endsWith('.invalid');
+  } catch {
+    return false;
+  }
+}

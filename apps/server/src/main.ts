@@ -1,15 +1,17 @@
 // Herald's command line. One program, several roles:
-//   serve                         API + dashboard (+ scheduler and workers in-process)
+//   serve [--no-scheduler] [--no-worker]
+//                                 API + dashboard (+ scheduler and delivery workers in-process)
+//   scheduler                     claims due work (scheduled sends, recurring runs, feeds)
+//   worker                        takes delivery jobs from Redis (REDIS_URL)
 //   migrate                       bring the database schema up to date
 //   user create --email E --name N [--password P]
 //   user reset-password --email E [--password P]
 // Passwords not given as flags are read from the HERALD_PASSWORD variable or stdin.
 import readline from 'node:readline/promises';
 import { parseArgs } from 'node:util';
-import { buildApp } from './app';
-import { bootstrapServe } from './serve';
 import { ConfigError, loadConfig, type Config } from './config';
 import { createAuthService } from './features/auth/service';
+import { RoleError, runRole } from './roles';
 import { openRuntime } from './runtime';
 
 async function readPassword(flag: string | undefined): Promise<string> {
@@ -78,8 +80,20 @@ async function main(argv: string[]): Promise<number> {
 
   switch (role) {
     case 'serve':
-      await bootstrapServe(config, buildApp);
+    case 'scheduler':
+    case 'worker': {
+      const { values } = parseArgs({ args, options: { 'no-scheduler': { type: 'boolean' }, 'no-worker': { type: 'boolean' } } });
+      try {
+        await runRole(config, role, { scheduler: !values['no-scheduler'], worker: !values['no-worker'] });
+      } catch (error) {
+        if (error instanceof RoleError) {
+          console.error(error.message);
+          return 2;
+        }
+        throw error;
+      }
       return -1; // keeps running until a signal
+    }
     case 'migrate': {
       const runtime = await openRuntime({ ...config, logLevel: 'warn' }, { migrate: false });
       const { migrateToLatest } = await import('./db/migrate');
@@ -91,7 +105,7 @@ async function main(argv: string[]): Promise<number> {
     case 'user':
       return userCommand(config, args);
     default:
-      console.error(`Unknown command "${role}". Commands: serve, migrate, user`);
+      console.error(`Unknown command "${role}". Commands: serve, scheduler, worker, migrate, user`);
       return 2;
   }
 }

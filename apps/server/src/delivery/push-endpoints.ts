@@ -13,21 +13,37 @@ function isKnownPushHost(hostname: string): boolean {
   return KNOWN_PUSH_HOSTS.some((known) => hostname === known || hostname.endsWith(`.${known}`));
 }
 
+/** Spaces, control characters and backslashes: WHATWG URL parsing drops them or turns them into `/`. */
+function hasCharactersUrlParsersRewrite(value: string): boolean {
+  for (let i = 0; i < value.length; i += 1) {
+    const code = value.charCodeAt(i);
+    if (code <= 0x20 || code === 0x7f || code === 0x5c || code === 0xa0) return true;
+  }
+  return false;
+}
+
 /**
  * Checks an endpoint against the policy. `extraOrigins` are exact origins
  * (scheme://host[:port]) an administrator allowed; they may be http.
  */
 export function checkPushEndpoint(endpoint: string, extraOrigins: readonly string[] = []): PushEndpointCheck {
+  // The endpoint is stored and POSTed to exactly as the browser gave it;
+  // characters a URL parser would quietly strip or rewrite make it ambiguous.
+  if (hasCharactersUrlParsersRewrite(endpoint)) return { ok: false, reason: 'The subscription endpoint must be a URL' };
   let url: URL;
   try {
     url = new URL(endpoint);
   } catch {
-    return { ok: false, reason: 'The subscription endpoint is not a URL' };
+    return { ok: false, reason: 'The subscription endpoint must be a URL' };
   }
-  if (extraOrigins.includes(url.origin)) return { ok: true, origin: url.origin };
-  if (url.protocol !== 'https:') return { ok: false, reason: 'The subscription endpoint must be an https URL' };
-  if (url.username || url.password) return { ok: false, reason: 'The subscription endpoint must not carry credentials' };
-  if (!isKnownPushHost(url.hostname)) return { ok: false, reason: `${url.hostname} is not a known push service` };
+  if (extraOrigins.includes(url.origin) && !url.username && !url.password) return { ok: true, origin: url.origin };
+  if (url.protocol !== 'https:') return { ok: false, reason: 'The subscription endpoint must be an https:// URL' };
+  if (url.username || url.password || url.port !== '' || !isKnownPushHost(url.hostname)) {
+    return {
+      ok: false,
+      reason: `The subscription endpoint is not on a known push service (${url.host}); Herald accepts endpoints from Google FCM, Mozilla, Apple and Microsoft push services`,
+    };
+  }
   return { ok: true, origin: url.origin };
 }
 

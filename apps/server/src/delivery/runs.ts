@@ -79,6 +79,8 @@ export interface RunForSending {
   run: RunRow;
   notification: NotificationRow;
   site: SiteRow;
+  /** The site owner's email: the VAPID contact of a site not yet on https. */
+  ownerEmail: string | undefined;
 }
 
 export async function loadRunForSending(db: Db, runId: string): Promise<RunForSending | undefined> {
@@ -87,7 +89,8 @@ export async function loadRunForSending(db: Db, runId: string): Promise<RunForSe
   const notification = await db.selectFrom('notifications').selectAll().where('id', '=', run.notification_id).executeTakeFirst();
   const site = await db.selectFrom('sites').selectAll().where('id', '=', run.site_id).executeTakeFirst();
   if (!notification || !site) return undefined;
-  return { run, notification, site };
+  const owner = await db.selectFrom('users').select('email').where('id', '=', site.user_id).executeTakeFirst();
+  return { run, notification, site, ownerEmail: owner?.email };
 }
 
 /** A one-time notification shows its single run's state (spec §4 statuses). */

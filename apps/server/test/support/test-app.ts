@@ -31,7 +31,11 @@ export interface TestApp {
   runtime: Runtime;
   config: Config;
   dataDir: string;
-  request<T = any>(method: string, url: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<TestResponse<T>>;
+  request<T = any>(
+    method: string,
+    url: string,
+    options?: { token?: string; body?: unknown; headers?: Record<string, string>; remoteAddress?: string },
+  ): Promise<TestResponse<T>>;
   /** Creates a verified user directly and signs them in through the API. */
   createUser(overrides?: Partial<Pick<TestUser, 'email' | 'password' | 'name'>>): Promise<TestUser>;
   /** Creates a site through the API. */
@@ -60,6 +64,7 @@ export async function createTestApp(options: { env?: Record<string, string>; clo
       method: method as 'GET',
       url,
       headers,
+      ...(opts.remoteAddress ? { remoteAddress: opts.remoteAddress } : {}),
       ...(opts.body !== undefined ? { payload: opts.body as object } : {}),
     });
     let body: unknown = response.body;

@@ -1,61 +1,17 @@
 import crypto from 'node:crypto';
 import type { PushSubscriptionInput } from '@herald/contracts';
+import { checkPushEndpoint as checkEndpointPolicy } from '../../delivery/push-endpoints';
 import { badRequest } from '../../platform/errors';
 
 /**
- * Hosts of the push services browsers hand out endpoints for (web-push guide,
- * "How the big push services behave"). Herald POSTs to whatever endpoint a
- * subscriber sends, so anything else would make the public subscribe API an
- * SSRF door (security guide, "Outbound requests").
- */
-const PUSH_SERVICE_HOSTS = new Set([
-  'fcm.googleapis.com', // Chrome, Edge on Android, Opera, Samsung Internet
-  'android.googleapis.com', // legacy GCM endpoints still held by old Chrome subscriptions
-  'updates.push.services.mozilla.com', // Firefox
-  'web.push.apple.com', // Safari 16+, iOS 16.4+ home-screen apps
-]);
-const PUSH_SERVICE_HOST_SUFFIXES = [
-  '.push.services.mozilla.com', // Mozilla autopush regional hosts
-  '.notify.windows.com', // Microsoft WNS (Edge on Windows)
-];
-
-function isKnownPushServiceHost(hostname: string): boolean {
-  return PUSH_SERVICE_HOSTS.has(hostname) || PUSH_SERVICE_HOST_SUFFIXES.some((suffix) => hostname.endsWith(suffix) && hostname.length > suffix.length);
-}
-
-/** Spaces, control characters and backslashes (WHATWG URL parsing drops or turns them into `/`). */
-function hasCharactersUrlParsersRewrite(value: string): boolean {
-  for (let i = 0; i < value.length; i += 1) {
-    const code = value.charCodeAt(i);
-    if (code <= 0x20 || code === 0x7f || code === 0x5c || code === 0xa0) return true;
-  }
-  return false;
-}
-
-/**
- * Accepts an https endpoint on a known push service (default port, no user
- * name or password in it), or one whose origin an administrator listed in
- * EXTRA_PUSH_ORIGINS (exact origin match; tests admit their local push
- * service this way).
+ * Herald POSTs to whatever endpoint a subscriber sends, so only push services
+ * (or origins an administrator listed in EXTRA_PUSH_ORIGINS) are accepted:
+ * anything else would make the public subscribe API an SSRF door (security
+ * guide, "Outbound requests"). The policy is the push client's own.
  */
 export function checkPushEndpoint(endpoint: string, extraPushOrigins: readonly string[]): string {
-  // The endpoint is stored and later POSTed to exactly as the browser gave it;
-  // characters a URL parser would quietly strip or rewrite make it ambiguous.
-  if (hasCharactersUrlParsersRewrite(endpoint)) throw badRequest('subscription.endpoint must be a URL', 'invalid_subscription');
-  let url: URL;
-  try {
-    url = new URL(endpoint);
-  } catch {
-    throw badRequest('subscription.endpoint must be a URL', 'invalid_subscription');
-  }
-  if (extraPushOrigins.includes(url.origin) && !url.username && !url.password) return endpoint;
-  if (url.protocol !== 'https:') throw badRequest('subscription.endpoint must be an https:// URL', 'invalid_subscription');
-  if (url.username || url.password || url.port !== '' || !isKnownPushServiceHost(url.hostname)) {
-    throw badRequest(
-      `subscription.endpoint is not on a known push service (${url.host}); Herald accepts endpoints from Google FCM, Mozilla, Apple and Microsoft push services`,
-      'invalid_subscription',
-    );
-  }
+  const check = checkEndpointPolicy(endpoint, extraPushOrigins);
+  if (!check.ok) throw badRequest(check.reason.replace(/^The subscription endpoint/, 'subscription.endpoint'), 'invalid_subscription');
   return endpoint;
 }
 

@@ -3,12 +3,6 @@ import type { Database, SubscriberRow, SubscribersTable } from '../../db/schema'
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-const HOUR_MS = 3_600_000;
-
-export function hourStartOf(millis: number): number {
-  return Math.floor(millis / HOUR_MS) * HOUR_MS;
-}
-
 export async function siteExists(db: Db, siteId: string): Promise<boolean> {
   return (await db.selectFrom('sites').select('id').where('id', '=', siteId).executeTakeFirst()) !== undefined;
 }
@@ -141,17 +135,6 @@ export async function adjustActiveSubscriberCount(db: Db, siteId: string, delta:
     .set({ active_subscriber_count: sql<number>`active_subscriber_count + ${delta}` })
     .where('id', '=', siteId)
     .execute();
-}
-
-/** Adds one to the site's subscribed or unsubscribed figure for the hour of `at` (the dashboard reads stats_hourly). */
-export async function countHourlySubscriberEvent(db: Db, siteId: string, at: number, event: 'subscribed' | 'unsubscribed'): Promise<void> {
-  const hourStart = hourStartOf(at);
-  const query = db.insertInto('stats_hourly').values({ site_id: siteId, hour_start: hourStart, [event]: 1 });
-  if (event === 'subscribed') {
-    await query.onConflict((oc) => oc.columns(['site_id', 'hour_start']).doUpdateSet({ subscribed: sql<number>`stats_hourly.subscribed + 1` })).execute();
-  } else {
-    await query.onConflict((oc) => oc.columns(['site_id', 'hour_start']).doUpdateSet({ unsubscribed: sql<number>`stats_hourly.unsubscribed + 1` })).execute();
-  }
 }
 
 export interface SubscriberFilters {

@@ -13,6 +13,7 @@ import { runSubscriberCreatedHooks } from './hooks';
 import { checkPushSubscription, endpointHash } from './push-subscription';
 import * as repo from './repository';
 import { USER_AGENT_MAX_LENGTH, describeUserAgent } from './user-agent';
+import { addToHourlyStats } from '../analytics/hourly-stats';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -46,12 +47,12 @@ export function toSubscriberResponse(row: SubscriberRow, tags: string[]): Subscr
 
 async function countActivation(trx: Db, siteId: string, now: number): Promise<void> {
   await repo.adjustActiveSubscriberCount(trx, siteId, 1);
-  await repo.countHourlySubscriberEvent(trx, siteId, now, 'subscribed');
+  await addToHourlyStats(trx, siteId, now, { subscribed: 1 });
 }
 
 async function countDeactivation(trx: Db, siteId: string, now: number): Promise<void> {
   await repo.adjustActiveSubscriberCount(trx, siteId, -1);
-  await repo.countHourlySubscriberEvent(trx, siteId, now, 'unsubscribed');
+  await addToHourlyStats(trx, siteId, now, { unsubscribed: 1 });
 }
 
 /** Runs `work` in a transaction, or inside the caller's when `db` already is one. */

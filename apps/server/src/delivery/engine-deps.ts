@@ -1,0 +1,9 @@
+import type { AppContext } from '../context';
+import type { JobQueue } from '../jobs/queue';
+import type { PushClient } from './push-client';
+
+/** What the fan-out and batch-sending jobs need. */
+export interface DeliveryDeps extends Pick<AppContext, 'db' | 'clock' | 'config' | 'secret' | 'log'> {
+  queue: JobQueue;
+  pushClient: PushClient;
+}

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { defineJob } from '../jobs/queue';
+import type { DeliveryDeps } from './engine-deps';
+import { selectAudiencePage } from './audience';
+import {
+  completeRunIfFinished,
+  extendRunLease,
+  insertPendingDeliveries,
+  loadRunForSending,
+  markFanoutDone,
+  pendingDeliveryIds,
+  recordFanoutPage,
+} from './runs';
+import { sendBatchJob } from './send-batch';
+
+export const fanOutRunJob = defineJob('fanout-run', z.object({ runId: z.string(), recover: z.boolean().default(false) }));
+
+const AUDIENCE_PAGE_SIZE = 1000;
+export const BATCH_SIZE = 250;
+/** Fan-out waits while this many batches are queued, so memory stays flat in audience size. */
+const MAX_QUEUED_BATCHES = 16;
+
+function chunk<T>(items: T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
+  return chunks;
+}
+
+/**
+ * Turns a claimed run into delivery rows and batch jobs. Pages through the
+ * audience by subscriber id (keyset pagination: memory is flat in audience
+ * size), inserts one pending delivery per subscriber (unique per run, so a
+ * re-run skips what exists) and enqueues the pending ones in batches.
+ * With `recover`, first re-enqueues pending deliveries a lost job held.
+ */
+export async function fanOutRun(deps: DeliveryDeps, payload: { runId: string; recover: boolean }): Promise<void> {
+  const { db, clock, queue, config } = deps;
+  const loaded = await loadRunForSending(db, payload.runId);
+  if (!loaded || loaded.run.status !== 'sending') return;
+  const { run } = loaded;
+
+  const waitForRoom = async () => {
+    for (let waited = 0; (await queue.backlog(sendBatchJob)) > MAX_QUEUED_BATCHES; waited++) {
+      if (waited % 40 === 0) await extendRunLease(db, run.id, clock.now() + config.deliveryLeaseMs);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  const enqueueBatches = async (deliveryIds: number[]) => {
+    for (const ids of chunk(deliveryIds, BATCH_SIZE)) {
+      await waitForRoom();
+      await queue.enqueue(sendBatchJob, { runId: run.id, deliveryIds: ids });
+    }
+  };
+
+  if (payload.recover) {
+    for (let afterId = 0; ; ) {
+      const ids = await pendingDeliveryIds(db, run.id, { afterId, limit: AUDIENCE_PAGE_SIZE });
+      if (!ids.length) break;
+      await enqueueBatches(ids);
+      afterId = ids[ids.length - 1]!;
+      await extendRunLease(db, run.id, clock.now() + config.deliveryLeaseMs);
+    }
+  }
+
+  if (!run.fanout_done) {
+    let cursor = run.fanout_cursor;
+    for (;;) {
+      const subscriberIds = await selectAudiencePage(db, run, cursor, AUDIENCE_PAGE_SIZE);
+      if (!subscriberIds.length) break;
+      const now = clock.now();
+      cursor = subscriberIds[subscriberIds.length - 1]!;
+      const pageCursor = cursor;
+      await db.transaction().execute(async (trx) => {
+        const inserted = await insertPendingDeliveries(trx, run, subscriberIds, now);
+        await recordFanoutPage(trx, run, pageCursor, inserted, now + config.deliveryLeaseMs);
+      });
+      await enqueueBatches(await pendingDeliveryIds(db, run.id, { subscriberIds, limit: subscriberIds.length }));
+      if (subscriberIds.length < AUDIENCE_PAGE_SIZE) break;
+    }
+    await markFanoutDone(db, run.id);
+  }
+  // A run with nobody (left) to send to finishes here; otherwise the last batch finishes it.
+  await completeRunIfFinished(db, run.id, clock.now());
+}

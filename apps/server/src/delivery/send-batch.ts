@@ -1,0 +1,241 @@
+import { sql } from 'kysely';
+import { z } from 'zod';
+import type { RunRow } from '../db/schema';
+import { markSubscriberGone } from '../features/subscribers/service';
+import { defineJob } from '../jobs/queue';
+import { createDeliveryToken } from './delivery-token';
+import type { DeliveryDeps } from './engine-deps';
+import { NOTIFICATION_TTL_SECONDS, notificationContent, notificationTopic, siteVapidCredentials } from './notification-content';
+import { createPayloadTemplate } from './payload';
+import type { PushMessage, PushOutcome } from './push-client';
+import { addToRunCounters, claimDeliveries, completeRunIfFinished, extendRunLease, hasPendingDeliveries, loadRunForSending, loadSubscribersForSending } from './runs';
+
+export const sendBatchJob = defineJob(
+  'send-batch',
+  z.object({ runId: z.string(), deliveryIds: z.array(z.number().int().positive()).min(1).max(1000) }),
+);
+
+/** Results are written in groups: fewer transactions; a crash re-sends at most one group plus what was in flight. */
+const FLUSH_EVERY_RESULTS = 50;
+const FLUSH_EVERY_MS = 100;
+
+interface Claimed {
+  deliveryId: number;
+  subscriberId: string;
+  endpointHash: string | null;
+  attempts: number;
+}
+
+type Outcome = { claimed: Claimed; outcome: PushOutcome };
+
+/** Capped, jittered exponential backoff (reliability guide). */
+export function retryDelayMs(baseMs: number, attempts: number, random = Math.random): number {
+  const capped = Math.min(baseMs * 2 ** Math.max(0, attempts - 1), 5 * 60_000);
+  return Math.round(capped * (0.8 + 0.4 * random()));
+}
+
+/**
+ * Sends one batch of a run's deliveries: claims them (so no other worker sends
+ * them meanwhile), renders each subscriber's payload from one template, hands
+ * them to the push client, and records each result together with the counters.
+ */
+export async function sendBatch(deps: DeliveryDeps, payload: { runId: string; deliveryIds: number[] }): Promise<void> {
+  const { db, clock, config, secret, pushClient } = deps;
+  const loaded = await loadRunForSending(db, payload.runId);
+  if (!loaded || loaded.run.status !== 'sending') return;
+  const { run, notification, site, ownerEmail } = loaded;
+
+  const claimedRows = await claimDeliveries(db, payload.deliveryIds, clock.now(), config.deliveryLeaseMs);
+  if (!claimedRows.length) return;
+  const subscribers = new Map((await loadSubscribersForSending(db, claimedRows.map((c) => c.subscriber_id))).map((s) => [s.id, s]));
+  const claimed: Claimed[] = claimedRows.map((row) => ({
+    deliveryId: row.id,
+    subscriberId: row.subscriber_id,
+    endpointHash: subscribers.get(row.subscriber_id)?.endpoint_hash ?? null,
+    attempts: row.attempts,
+  }));
+
+  const results = new ResultWriter(deps, run);
+  let template: ReturnType<typeof createPayloadTemplate>;
+  let vapid: ReturnType<typeof siteVapidCredentials>;
+  try {
+    template = createPayloadTemplate(notificationContent(notification, site), config.publicUrl);
+    vapid = siteVapidCredentials(site, ownerEmail);
+  } catch (error) {
+    // Nothing of this batch can be sent (payload too large, no usable VAPID subject): say why on every delivery.
+    const reason = error instanceof Error ? error.message : String(error);
+    for (const c of claimed) results.add({ claimed: c, outcome: { kind: 'failed', reason } });
+    await results.flush();
+    await finishBatch(deps, run.id);
+    return;
+  }
+
+  const topic = notificationTopic(notification);
+  function* messages(): Generator<PushMessage<Claimed>> {
+    for (const c of claimed) {
+      const subscriber = subscribers.get(c.subscriberId);
+      if (!subscriber || !subscriber.is_active) {
+        // Unsubscribed between fan-out and sending: nothing is pushed.
+        results.add({ claimed: c, outcome: { kind: 'gone', status: 0, reason: 'Subscriber unsubscribed before sending' } });
+        continue;
+      }
+      yield {
+        ref: c,
+        endpoint: subscriber.endpoint,
+        keys: { p256dh: subscriber.p256dh, auth: subscriber.auth },
+        payload: template.render(createDeliveryToken(secret, c.deliveryId)),
+        vapid,
+        ttl: NOTIFICATION_TTL_SECONDS,
+        urgency: 'normal',
+        topic,
+      };
+    }
+  }
+
+  await pushClient.sendAll(messages(), (message, outcome) => results.record({ claimed: message.ref, outcome }));
+  await results.flush();
+  await finishBatch(deps, run.id);
+}
+
+async function finishBatch(deps: DeliveryDeps, runId: string): Promise<void> {
+  const { db, clock, config } = deps;
+  await extendRunLease(db, runId, clock.now() + config.deliveryLeaseMs);
+  if (!(await hasPendingDeliveries(db, runId))) await completeRunIfFinished(db, runId, clock.now());
+}
+
+/** Collects outcomes and writes them in groups, in order, one transaction per group. */
+class ResultWriter {
+  private pending: Outcome[] = [];
+  private lastFlush = Date.now();
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly deps: DeliveryDeps,
+    private readonly run: RunRow,
+  ) {}
+
+  /** Keeps an outcome for the next write. */
+  add(outcome: Outcome): void {
+    this.pending.push(outcome);
+  }
+
+  /** Keeps an outcome and writes the group when it is due; the push client waits for that write (a slow database slows sending). */
+  record(outcome: Outcome): Promise<void> | undefined {
+    this.add(outcome);
+    if (this.pending.length >= FLUSH_EVERY_RESULTS || Date.now() - this.lastFlush >= FLUSH_EVERY_MS) return this.flush();
+    return undefined;
+  }
+
+  flush(): Promise<void> {
+    const group = this.pending;
+    this.pending = [];
+    this.lastFlush = Date.now();
+    this.chain = this.chain.then(() => recordOutcomes(this.deps, this.run, group));
+    return this.chain;
+  }
+}
+
+/** Writes a group of results: delivery status, subscriber state and every counter, in one transaction. */
+async function recordOutcomes(deps: DeliveryDeps, run: RunRow, outcomes: Outcome[]): Promise<void> {
+  if (!outcomes.length) return;
+  const { db, clock, config, queue } = deps;
+  const now = clock.now();
+  const sent: number[] = [];
+  const failed: Array<{ id: number; error: string }> = [];
+  const gone: Array<{ claimed: Claimed; status: number; reason: string }> = [];
+  const retries: Array<{ id: number; error: string; at: number; counts: boolean }> = [];
+  // A message no push service took within its TTL is not worth sending any more.
+  const expired = (run.started_at ?? now) + NOTIFICATION_TTL_SECONDS * 1000 <= now;
+
+  for (const { claimed, outcome } of outcomes) {
+    switch (outcome.kind) {
+      case 'sent':
+        sent.push(claimed.deliveryId);
+        break;
+      case 'gone':
+        gone.push({ claimed, status: outcome.status, reason: outcome.reason });
+        break;
+      case 'failed':
+        failed.push({ id: claimed.deliveryId, error: outcome.reason });
+        break;
+      case 'retryable':
+        if (claimed.attempts >= config.deliveryMaxAttempts || expired) {
+          failed.push({ id: claimed.deliveryId, error: `${outcome.reason} (gave up after ${claimed.attempts} attempts)` });
+        } else {
+          const at = Math.max(outcome.retryAt ?? 0, now + retryDelayMs(config.deliveryRetryBaseMs, claimed.attempts));
+          retries.push({ id: claimed.deliveryId, error: outcome.reason, at, counts: true });
+        }
+        break;
+      case 'rate-limited':
+      case 'deferred':
+        // Back-pressure, not a failure of this message: it does not use up an attempt.
+        if (expired) failed.push({ id: claimed.deliveryId, error: `${outcome.reason} (not accepted within the message lifetime)` });
+        else retries.push({ id: claimed.deliveryId, error: outcome.reason, at: outcome.retryAt, counts: false });
+        break;
+    }
+  }
+
+  await db.transaction().execute(async (trx) => {
+    let sentCount = 0;
+    let failedCount = 0;
+    if (sent.length) {
+      const result = await trx
+        .updateTable('deliveries')
+        .set({ status: 'sent', sent_at: now, lease_until: null, next_attempt_at: null, error: null })
+        .where('id', 'in', sent)
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
+      sentCount += Number(result.numUpdatedRows);
+    }
+    for (const item of failed) {
+      const result = await trx
+        .updateTable('deliveries')
+        .set({ status: 'failed', lease_until: null, next_attempt_at: null, error: item.error.slice(0, 500) })
+        .where('id', '=', item.id)
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
+      failedCount += Number(result.numUpdatedRows);
+    }
+    for (const item of gone) {
+      const updated = await trx
+        .updateTable('deliveries')
+        .set({ status: 'gone', lease_until: null, next_attempt_at: null, error: item.reason.slice(0, 500) })
+        .where('id', '=', item.claimed.deliveryId)
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
+      if (!Number(updated.numUpdatedRows)) continue;
+      failedCount += 1;
+      // 404/410: the subscription is gone for good, unless it changed meanwhile (web-push guide).
+      if (item.status && item.claimed.endpointHash) await markSubscriberGone(trx, item.claimed.subscriberId, item.claimed.endpointHash, now);
+    }
+    for (const retry of retries) {
+      await trx
+        .updateTable('deliveries')
+        .set({
+          lease_until: null,
+          next_attempt_at: retry.at,
+          error: retry.error.slice(0, 500),
+          ...(retry.counts ? {} : { attempts: sql<number>`attempts - 1` }),
+        })
+        .where('id', '=', retry.id)
+        .where('status', '=', 'pending')
+        .execute();
+    }
+    await addToRunCounters(trx, run, now, { sent: sentCount, failed: failedCount });
+    if (retries.length) {
+      // The run must not look stalled while it waits for its retries.
+      await extendRunLease(trx, run.id, Math.max(...retries.map((r) => r.at)) + config.deliveryLeaseMs);
+    }
+  });
+
+  // Retries go back on the queue with their delay; if that job is lost, the
+  // run's lease runs out and the recovery sweep re-enqueues them.
+  const byTime = new Map<number, number[]>();
+  for (const retry of retries) {
+    const at = Math.ceil(retry.at / 250) * 250;
+    byTime.set(at, [...(byTime.get(at) ?? []), retry.id]);
+  }
+  for (const [at, ids] of byTime) {
+    await queue.enqueue(sendBatchJob, { runId: run.id, deliveryIds: ids }, { delayMs: Math.max(0, at - now) });
+  }
+}

@@ -1,0 +1,58 @@
+import type { AppContext } from './context';
+import type { DeliveryDeps } from './delivery/engine-deps';
+import { fanOutRun, fanOutRunJob } from './delivery/fan-out';
+import type { PushClient } from './delivery/push-client';
+import { sendBatch, sendBatchJob } from './delivery/send-batch';
+import { BullmqQueue } from './jobs/bullmq-queue';
+import { InProcessQueue } from './jobs/in-process-queue';
+import type { JobQueue } from './jobs/queue';
+import { featureDueWorkSources, registerFeatureJobs } from './jobs/features';
+import { Scheduler } from './jobs/scheduler';
+
+export interface EngineOptions {
+  /** Run the scheduler loop in this process. */
+  scheduler: boolean;
+  /** Take delivery jobs in this process. */
+  worker: boolean;
+  pushClient: PushClient;
+}
+
+export interface Engine {
+  queue: JobQueue;
+  scheduler: Scheduler | undefined;
+  /** Stops the scheduler, lets in-flight jobs finish and record, closes the queue and push pools. */
+  close(): Promise<void>;
+}
+
+/**
+ * The background half of Herald: the scheduler (what is due) and the delivery
+ * workers (fan-out and batch sending), over the in-process queue by default or
+ * BullMQ when REDIS_URL is set.
+ */
+export function startEngine(ctx: AppContext, options: EngineOptions): Engine {
+  const queue: JobQueue = ctx.config.redisUrl ? new BullmqQueue(ctx.config.redisUrl, ctx.log) : new InProcessQueue(ctx.log);
+  const deps: DeliveryDeps = { ...ctx, queue, pushClient: options.pushClient };
+
+  if (options.worker) {
+    queue.work(fanOutRunJob, (payload) => fanOutRun(deps, payload), { concurrency: 2 });
+    queue.work(sendBatchJob, (payload) => sendBatch(deps, payload), { concurrency: ctx.config.workerConcurrency });
+    registerFeatureJobs(ctx, queue);
+  }
+
+  let scheduler: Scheduler | undefined;
+  if (options.scheduler) {
+    scheduler = new Scheduler(ctx, queue, featureDueWorkSources(ctx, queue));
+    scheduler.start();
+    ctx.wakeScheduler = () => scheduler?.wake();
+  }
+
+  return {
+    queue,
+    scheduler,
+    async close() {
+      await scheduler?.stop();
+      await queue.close();
+      await options.pushClient.close();
+    },
+  };
+}

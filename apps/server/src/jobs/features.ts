@@ -1,0 +1,20 @@
+// What features add to the background engine: their jobs (name, zod payload,
+// handler) and their due-work sources (things the scheduler checks on every
+// tick, such as recurring schedules and feeds to poll). A feature adds one
+// line to each list it needs (see ARCHITECTURE.md, "Adding a feature").
+import type { AppContext } from '../context';
+import type { JobQueue } from './queue';
+import type { DueWorkSource } from './scheduler';
+
+/** Registers feature job handlers on a process that takes jobs. */
+export function registerFeatureJobs(ctx: AppContext, queue: JobQueue): void {
+  void ctx;
+  void queue;
+}
+
+/** The due-work sources a scheduler process checks on every tick. */
+export function featureDueWorkSources(ctx: AppContext, queue: JobQueue): DueWorkSource[] {
+  void ctx;
+  void queue;
+  return [];
+}

@@ -1,0 +1,106 @@
+import crypto from 'node:crypto';
+import type { AppContext } from '../context';
+import { fanOutRunJob } from '../delivery/fan-out';
+import { claimDueRuns, findStalledRuns, markNotificationSending, reclaimStalledRun } from '../delivery/runs';
+import type { JobQueue } from './queue';
+
+/**
+ * Something that turns time into due work (a recurring schedule, a feed to
+ * poll). It is called on every tick and must itself claim what it acts on,
+ * so two schedulers never act twice.
+ */
+export interface DueWorkSource {
+  name: string;
+  runDue(now: number): Promise<void>;
+}
+
+/**
+ * The scheduler asks the database what is due, claims it in one statement
+ * (so two schedulers never both take it) and hands it to the queue. It also
+ * takes over runs whose lease ran out: their worker died or their jobs were
+ * lost, and the database still knows what is unfinished.
+ */
+export class Scheduler {
+  readonly owner = `scheduler-${crypto.randomUUID()}`;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = true;
+
+  constructor(
+    private readonly ctx: Pick<AppContext, 'db' | 'clock' | 'config' | 'log'>,
+    private readonly queue: JobQueue,
+    private readonly sources: DueWorkSource[] = [],
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Ticks as soon as possible (a notification was just sent or scheduled now). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.schedule(0);
+  }
+
+  /** One pass: sources, due runs, stalled runs. Safe to call concurrently from several processes. */
+  async tick(): Promise<void> {
+    const { db, clock, config, log } = this.ctx;
+    for (const source of this.sources) {
+      try {
+        await source.runDue(clock.now());
+      } catch (error) {
+        log.error({ err: error, source: source.name }, 'due-work source failed');
+      }
+    }
+
+    for (;;) {
+      const now = clock.now();
+      const claimed = await claimDueRuns(db, now, this.owner, config.deliveryLeaseMs);
+      for (const run of claimed) {
+        await markNotificationSending(db, run.notification_id, now);
+        await this.queue.enqueue(fanOutRunJob, { runId: run.id, recover: false });
+      }
+      if (claimed.length < 50) break;
+    }
+
+    const now = clock.now();
+    for (const stalled of await findStalledRuns(db, now)) {
+      if (await reclaimStalledRun(db, stalled.id, stalled.lease_until, now, this.owner, config.deliveryLeaseMs)) {
+        log.warn({ runId: stalled.id }, 'run lease expired; resuming it');
+        await this.queue.enqueue(fanOutRunJob, { runId: stalled.id, recover: true });
+      }
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.loop(), delayMs);
+    this.timer.unref();
+  }
+
+  private async loop(): Promise<void> {
+    if (this.stopped || this.running) return;
+    this.running = this.tick()
+      .catch((error: unknown) => this.ctx.log.error({ err: error }, 'scheduler tick failed'))
+      .finally(() => {
+        this.running = undefined;
+      });
+    await this.running;
+    if (this.stopped) return;
+    const next = this.again ? 0 : this.ctx.config.schedulerIntervalMs;
+    this.again = false;
+    this.schedule(next);
+  }
+}

@@ -1,0 +1,81 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app';
+import { ensureOwnerAccount } from './bootstrap';
+import type { Config } from './config';
+import { PushClient } from './delivery/push-client';
+import { pushOriginPolicy } from './delivery/push-endpoints';
+import { startEngine, type Engine } from './engine';
+import { openRuntime } from './runtime';
+
+export type Role = 'serve' | 'scheduler' | 'worker';
+
+export interface RoleOptions {
+  /** serve only: also run the scheduler in this process (default true). */
+  scheduler?: boolean;
+  /** serve only: also take delivery jobs in this process (default true). */
+  worker?: boolean;
+}
+
+export function createPushClient(config: Config): PushClient {
+  return new PushClient({
+    concurrency: config.pushConcurrency,
+    requestTimeoutMs: config.pushTimeoutMs,
+    allowOrigin: pushOriginPolicy(config.extraPushOrigins),
+  });
+}
+
+export class RoleError extends Error {}
+
+/**
+ * Starts a process role and keeps it running until SIGTERM/SIGINT, then shuts
+ * down gracefully: stop taking HTTP requests and new jobs, let the sends in
+ * flight finish and be recorded, close connections.
+ *   serve      API + dashboard (+ scheduler and worker unless told otherwise)
+ *   scheduler  claims due work and enqueues it (also works it without Redis)
+ *   worker     takes delivery jobs from Redis (needs REDIS_URL)
+ */
+export async function runRole(config: Config, role: Role, options: RoleOptions = {}): Promise<void> {
+  if (role === 'worker' && !config.redisUrl) {
+    throw new RoleError('The worker role takes jobs from Redis: set REDIS_URL (without it, `serve` runs the workers in-process).');
+  }
+  const runtime = await openRuntime(config);
+  const { ctx } = runtime;
+  let app: FastifyInstance | undefined;
+  let engine: Engine | undefined;
+
+  const withScheduler = role === 'scheduler' || (role === 'serve' && options.scheduler !== false);
+  // Without Redis the in-process queue only reaches this process, so whoever enqueues must also work.
+  const withWorker = role === 'worker' || (role === 'scheduler' && !config.redisUrl) || (role === 'serve' && options.worker !== false);
+  if (withScheduler || withWorker) {
+    engine = startEngine(ctx, { scheduler: withScheduler, worker: withWorker, pushClient: createPushClient(config) });
+  }
+
+  if (role === 'serve') {
+    await ensureOwnerAccount(ctx);
+    app = await buildApp(ctx);
+    await app.listen({ port: config.port, host: config.host });
+  }
+  ctx.log.info(
+    `Herald ${role} started` +
+      (app ? ` at ${config.publicUrl} (listening on ${config.host}:${config.port})` : '') +
+      ` — database: ${runtime.database.kind}, queue: ${engine?.queue.kind ?? 'none'}, scheduler: ${withScheduler ? 'on' : 'off'}, worker: ${withWorker ? 'on' : 'off'}`,
+  );
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    ctx.log.info(`${signal} received, shutting down`);
+    try {
+      await app?.close();
+      await engine?.close();
+      await runtime.close();
+      process.exit(0);
+    } catch (error) {
+      ctx.log.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+}

@@ -284,6 +284,13 @@ export class PushClient {
   /** Origins with parked messages, in the order they got them. */
   private readonly parkedOrigins = new Set<OriginState>();
   private inFlight = 0;
+  /**
+   * Outcomes handed to an onResult that has not settled yet (the caller is
+   * still recording them). They count against `concurrency` with the requests
+   * in flight, so a crash can leave at most `concurrency` pushes sent but not
+   * recorded (reliability guide: duplicates after a crash ≤ concurrency).
+   */
+  private awaitingResults = 0;
   private parkedCount = 0;
   private readonly roomWaiters = new Set<() => void>();
   private readonly idleWaiters: Array<() => void> = [];
@@ -374,17 +381,17 @@ export class PushClient {
       }
       if (result && typeof result.then === 'function') {
         batch.pendingResults++;
-        result.then(
-          () => {
-            batch.pendingResults--;
-            wakeBatch();
-          },
-          (error: unknown) => {
-            fail(error);
-            batch.pendingResults--;
-            wakeBatch();
-          },
-        );
+        this.awaitingResults++;
+        const settled = () => {
+          batch.pendingResults--;
+          this.awaitingResults--;
+          wakeBatch();
+          this.wakeRoomWaiters();
+        };
+        result.then(settled, (error: unknown) => {
+          fail(error);
+          settled();
+        });
       }
       wakeBatch();
     };
@@ -472,7 +479,11 @@ export class PushClient {
   // ---- scheduling ---------------------------------------------------------
 
   private hasRoom(): boolean {
-    return this.inFlight < this.concurrency && this.parkedCount < this.maxParked;
+    return this.inFlight + this.awaitingResults < this.concurrency && this.parkedCount < this.maxParked;
+  }
+
+  private wakeRoomWaiters(): void {
+    if (this.roomWaiters.size > 0 && this.hasRoom()) for (const wake of [...this.roomWaiters]) wake();
   }
 
   private waitForRoom(batch: Batch): Promise<void> {
@@ -547,14 +558,14 @@ export class PushClient {
     if (this.parkedCount > 0) {
       for (const origin of this.parkedOrigins) {
         if (this.inFlight >= this.concurrency) break;
-        while (origin.parked.length > 0 && this.inFlight < this.concurrency && this.isReady(origin)) {
+        while (origin.parked.length > 0 && this.inFlight + this.awaitingResults < this.concurrency && this.isReady(origin)) {
           this.parkedCount--;
           this.start(origin.parked.shift()!);
         }
         if (origin.parked.length === 0) this.parkedOrigins.delete(origin);
       }
     }
-    if (this.roomWaiters.size > 0 && this.hasRoom()) for (const wake of [...this.roomWaiters]) wake();
+    this.wakeRoomWaiters();
   }
 
   private start(job: Job): void {

@@ -170,13 +170,21 @@ export async function claimDeliveries(db: Db, ids: number[], now: number, leaseM
   if (!ids.length) return [];
   return db
     .updateTable('deliveries')
-    .set((eb) => ({ lease_until: now + leaseMs, attempts: eb('attempts', '+', 1) }))
+    .set((eb) => ({ lease_until: now + leaseMs, next_attempt_at: null, attempts: eb('attempts', '+', 1) }))
     .where('id', 'in', ids)
     .where('status', '=', 'pending')
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
     .where((eb) => eb.or([eb('next_attempt_at', 'is', null), eb('next_attempt_at', '<=', now)]))
     .returning(['id', 'subscriber_id', 'attempts'])
     .execute();
+}
+
+/** Keeps a working batch's claims (and its run) leased; rows already recorded are left alone. */
+export async function renewLeases(db: Kysely<Database>, runId: string, deliveryIds: number[], until: number): Promise<void> {
+  if (deliveryIds.length) {
+    await db.updateTable('deliveries').set({ lease_until: until }).where('id', 'in', deliveryIds).where('status', '=', 'pending').where('next_attempt_at', 'is', null).execute();
+  }
+  await extendRunLease(db, runId, until);
 }
 
 export function loadSubscribersForSending(db: Db, ids: string[]) {

@@ -8,16 +8,21 @@ import type { DeliveryDeps } from './engine-deps';
 import { NOTIFICATION_TTL_SECONDS, notificationContent, notificationTopic, siteVapidCredentials } from './notification-content';
 import { createPayloadTemplate } from './payload';
 import type { PushMessage, PushOutcome } from './push-client';
-import { addToRunCounters, claimDeliveries, completeRunIfFinished, extendRunLease, hasPendingDeliveries, loadRunForSending, loadSubscribersForSending } from './runs';
+import {
+  addToRunCounters,
+  claimDeliveries,
+  completeRunIfFinished,
+  extendRunLease,
+  hasPendingDeliveries,
+  loadRunForSending,
+  loadSubscribersForSending,
+  renewLeases,
+} from './runs';
 
 export const sendBatchJob = defineJob(
   'send-batch',
   z.object({ runId: z.string(), deliveryIds: z.array(z.number().int().positive()).min(1).max(1000) }),
 );
-
-/** Results are written in groups: fewer transactions; a crash re-sends at most one group plus what was in flight. */
-const FLUSH_EVERY_RESULTS = 50;
-const FLUSH_EVERY_MS = 100;
 
 interface Claimed {
   deliveryId: number;
@@ -92,8 +97,18 @@ export async function sendBatch(deps: DeliveryDeps, payload: { runId: string; de
     }
   }
 
-  await pushClient.sendAll(messages(), (message, outcome) => results.record({ claimed: message.ref, outcome }));
-  await results.flush();
+  // While this batch works, its claims and the run's lease stay alive; if
+  // this process dies, they run out and the recovery sweep takes over.
+  const heartbeat = setInterval(() => {
+    const until = clock.now() + config.deliveryLeaseMs;
+    void renewLeases(db, run.id, claimed.map((c) => c.deliveryId), until).catch((error: unknown) => deps.log.warn({ err: error }, 'lease renewal failed'));
+  }, Math.max(100, Math.floor(config.deliveryLeaseMs / 3)));
+  try {
+    await pushClient.sendAll(messages(), (message, outcome) => results.record({ claimed: message.ref, outcome }));
+    await results.flush();
+  } finally {
+    clearInterval(heartbeat);
+  }
   await finishBatch(deps, run.id);
 }
 
@@ -103,35 +118,60 @@ async function finishBatch(deps: DeliveryDeps, runId: string): Promise<void> {
   if (!(await hasPendingDeliveries(db, runId))) await completeRunIfFinished(db, runId, clock.now());
 }
 
-/** Collects outcomes and writes them in groups, in order, one transaction per group. */
+/**
+ * Writes outcomes as soon as possible, grouping those that arrive while a
+ * write is in progress (group commit): one transaction per group under load,
+ * and the window between "the push service accepted it" and "it is recorded"
+ * stays as short as one write.
+ */
 class ResultWriter {
   private pending: Outcome[] = [];
-  private lastFlush = Date.now();
-  private chain: Promise<void> = Promise.resolve();
+  private writing: Promise<void> | undefined;
+  private next: Promise<void> | undefined;
 
   constructor(
     private readonly deps: DeliveryDeps,
     private readonly run: RunRow,
   ) {}
 
-  /** Keeps an outcome for the next write. */
+  /** Keeps an outcome for the next write (no write started). */
   add(outcome: Outcome): void {
     this.pending.push(outcome);
   }
 
-  /** Keeps an outcome and writes the group when it is due; the push client waits for that write (a slow database slows sending). */
-  record(outcome: Outcome): Promise<void> | undefined {
-    this.add(outcome);
-    if (this.pending.length >= FLUSH_EVERY_RESULTS || Date.now() - this.lastFlush >= FLUSH_EVERY_MS) return this.flush();
-    return undefined;
+  /**
+   * Keeps an outcome and resolves once it is recorded. The push client counts
+   * the outcome as in flight until then, so pushes sent but not yet recorded
+   * never exceed its concurrency.
+   */
+  record(outcome: Outcome): Promise<void> {
+    this.pending.push(outcome);
+    return this.flush();
   }
 
+  /** Resolves when everything kept so far is written. */
   flush(): Promise<void> {
-    const group = this.pending;
-    this.pending = [];
-    this.lastFlush = Date.now();
-    this.chain = this.chain.then(() => recordOutcomes(this.deps, this.run, group));
-    return this.chain;
+    if (!this.writing) {
+      this.writing = this.writeAll().finally(() => {
+        this.writing = undefined;
+      });
+      return this.writing;
+    }
+    // A write is running: everything kept meanwhile goes into the one after it.
+    this.next ??= this.writing.then(() => {
+      this.next = undefined;
+      return this.flush();
+    });
+    return this.next;
+  }
+
+  private async writeAll(): Promise<void> {
+    // Let results that complete in the same tick join this group.
+    await Promise.resolve();
+    while (this.pending.length) {
+      const group = this.pending.splice(0, 500);
+      await recordOutcomes(this.deps, this.run, group);
+    }
   }
 }
 

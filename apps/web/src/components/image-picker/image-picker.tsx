@@ -20,6 +20,8 @@ interface ImagePickerProps {
   /** The current image URL ('' for none). */
   value: string;
   onChange: (url: string) => void;
+  /** Keeps the name for assistive technology only, when a heading or switch right above already shows it. */
+  hideLabel?: boolean;
   /** Recommended size and similar advice (spec §9: icon 192x192, large image 1200x628). */
   hint?: string;
   /** A validation message for the URL from the surrounding form. */
@@ -33,7 +35,7 @@ interface ImagePickerProps {
  * /api/upload/image. Shows the current link and a preview (hidden when the
  * image cannot be loaded), the upload state, and upload errors under the picker.
  */
-export function ImagePicker({ label, value, onChange, hint, error, disabled = false, className }: ImagePickerProps) {
+export function ImagePicker({ label, value, onChange, hint, error, hideLabel = false, disabled = false, className }: ImagePickerProps) {
   const id = useId();
   const [mode, setMode] = useState<PickerMode>('url');
   const [upload, setUpload] = useState<UploadState>({ status: 'idle' });
@@ -80,7 +82,7 @@ export function ImagePicker({ label, value, onChange, hint, error, disabled = fa
 
   return (
     <fieldset className={cn('flex min-w-0 flex-col gap-2', className)} aria-describedby={hintId} data-testid={`image-picker-${label.toLowerCase().replace(/\s+/g, '-')}`}>
-      <legend className="mb-2 text-sm font-medium text-slate-800">{label}</legend>
+      <legend className={hideLabel ? 'sr-only' : 'mb-2 text-sm font-medium text-slate-800'}>{label}</legend>
       <ToggleGroup
         label={`${label} source`}
         items={MODES}

@@ -35,12 +35,3 @@ export function toZonedInputValue(instant: number | string, timeZone: string): s
   return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}`;
 }
 
-/** A short name for the zone right now ("EST", "GMT+9"), to label schedule fields next to the IANA name. */
-export function zoneAbbreviation(timeZone: string, at: number = Date.now()): string {
-  try {
-    const part = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'short' }).formatToParts(new Date(at)).find((p) => p.type === 'timeZoneName');
-    return part?.value ?? timeZone;
-  } catch {
-    return timeZone;
-  }
-}

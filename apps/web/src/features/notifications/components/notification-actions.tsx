@@ -104,8 +104,7 @@ export function NotificationActions({ notification, placement, onDeleted }: Noti
       {editable ? (
         <Button
           size="sm"
-          variant="ghost"
-          className="text-red-700 hover:bg-red-50"
+          variant="danger-ghost"
           onClick={onDelete}
           disabled={busy}
           loading={remove.isPending}

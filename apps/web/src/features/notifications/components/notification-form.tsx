@@ -197,7 +197,7 @@ export function NotificationForm({ site, notification }: NotificationFormProps) 
                     control={form.control}
                     name="image_url"
                     render={({ field, fieldState }) => (
-                      <ImagePicker label="Large Image" value={field.value} onChange={field.onChange} error={fieldState.error?.message} hint="Recommended size: 1200x628 pixels." />
+                      <ImagePicker label="Large Image" hideLabel value={field.value} onChange={field.onChange} error={fieldState.error?.message} hint="Recommended size: 1200x628 pixels." />
                     )}
                   />
                 ) : null}
@@ -259,7 +259,9 @@ export function NotificationForm({ site, notification }: NotificationFormProps) 
                   <Field label="Repeat Every" required error={errors.interval_value?.message}>
                     {(control) => (
                       <span className="flex items-center gap-2">
-                        <Input {...control} {...form.register('interval_value')} type="number" inputMode="numeric" min={1} step={1} className="w-24" />
+                        <span className="w-28">
+                          <Input {...control} {...form.register('interval_value')} type="number" inputMode="numeric" min={1} step={1} />
+                        </span>
                         <span className="text-sm text-slate-700">{intervalUnit(values.interval_type, Number.parseInt(values.interval_value, 10) || 0)}</span>
                       </span>
                     )}
@@ -343,13 +345,15 @@ function ActionButtonsEditor({ control, register, errors }: ActionButtonsEditorP
             {(props) => <Input {...props} {...register(`actions.${index}.url`)} type="url" inputMode="url" placeholder="https://example.com/shop" />}
           </Field>
           <Button
-            variant="ghost"
+            variant="danger-ghost"
             size="sm"
-            className="text-red-700 hover:bg-red-50 sm:mt-7"
+            className="justify-self-end sm:mt-7"
             onClick={() => remove(index)}
             icon={<Trash2 className="size-4" aria-hidden="true" />}
             aria-label={`Remove button ${index + 1}`}
-          />
+          >
+            <span className="sm:sr-only">Remove</span>
+          </Button>
         </fieldset>
       ))}
       {fields.length < NOTIFICATION_ACTIONS_MAX ? (

@@ -1,6 +1,6 @@
 import type { Notification, NotificationPerformance, Site } from '@herald/contracts';
 import { ExternalLink } from 'lucide-react';
-import type { ReactNode } from 'react';
+import { useEffect, useRef, type ReactNode } from 'react';
 import { useNavigate } from 'react-router';
 import { Alert, Button, Card, CardContent, CardHeader, CardTitle, DateTime, Spinner } from '../../../components/ui';
 import { errorMessage } from '../../../lib/api-client';
@@ -42,7 +42,15 @@ function ExternalUrl({ url }: { url: string }) {
  */
 export function NotificationView({ notification, site, timeZone }: NotificationViewProps) {
   const navigate = useNavigate();
-  const performance = usePerformanceQuery(notification.id, notification.status === 'sending');
+  const sending = notification.status === 'sending';
+  const performance = usePerformanceQuery(notification.id, sending);
+  // Performance polls only while sending; once the send ends, fetch the final numbers once more.
+  const { refetch: refetchPerformance } = performance;
+  const wasSending = useRef(sending);
+  useEffect(() => {
+    if (wasSending.current && !sending) void refetchPerformance();
+    wasSending.current = sending;
+  }, [sending, refetchPerformance]);
   const segments = useSegmentsQuery(notification.segment_id ? notification.site_id : undefined);
   const segmentName = notification.segment_id
     ? (segments.data?.find((s) => s.id === notification.segment_id)?.name ?? (segments.isPending ? 'Loading...' : 'Deleted segment'))

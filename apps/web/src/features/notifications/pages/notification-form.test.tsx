@@ -601,6 +601,27 @@ describe('notification view mode (spec §4: view-only statuses)', () => {
     expect(screen.queryByRole('link', { name: 'Edit' })).not.toBeInTheDocument();
   });
 
+  it('while sending, shows live progress and polls, then shows the final numbers', async () => {
+    const sending = makeNotification({ id: 'g1', status: 'sending', stats: { total: 100, sent: 20, delivered: 10, clicked: 1, failed: 0 } });
+    let finished = false;
+    const api = setUp({
+      'GET /api/notifications/g1': () => {
+        const done = api.callsTo('GET /api/notifications/g1').length > 1;
+        finished = done;
+        return ok({ notification: done ? { ...sending, status: 'completed', stats: { total: 100, sent: 98, delivered: 90, clicked: 9, failed: 2 } } : sending });
+      },
+      'GET /api/notifications/g1/performance': () =>
+        ok(finished ? makePerformance({ notification_id: 'g1', total: 100, sent: 98, delivered: 90, clicked: 9, failed: 2, click_rate: 10, delivery_rate: 91.84 }) : makePerformance({ notification_id: 'g1', total: 100, sent: 20, delivered: 10, clicked: 1, click_rate: 10, delivery_rate: 50 })),
+    });
+    renderApp('/notifications/g1');
+
+    expect(await screen.findByTestId('sending-progress', {}, { timeout: 3000 })).toHaveTextContent('20 of 100 sent');
+    expect(await screen.findByTestId('performance-sent')).toHaveTextContent('20');
+    await waitFor(() => expect(screen.queryByTestId('sending-progress')).not.toBeInTheDocument(), { timeout: 4000 });
+    await waitFor(() => expect(screen.getByTestId('performance-sent')).toHaveTextContent('98'));
+    expect(screen.getByTestId('performance-delivery-rate')).toHaveTextContent('91.84%');
+  }, 10_000);
+
   it('a draft opened at /notifications/{id} is read-only with an Edit link', async () => {
     const draft = makeNotification({ id: 'd1', status: 'draft' });
     setUp({ 'GET /api/notifications/d1': ok({ notification: draft }), 'GET /api/notifications/d1/performance': ok(makePerformance({ notification_id: 'd1' })) });

@@ -23,7 +23,7 @@ const recurring = makeNotification({
 });
 const triggered = makeNotification({ id: 't1', title: 'Cart reminder', type: 'TRIGGERED', trigger: { event: 'cart_abandoned', delay_minutes: 90 } });
 
-const counts = { draft: 3, scheduled: 1, sending: 1, completed: 1, cancelled: 1, failed: 1 };
+const counts = { all: 8, draft: 3, scheduled: 1, sending: 1, completed: 1, cancelled: 1, failed: 1 };
 const list = (notifications: Notification[], c: Record<string, number> = counts): MockResponse => ok({ notifications, counts: c });
 
 function setUp(routes: Parameters<typeof mockApi>[0]) {

@@ -1,4 +1,4 @@
-import type { Notification } from '@herald/contracts';
+import { NOTIFICATION_STATUSES, type Notification } from '@herald/contracts';
 import { Bell, Clock, Plus, Repeat, Zap } from 'lucide-react';
 import { useSearchParams } from 'react-router';
 import { Alert, Button, ButtonLink, Card, DateTime, EmptyState, PageHeader, Spinner, ToggleGroup, type ToggleItem } from '../../../components/ui';
@@ -61,7 +61,8 @@ function NotificationsList({ siteId, timeZone }: { siteId: string; timeZone: str
   const filter: StatusFilter = isStatusFilter(requested) ? requested : 'all';
   const query = useNotificationsQuery(siteId, filter);
   const counts = query.data?.counts;
-  const total = counts ? Object.values(counts).reduce((sum, n) => sum + n, 0) : undefined;
+  // The server sends `all`; summing the statuses covers one that does not.
+  const total = counts ? (counts.all ?? NOTIFICATION_STATUSES.reduce((sum, status) => sum + (counts[status] ?? 0), 0)) : undefined;
 
   const items: ToggleItem<StatusFilter>[] = FILTERS.map((value) => ({
     value,

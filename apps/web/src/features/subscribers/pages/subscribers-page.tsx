@@ -204,9 +204,8 @@ function RemoveButton({ subscriber, onRemove, removingId }: { subscriber: Subscr
   if (!subscriber.is_active) return null;
   return (
     <Button
-      variant="ghost"
+      variant="danger-ghost"
       size="sm"
-      className="text-red-700 hover:bg-red-50"
       onClick={() => onRemove(subscriber)}
       disabled={removingId !== null}
       loading={removingId === subscriber.id}

@@ -32,6 +32,11 @@ const protectedBareRoutes: RouteObject[] = [
 
 /** Signed-in pages inside the shell (sidebar + header). */
 const shellRoutes: RouteObject[] = [
+  { path: '/notifications', lazy: page(() => import('../features/notifications/pages/notifications-page'), 'NotificationsPage') },
+  { path: '/notifications/new', lazy: page(() => import('../features/notifications/pages/new-notification-page'), 'NewNotificationPage') },
+  { path: '/notifications/:id', lazy: page(() => import('../features/notifications/pages/notification-page'), 'NotificationDetailPage') },
+  { path: '/notifications/:id/edit', lazy: page(() => import('../features/notifications/pages/notification-page'), 'EditNotificationPage') },
+  { path: '/subscribers', lazy: page(() => import('../features/subscribers/pages/subscribers-page'), 'SubscribersPage') },
   { path: '/settings', lazy: page(() => import('../features/sites/pages/settings-page'), 'SettingsPage') },
 ];
 

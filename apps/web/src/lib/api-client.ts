@@ -28,6 +28,7 @@ type Envelope = z.ZodType<{ data: unknown }>;
 
 interface RequestOptions<S extends Envelope> {
   method?: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  /** Sent as JSON; a FormData body goes as multipart/form-data (the browser sets the boundary). */
   body?: unknown;
   /** The response schema from @herald/contracts; the body is checked against it. */
   schema: S;
@@ -57,12 +58,13 @@ export async function apiRequest<S extends Envelope>(path: string, options: Requ
   const headers: Record<string, string> = { Accept: 'application/json' };
   const token = readStoredToken();
   if (token) headers.Authorization = `Bearer ${token}`;
-  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+  const isFormData = options.body instanceof FormData;
+  if (options.body !== undefined && !isFormData) headers['Content-Type'] = 'application/json';
 
   const response = await fetch(`${API_BASE}${path}`, {
     method: options.method ?? 'GET',
     headers,
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    body: options.body === undefined ? undefined : isFormData ? (options.body as FormData) : JSON.stringify(options.body),
     signal: options.signal,
   });
 

@@ -3,7 +3,7 @@ import { Link, type LinkProps } from 'react-router';
 import { cn } from '../../lib/class-names';
 import { Spinner } from './spinner';
 
-export type ButtonVariant = 'primary' | 'secondary' | 'ghost' | 'danger';
+export type ButtonVariant = 'primary' | 'secondary' | 'ghost' | 'danger' | 'danger-ghost';
 export type ButtonSize = 'sm' | 'md' | 'lg';
 
 const base =
@@ -16,6 +16,8 @@ const variants: Record<ButtonVariant, string> = {
   secondary: 'border border-slate-300 bg-white text-slate-800 shadow-sm hover:bg-slate-50 disabled:hover:bg-white',
   ghost: 'text-slate-700 hover:bg-slate-100 disabled:hover:bg-transparent',
   danger: 'bg-red-600 text-white shadow-sm hover:bg-red-700 focus-visible:outline-red-600 disabled:hover:bg-red-600',
+  /** A destructive action among others (Delete, Remove): red text, no fill. */
+  'danger-ghost': 'text-red-700 hover:bg-red-50 disabled:hover:bg-transparent',
 };
 
 const sizes: Record<ButtonSize, string> = {

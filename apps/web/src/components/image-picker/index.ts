@@ -1,0 +1,2 @@
+export { ImagePicker } from './image-picker';
+export { checkImageFile, uploadImage } from './upload-image';

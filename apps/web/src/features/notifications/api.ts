@@ -1,0 +1,153 @@
+import {
+  envelope,
+  notificationListResponse,
+  notificationResponse,
+  performanceResponse,
+  type Notification,
+  type NotificationBody,
+  type NotificationStatus,
+} from '@herald/contracts';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { z } from 'zod';
+import { ApiError, apiRequest } from '../../lib/api-client';
+
+// Spec §7 Notifications (plus cancel, duplicate, retry from §4), the
+// notification performance call (§7 Analytics) and the site's segments for
+// the target select. Fetchers and hooks side by side.
+
+/** While a notification is being sent, its progress is fetched this often. */
+export const SENDING_POLL_MS = 2000;
+
+export type StatusFilter = 'all' | Extract<NotificationStatus, 'draft' | 'scheduled' | 'sending' | 'completed'>;
+
+const notificationsKey = (siteId: string) => ['sites', siteId, 'notifications'] as const;
+export const notificationListKey = (siteId: string, filter: StatusFilter) => [...notificationsKey(siteId), filter] as const;
+export const notificationKey = (id: string) => ['notifications', id] as const;
+export const performanceKey = (id: string) => ['notifications', id, 'performance'] as const;
+export const segmentsKey = (siteId: string) => ['sites', siteId, 'segments'] as const;
+
+const byId = (id: string) => `/notifications/${encodeURIComponent(id)}`;
+
+export function fetchNotifications(siteId: string, filter: StatusFilter) {
+  const query = filter === 'all' ? '' : `?status=${filter}`;
+  return apiRequest(`/sites/${encodeURIComponent(siteId)}/notifications${query}`, { schema: notificationListResponse });
+}
+
+const isSending = (notification: Notification) => notification.status === 'sending';
+
+/** The list polls while anything on it is being sent, so progress moves on its own. */
+export function useNotificationsQuery(siteId: string, filter: StatusFilter) {
+  return useQuery({
+    queryKey: notificationListKey(siteId, filter),
+    queryFn: () => fetchNotifications(siteId, filter),
+    refetchInterval: (query) => (query.state.data?.notifications.some(isSending) ? SENDING_POLL_MS : false),
+  });
+}
+
+export async function fetchNotification(id: string): Promise<Notification> {
+  return (await apiRequest(byId(id), { schema: notificationResponse })).notification;
+}
+
+export function useNotificationQuery(id: string) {
+  return useQuery({
+    queryKey: notificationKey(id),
+    queryFn: () => fetchNotification(id),
+    refetchInterval: (query) => (query.state.data && isSending(query.state.data) ? SENDING_POLL_MS : false),
+  });
+}
+
+export function fetchPerformance(id: string) {
+  return apiRequest(`${byId(id)}/performance`, { schema: performanceResponse });
+}
+
+export function usePerformanceQuery(id: string, live: boolean) {
+  return useQuery({ queryKey: performanceKey(id), queryFn: () => fetchPerformance(id), refetchInterval: live ? SENDING_POLL_MS : false });
+}
+
+/** GET /api/sites/{siteId}/segments (spec §7 Segments); only what the target select needs. */
+const segmentsResponse = envelope(
+  z.object({ segments: z.array(z.object({ id: z.string(), name: z.string(), estimated_count: z.number().nullable().optional() })) }),
+);
+export type SegmentOption = z.infer<typeof segmentsResponse>['data']['segments'][number];
+
+/**
+ * A server without the segments feature answers 404: that means "no
+ * segments", and the form offers "All Subscribers" only.
+ */
+export async function fetchSegments(siteId: string): Promise<SegmentOption[]> {
+  try {
+    return (await apiRequest(`/sites/${encodeURIComponent(siteId)}/segments`, { schema: segmentsResponse })).segments;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return [];
+    throw error;
+  }
+}
+
+export function useSegmentsQuery(siteId: string | undefined) {
+  return useQuery({ queryKey: segmentsKey(siteId ?? ''), queryFn: () => fetchSegments(siteId!), enabled: Boolean(siteId) });
+}
+
+export async function createNotification(input: { siteId: string; body: NotificationBody }): Promise<Notification> {
+  return (await apiRequest(`/sites/${encodeURIComponent(input.siteId)}/notifications`, { method: 'POST', body: input.body, schema: notificationResponse }))
+    .notification;
+}
+
+/** The form sends every field again (the same payload as create), so a PATCH body is a whole NotificationBody. */
+export async function updateNotification(input: { id: string; changes: NotificationBody }): Promise<Notification> {
+  return (await apiRequest(byId(input.id), { method: 'PATCH', body: input.changes, schema: notificationResponse })).notification;
+}
+
+const deletedResponse = envelope(z.object({ deleted: z.literal(true) }));
+
+export async function deleteNotification(id: string): Promise<void> {
+  await apiRequest(byId(id), { method: 'DELETE', schema: deletedResponse });
+}
+
+/** The §4 transitions the list and the view offer: send now, cancel, duplicate, retry. */
+export type NotificationCommand = 'send' | 'cancel' | 'duplicate' | 'retry';
+
+export async function runNotificationCommand(input: { id: string; command: NotificationCommand }): Promise<Notification> {
+  return (await apiRequest(`${byId(input.id)}/${input.command}`, { method: 'POST', schema: notificationResponse })).notification;
+}
+
+/** After any change the site's lists, the notification and its performance are fetched again. */
+function useRefreshAfterChange() {
+  const queryClient = useQueryClient();
+  return (notification: Pick<Notification, 'id' | 'site_id'>) => {
+    void queryClient.invalidateQueries({ queryKey: notificationsKey(notification.site_id) });
+    void queryClient.invalidateQueries({ queryKey: notificationKey(notification.id) });
+  };
+}
+
+export function useCreateNotificationMutation() {
+  const refresh = useRefreshAfterChange();
+  return useMutation({ mutationFn: createNotification, onSuccess: refresh });
+}
+
+export function useUpdateNotificationMutation() {
+  const refresh = useRefreshAfterChange();
+  return useMutation({ mutationFn: updateNotification, onSuccess: refresh });
+}
+
+export function useDeleteNotificationMutation() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (notification: Pick<Notification, 'id' | 'site_id'>) => deleteNotification(notification.id),
+    onSuccess: (_result, notification) => {
+      queryClient.removeQueries({ queryKey: notificationKey(notification.id) });
+      void queryClient.invalidateQueries({ queryKey: notificationsKey(notification.site_id) });
+    },
+  });
+}
+
+export function useNotificationCommandMutation() {
+  const refresh = useRefreshAfterChange();
+  return useMutation({
+    mutationFn: runNotificationCommand,
+    onSuccess: (result, input) => {
+      refresh(result);
+      // Duplicate answers with the copy; the original's view refreshes too.
+      if (result.id !== input.id) refresh({ id: input.id, site_id: result.site_id });
+    },
+  });
+}

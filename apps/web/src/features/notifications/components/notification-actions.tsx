@@ -1,0 +1,118 @@
+import type { Notification } from '@herald/contracts';
+import { Ban, Copy, Eye, Pencil, RotateCcw, Send, Trash2 } from 'lucide-react';
+import { useNavigate } from 'react-router';
+import { Button, ButtonLink } from '../../../components/ui';
+import { errorMessage } from '../../../lib/api-client';
+import { confirmAction, notify } from '../../../lib/dialogs';
+import { isEditable } from '../notification-labels';
+import { useDeleteNotificationMutation, useNotificationCommandMutation, type NotificationCommand } from '../api';
+
+interface NotificationActionsProps {
+  notification: Notification;
+  /** Where the actions sit: the list shows Edit/View links; the view page does not link to itself. */
+  placement: 'list' | 'view';
+  /** Called after the notification was deleted (the view page leaves). */
+  onDeleted?: () => void;
+}
+
+const icon = (Icon: typeof Send) => <Icon className="size-4" aria-hidden="true" />;
+
+// Texts of the spec's own confirms and alerts (§2 Notifications list) are
+// word for word; the others follow their style.
+const CONFIRMS: Record<NotificationCommand, string | null> = {
+  send: 'Are you sure you want to send this notification?',
+  cancel: 'Are you sure you want to cancel this scheduled notification?',
+  retry: 'Are you sure you want to retry sending this notification to the subscribers it failed for?',
+  duplicate: null,
+};
+const FAILURES: Record<NotificationCommand, string> = {
+  send: 'Failed to send notification',
+  cancel: 'Failed to cancel notification',
+  retry: 'Failed to retry notification',
+  duplicate: 'Failed to duplicate notification',
+};
+
+/**
+ * The spec §4 state machine as buttons: Send Now (draft), Edit (draft,
+ * scheduled) or View (others), Delete (draft, scheduled), Cancel
+ * (scheduled), Duplicate (completed, cancelled, failed), Retry (failed).
+ */
+export function NotificationActions({ notification, placement, onDeleted }: NotificationActionsProps) {
+  const navigate = useNavigate();
+  const command = useNotificationCommandMutation();
+  const remove = useDeleteNotificationMutation();
+  const { id, status } = notification;
+  const busy = command.isPending || remove.isPending;
+  const running = command.isPending ? command.variables.command : null;
+
+  function run(name: NotificationCommand) {
+    const question = CONFIRMS[name];
+    if (question && !confirmAction(question)) return;
+    command.mutate(
+      { id, command: name },
+      {
+        onSuccess: (result) => {
+          if (name === 'send') notify('Notification sent successfully!');
+          // A copy is a new draft: open it so it can be changed and rescheduled.
+          if (name === 'duplicate') void navigate(`/notifications/${encodeURIComponent(result.id)}/edit`);
+        },
+        onError: (error) => notify(errorMessage(error, FAILURES[name])),
+      },
+    );
+  }
+
+  function onDelete() {
+    if (!confirmAction('Are you sure you want to delete this notification?')) return;
+    remove.mutate(notification, {
+      onSuccess: () => onDeleted?.(),
+      onError: (error) => notify(errorMessage(error, 'Failed to delete notification')),
+    });
+  }
+
+  const editable = isEditable(status);
+  return (
+    <div className="flex flex-wrap items-center gap-2">
+      {status === 'draft' && notification.type === 'ONE_TIME' ? (
+        <Button size="sm" onClick={() => run('send')} disabled={busy} loading={running === 'send'} icon={icon(Send)}>
+          Send Now
+        </Button>
+      ) : null}
+      {editable ? (
+        <ButtonLink to={`/notifications/${encodeURIComponent(id)}/edit`} size="sm" variant="secondary" icon={icon(Pencil)}>
+          Edit
+        </ButtonLink>
+      ) : placement === 'list' ? (
+        <ButtonLink to={`/notifications/${encodeURIComponent(id)}`} size="sm" variant="secondary" icon={icon(Eye)}>
+          View
+        </ButtonLink>
+      ) : null}
+      {status === 'scheduled' ? (
+        <Button size="sm" variant="secondary" onClick={() => run('cancel')} disabled={busy} loading={running === 'cancel'} icon={icon(Ban)}>
+          Cancel
+        </Button>
+      ) : null}
+      {status === 'failed' ? (
+        <Button size="sm" variant="secondary" onClick={() => run('retry')} disabled={busy} loading={running === 'retry'} icon={icon(RotateCcw)}>
+          Retry
+        </Button>
+      ) : null}
+      {status === 'completed' || status === 'cancelled' || status === 'failed' ? (
+        <Button size="sm" variant="secondary" onClick={() => run('duplicate')} disabled={busy} loading={running === 'duplicate'} icon={icon(Copy)}>
+          Duplicate
+        </Button>
+      ) : null}
+      {editable ? (
+        <Button
+          size="sm"
+          variant="danger-ghost"
+          onClick={onDelete}
+          disabled={busy}
+          loading={remove.isPending}
+          icon={icon(Trash2)}
+        >
+          Delete
+        </Button>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,370 @@
+import {
+  NOTIFICATION_ACTIONS_MAX,
+  NOTIFICATION_MESSAGE_MAX,
+  NOTIFICATION_TITLE_MAX,
+  NOTIFICATION_TYPES,
+  RECURRING_INTERVALS,
+  type Notification,
+  type Site,
+} from '@herald/contracts';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { Info, Plus, Trash2 } from 'lucide-react';
+import { useMemo } from 'react';
+import { Controller, useFieldArray, useForm, useWatch, type Control, type FieldErrors, type UseFormRegister } from 'react-hook-form';
+import { useNavigate } from 'react-router';
+import { ImagePicker } from '../../../components/image-picker';
+import { Alert, Button, ButtonLink, Card, CardContent, CardDescription, CardHeader, CardTitle, Field, Input, Select, Switch, Textarea } from '../../../components/ui';
+import { errorMessage } from '../../../lib/api-client';
+import { cn } from '../../../lib/class-names';
+import { notify } from '../../../lib/dialogs';
+import { useCreateNotificationMutation, useSegmentsQuery, useUpdateNotificationMutation } from '../api';
+import {
+  DEFAULT_FORM_VALUES,
+  EMPTY_ACTION,
+  notificationFormSchema,
+  scheduleBounds,
+  toFormValues,
+  toNotificationBody,
+  type NotificationFormValues,
+} from '../notification-form';
+import { formatCount, INTERVAL_LABELS, intervalUnit, TYPE_LABELS } from '../notification-labels';
+import { NotificationPreview } from './notification-preview';
+
+interface NotificationFormProps {
+  /** The site the notification belongs to; null when none is selected (submitting then says so). */
+  site: Site | null;
+  /** Edit mode when given (spec §2: /notifications/{id}/edit is the same form). */
+  notification?: Notification;
+}
+
+/** "12/50": how much of a limit is used; red past the limit. */
+function Counter({ length, max, testId }: { length: number; max: number; testId: string }) {
+  return (
+    <span className={cn('tabular-nums', length > max && 'font-medium text-red-700')} data-testid={testId}>
+      {length}/{max}
+    </span>
+  );
+}
+
+/**
+ * Spec §2 Notification form (create and edit) with its live preview. Submits
+ * the §3 payload with status "DRAFT"; the server makes it "scheduled" when a
+ * schedule time is given.
+ */
+export function NotificationForm({ site, notification }: NotificationFormProps) {
+  const navigate = useNavigate();
+  const timeZone = site?.settings.timezone ?? 'UTC';
+  const schema = useMemo(() => notificationFormSchema(timeZone), [timeZone]);
+  const form = useForm<NotificationFormValues>({
+    resolver: zodResolver(schema),
+    defaultValues: notification ? toFormValues(notification, timeZone) : DEFAULT_FORM_VALUES,
+  });
+  const { errors } = form.formState;
+  const values = useWatch({ control: form.control }) as NotificationFormValues;
+  const segments = useSegmentsQuery(site?.id);
+  const create = useCreateNotificationMutation();
+  const update = useUpdateNotificationMutation();
+  const pending = create.isPending || update.isPending;
+  const bounds = scheduleBounds(timeZone);
+
+  const submit = form.handleSubmit((formValues) => {
+    if (!site) return;
+    const body = toNotificationBody(formValues);
+    const done = {
+      onSuccess: () => {
+        notify(notification ? 'Notification updated successfully!' : 'Notification created successfully!');
+        void navigate('/notifications');
+      },
+      onError: (error: unknown) => notify(errorMessage(error, notification ? 'Failed to update notification' : 'Failed to create notification')),
+    };
+    if (notification) update.mutate({ id: notification.id, changes: body }, done);
+    else create.mutate({ siteId: site.id, body }, done);
+  });
+
+  const segmentOptions = segments.data ?? [];
+  const unknownSegment = values.segment_id && segments.isSuccess && !segmentOptions.some((s) => s.id === values.segment_id);
+
+  return (
+    <form
+      noValidate
+      aria-label={notification ? 'Edit notification' : 'Create notification'}
+      onSubmit={(event) => {
+        // Spec §2: without a site there is nothing to send to.
+        if (!site) {
+          event.preventDefault();
+          notify('Please select a site');
+          return;
+        }
+        void submit(event);
+      }}
+      className="flex flex-col gap-6"
+    >
+      {!site ? <Alert tone="warning" title="Please select a site">Choose a site in the sidebar (or create one) before saving a notification.</Alert> : null}
+
+      <div className="grid gap-6 lg:grid-cols-5">
+        <div className="flex min-w-0 flex-col gap-6 lg:col-span-3">
+          <Card>
+            <CardHeader>
+              <CardTitle>Type and audience</CardTitle>
+            </CardHeader>
+            <CardContent className="grid gap-5 sm:grid-cols-2">
+              <Field
+                label="Notification Type"
+                error={errors.type?.message}
+                tooltip="One-time: sent once, now or at a scheduled time. Recurring: repeats on a schedule. Triggered: sent when an event happens."
+              >
+                {(control) => (
+                  <Select {...control} {...form.register('type')} disabled={notification ? notification.status !== 'draft' : false}>
+                    {NOTIFICATION_TYPES.map((type) => (
+                      <option key={type} value={type}>
+                        {TYPE_LABELS[type]}
+                      </option>
+                    ))}
+                  </Select>
+                )}
+              </Field>
+              <Field
+                label="Target Segment"
+                error={errors.segment_id?.message}
+                hint={segments.isError ? `Segments could not be loaded: ${errorMessage(segments.error, 'please try again later')}.` : undefined}
+              >
+                {(control) => (
+                  // Controlled, so a saved segment is shown once the segment list arrives.
+                  <Controller
+                    control={form.control}
+                    name="segment_id"
+                    render={({ field }) => (
+                      <Select {...control} {...field}>
+                        <option value="">All Subscribers</option>
+                        {segmentOptions.map((segment) => (
+                          <option key={segment.id} value={segment.id}>
+                            {segment.estimated_count != null ? `${segment.name} (~${formatCount(segment.estimated_count)} subscribers)` : segment.name}
+                          </option>
+                        ))}
+                        {unknownSegment ? <option value={values.segment_id}>Deleted segment</option> : null}
+                      </Select>
+                    )}
+                  />
+                )}
+              </Field>
+            </CardContent>
+          </Card>
+
+          <Card>
+            <CardHeader>
+              <CardTitle>Content</CardTitle>
+              <CardDescription>What subscribers see, and where a click takes them.</CardDescription>
+            </CardHeader>
+            <CardContent className="flex flex-col gap-5">
+              <Field label="Title" required error={errors.title?.message} hint={<Counter length={values.title.length} max={NOTIFICATION_TITLE_MAX} testId="title-counter" />}>
+                {(control) => <Input {...control} {...form.register('title')} placeholder="Flash sale: 50% off today" autoComplete="off" />}
+              </Field>
+              <Field
+                label="Message"
+                required
+                error={errors.message?.message}
+                hint={<Counter length={values.message.length} max={NOTIFICATION_MESSAGE_MAX} testId="message-counter" />}
+              >
+                {(control) => <Textarea {...control} {...form.register('message')} rows={3} placeholder="Everything in the store is half price until midnight." />}
+              </Field>
+              <Field
+                label="Destination URL"
+                required
+                error={errors.destination_url?.message}
+                hint="The complete page address a click opens, starting with https://"
+              >
+                {(control) => <Input {...control} {...form.register('destination_url')} type="url" inputMode="url" placeholder="https://example.com/sale" />}
+              </Field>
+
+              <Controller
+                control={form.control}
+                name="icon_url"
+                render={({ field, fieldState }) => (
+                  <ImagePicker label="Icon" value={field.value} onChange={field.onChange} error={fieldState.error?.message} hint="Recommended size: 192x192 pixels (square)." />
+                )}
+              />
+
+              <div className="flex flex-col gap-4 border-t border-slate-200 pt-5">
+                <Controller
+                  control={form.control}
+                  name="image_enabled"
+                  render={({ field }) => (
+                    <Switch label="Large Image" description="A big picture under the text (Chrome and Android)." checked={field.value} onCheckedChange={field.onChange} />
+                  )}
+                />
+                {values.image_enabled ? (
+                  <Controller
+                    control={form.control}
+                    name="image_url"
+                    render={({ field, fieldState }) => (
+                      <ImagePicker label="Large Image" hideLabel value={field.value} onChange={field.onChange} error={fieldState.error?.message} hint="Recommended size: 1200x628 pixels." />
+                    )}
+                  />
+                ) : null}
+              </div>
+
+              <div className="flex flex-col gap-4 border-t border-slate-200 pt-5">
+                <Controller
+                  control={form.control}
+                  name="actions_enabled"
+                  render={({ field }) => (
+                    <Switch
+                      label="Action Buttons"
+                      description={`Up to ${NOTIFICATION_ACTIONS_MAX} buttons, each opening its own page.`}
+                      checked={field.value}
+                      onCheckedChange={(on) => {
+                        field.onChange(on);
+                        if (on && form.getValues('actions').length === 0) form.setValue('actions', [{ ...EMPTY_ACTION }]);
+                      }}
+                    />
+                  )}
+                />
+                {values.actions_enabled ? <ActionButtonsEditor control={form.control} register={form.register} errors={errors.actions} /> : null}
+              </div>
+            </CardContent>
+          </Card>
+
+          <Card>
+            <CardHeader>
+              <CardTitle>Scheduling</CardTitle>
+              <CardDescription>
+                Times are in the site&apos;s timezone, <span className="font-medium text-slate-800">{timeZone}</span>.
+              </CardDescription>
+            </CardHeader>
+            <CardContent className="grid gap-5 sm:grid-cols-2">
+              {values.type === 'ONE_TIME' ? (
+                <Field
+                  label={`Schedule Time (${timeZone})`}
+                  error={errors.scheduled_at?.message}
+                  hint="Leave empty to save as draft, or schedule for a specific time"
+                  className="sm:col-span-2"
+                >
+                  {(control) => <Input {...control} {...form.register('scheduled_at')} type="datetime-local" min={bounds.min} max={bounds.max} />}
+                </Field>
+              ) : null}
+
+              {values.type === 'RECURRING' ? (
+                <>
+                  <Field label="Repeat" error={errors.interval_type?.message}>
+                    {(control) => (
+                      <Select {...control} {...form.register('interval_type')}>
+                        {RECURRING_INTERVALS.map((interval) => (
+                          <option key={interval} value={interval}>
+                            {INTERVAL_LABELS[interval]}
+                          </option>
+                        ))}
+                      </Select>
+                    )}
+                  </Field>
+                  <Field label="Repeat Every" required error={errors.interval_value?.message}>
+                    {(control) => (
+                      <span className="flex items-center gap-2">
+                        <span className="w-28">
+                          <Input {...control} {...form.register('interval_value')} type="number" inputMode="numeric" min={1} step={1} />
+                        </span>
+                        <span className="text-sm text-slate-700">{intervalUnit(values.interval_type, Number.parseInt(values.interval_value, 10) || 0)}</span>
+                      </span>
+                    )}
+                  </Field>
+                  <Field label={`Start Date & Time (${timeZone})`} required error={errors.start_date?.message}>
+                    {(control) => <Input {...control} {...form.register('start_date')} type="datetime-local" />}
+                  </Field>
+                  <Field label={`End Date & Time (${timeZone})`} error={errors.end_date?.message} hint="Leave empty to continue indefinitely">
+                    {(control) => <Input {...control} {...form.register('end_date')} type="datetime-local" min={values.start_date || undefined} />}
+                  </Field>
+                </>
+              ) : null}
+
+              {values.type === 'TRIGGERED' ? (
+                <>
+                  <div className="sm:col-span-2">
+                    <Alert tone="info">
+                      Triggered notifications are sent automatically when the events configured in the Automation section happen. Name the event
+                      and how long to wait after it.
+                    </Alert>
+                  </div>
+                  <Field label="Event Name" required error={errors.trigger_event?.message} hint="Letters, digits, _ . : and - only, e.g. cart_abandoned">
+                    {(control) => <Input {...control} {...form.register('trigger_event')} placeholder="cart_abandoned" autoComplete="off" />}
+                  </Field>
+                  <Field label="Delay (minutes)" error={errors.trigger_delay?.message} hint="0 sends it as soon as the event happens.">
+                    {(control) => <Input {...control} {...form.register('trigger_delay')} type="number" inputMode="numeric" min={0} step={1} />}
+                  </Field>
+                </>
+              ) : null}
+            </CardContent>
+          </Card>
+        </div>
+
+        <aside className="min-w-0 lg:col-span-2" aria-label="Live preview">
+          <Card className="p-4 sm:p-5 lg:sticky lg:top-20">
+            <NotificationPreview
+              content={{
+                title: values.title,
+                message: values.message,
+                destinationUrl: values.destination_url,
+                iconUrl: values.icon_url || site?.settings.icon || '',
+                imageUrl: values.image_enabled ? values.image_url : '',
+                actions: values.actions_enabled ? values.actions : [],
+                siteUrl: site?.url,
+              }}
+            />
+          </Card>
+        </aside>
+      </div>
+
+      <div className="flex flex-wrap items-center justify-end gap-3 border-t border-slate-200 pt-5">
+        <ButtonLink to="/notifications" variant="secondary">
+          Cancel
+        </ButtonLink>
+        <Button type="submit" loading={pending} data-testid="save-notification">
+          {notification ? (pending ? 'Saving...' : 'Save Changes') : pending ? 'Creating...' : 'Create Notification'}
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+interface ActionButtonsEditorProps {
+  control: Control<NotificationFormValues>;
+  register: UseFormRegister<NotificationFormValues>;
+  errors: FieldErrors<NotificationFormValues>['actions'];
+}
+
+/** Up to two {title, url} buttons (spec §9), sent as `actions`. */
+function ActionButtonsEditor({ control, register, errors }: ActionButtonsEditorProps) {
+  const { fields, append, remove } = useFieldArray({ control, name: 'actions' });
+  return (
+    <div className="flex flex-col gap-4">
+      {fields.map((field, index) => (
+        <fieldset key={field.id} className="grid gap-3 rounded-lg border border-slate-200 p-3 sm:grid-cols-[1fr_1.5fr_auto] sm:items-start">
+          <legend className="px-1 text-xs font-semibold tracking-wide text-slate-600 uppercase">Button {index + 1}</legend>
+          <Field label={`Button ${index + 1} Text`} error={errors?.[index]?.title?.message}>
+            {(props) => <Input {...props} {...register(`actions.${index}.title`)} placeholder="Shop now" autoComplete="off" />}
+          </Field>
+          <Field label={`Button ${index + 1} URL`} error={errors?.[index]?.url?.message}>
+            {(props) => <Input {...props} {...register(`actions.${index}.url`)} type="url" inputMode="url" placeholder="https://example.com/shop" />}
+          </Field>
+          <Button
+            variant="danger-ghost"
+            size="sm"
+            className="justify-self-end sm:mt-7"
+            onClick={() => remove(index)}
+            icon={<Trash2 className="size-4" aria-hidden="true" />}
+            aria-label={`Remove button ${index + 1}`}
+          >
+            <span className="sm:sr-only">Remove</span>
+          </Button>
+        </fieldset>
+      ))}
+      {fields.length < NOTIFICATION_ACTIONS_MAX ? (
+        <Button variant="secondary" size="sm" className="self-start" onClick={() => append({ ...EMPTY_ACTION })} icon={<Plus className="size-4" aria-hidden="true" />}>
+          Add Button
+        </Button>
+      ) : (
+        <p className="flex items-center gap-1.5 text-xs text-slate-600">
+          <Info className="size-3.5" aria-hidden="true" /> At most {NOTIFICATION_ACTIONS_MAX} action buttons.
+        </p>
+      )}
+    </div>
+  );
+}

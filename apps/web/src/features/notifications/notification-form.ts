@@ -1,0 +1,223 @@
+import {
+  NOTIFICATION_ACTIONS_MAX,
+  NOTIFICATION_MESSAGE_MAX,
+  NOTIFICATION_TYPES,
+  RECURRING_INTERVALS,
+  SCHEDULE_MAX_DAYS_AHEAD,
+  actionButton,
+  httpUrl,
+  notificationMessage,
+  notificationTitle,
+  optionalImageUrl,
+  recurringScheduleInput,
+  triggerInput,
+  type Notification,
+  type NotificationBody,
+  type NotificationType,
+  type RecurringInterval,
+} from '@herald/contracts';
+import { z } from 'zod';
+import { toZonedInputValue } from './zoned-time';
+
+// The notification form (spec §2 Notification form, §3 submitted payload,
+// §5 validation). Every field is kept as the text the user typed; the rules
+// reuse the contracts' schemas so the messages match the server's.
+
+export interface ActionButtonValues {
+  title: string;
+  url: string;
+}
+
+export interface NotificationFormValues {
+  type: NotificationType;
+  /** '' is "All Subscribers". */
+  segment_id: string;
+  title: string;
+  message: string;
+  destination_url: string;
+  icon_url: string;
+  image_enabled: boolean;
+  image_url: string;
+  actions_enabled: boolean;
+  actions: ActionButtonValues[];
+  /** ONE_TIME: a `datetime-local` value in the site's timezone, '' to save as a draft. */
+  scheduled_at: string;
+  interval_type: RecurringInterval;
+  interval_value: string;
+  start_date: string;
+  end_date: string;
+  trigger_event: string;
+  trigger_delay: string;
+}
+
+export const DEFAULT_FORM_VALUES: NotificationFormValues = {
+  type: 'ONE_TIME',
+  segment_id: '',
+  title: '',
+  message: '',
+  destination_url: '',
+  icon_url: '',
+  image_enabled: false,
+  image_url: '',
+  actions_enabled: false,
+  actions: [],
+  scheduled_at: '',
+  interval_type: 'DAILY',
+  interval_value: '1',
+  start_date: '',
+  end_date: '',
+  trigger_event: '',
+  trigger_delay: '0',
+};
+
+export const EMPTY_ACTION: ActionButtonValues = { title: '', url: '' };
+
+const DAY_MS = 86_400_000;
+/** The form may have been open a minute; the server allows the same slack. */
+const PAST_TOLERANCE_MS = 60_000;
+
+/** The earliest and latest schedule times the server accepts (spec help text: up to 30 days ahead), as input values. */
+export function scheduleBounds(timeZone: string, now: number = Date.now()): { min: string; max: string } {
+  return { min: toZonedInputValue(now, timeZone), max: toZonedInputValue(now + SCHEDULE_MAX_DAYS_AHEAD * DAY_MS, timeZone) };
+}
+
+function firstIssue(schema: z.ZodType, value: unknown): string | null {
+  const result = schema.safeParse(value);
+  return result.success ? null : (result.error.issues[0]?.message ?? 'Invalid value');
+}
+
+/**
+ * The form's schema for a site's timezone. Every field is plain text, so the
+ * object itself always parses and all rules run together in one pass: the
+ * user sees every problem at once, not section by section.
+ */
+export function notificationFormSchema(timeZone: string) {
+  return z
+    .object({
+      type: z.enum(NOTIFICATION_TYPES),
+      segment_id: z.string(),
+      title: z.string(),
+      message: z.string(),
+      destination_url: z.string(),
+      icon_url: z.string(),
+      image_enabled: z.boolean(),
+      image_url: z.string(),
+      actions_enabled: z.boolean(),
+      actions: z.array(z.object({ title: z.string(), url: z.string() })),
+      scheduled_at: z.string(),
+      interval_type: z.enum(RECURRING_INTERVALS),
+      interval_value: z.string(),
+      start_date: z.string(),
+      end_date: z.string(),
+      trigger_event: z.string(),
+      trigger_delay: z.string(),
+    })
+    .superRefine((values, ctx) => {
+      const check = (path: (string | number)[], message: string | null) => {
+        if (message) ctx.addIssue({ code: 'custom', path, message });
+      };
+
+      check(['title'], firstIssue(notificationTitle, values.title));
+      check(['message'], firstIssue(notificationMessage(NOTIFICATION_MESSAGE_MAX), values.message));
+      check(['destination_url'], values.destination_url.trim() === '' ? 'Destination URL is required' : firstIssue(httpUrl, values.destination_url));
+      check(['icon_url'], firstIssue(optionalImageUrl, values.icon_url.trim()));
+      if (values.image_enabled) check(['image_url'], firstIssue(optionalImageUrl, values.image_url.trim()));
+
+      if (values.actions_enabled) {
+        values.actions.slice(0, NOTIFICATION_ACTIONS_MAX).forEach((action, index) => {
+          check(['actions', index, 'title'], firstIssue(actionButton.shape.title, action.title));
+          check(['actions', index, 'url'], action.url.trim() === '' ? 'Button URL is required' : firstIssue(actionButton.shape.url, action.url));
+        });
+      }
+
+      if (values.type === 'ONE_TIME' && values.scheduled_at) {
+        const now = Date.now();
+        // Same-format datetime-local strings compare correctly as text.
+        if (values.scheduled_at < toZonedInputValue(now - PAST_TOLERANCE_MS, timeZone)) {
+          check(['scheduled_at'], 'Schedule time must be in the future');
+        } else if (values.scheduled_at > scheduleBounds(timeZone, now).max) {
+          check(['scheduled_at'], `Notifications can be scheduled up to ${SCHEDULE_MAX_DAYS_AHEAD} days ahead`);
+        }
+      }
+
+      if (values.type === 'RECURRING') {
+        const every = values.interval_value.trim();
+        check(
+          ['interval_value'],
+          every !== '' && Number(every) > 365 ? 'Repeat every must be at most 365' : firstIssue(recurringScheduleInput.shape.interval_value, every === '' ? 0 : every),
+        );
+        check(['start_date'], firstIssue(recurringScheduleInput.shape.start_date, values.start_date));
+        if (values.start_date && values.end_date && values.end_date <= values.start_date) {
+          check(['end_date'], 'End date must be after the start date');
+        }
+      }
+
+      if (values.type === 'TRIGGERED') {
+        check(['trigger_event'], firstIssue(triggerInput.shape.event, values.trigger_event));
+        const delay = values.trigger_delay.trim();
+        check(
+          ['trigger_delay'],
+          delay !== '' && !/^\d+$/.test(delay) ? 'Delay must be a whole number of minutes' : firstIssue(triggerInput.shape.delay_minutes, delay === '' ? 0 : delay),
+        );
+      }
+    });
+}
+
+/** Spec §3 "Submitted notification payload", plus the action buttons and the trigger. The form always submits status "DRAFT". */
+export function toNotificationBody(values: NotificationFormValues): NotificationBody {
+  const body: NotificationBody = {
+    type: values.type,
+    title: values.title.trim(),
+    message: values.message.trim(),
+    destination_url: values.destination_url.trim(),
+    icon_url: values.icon_url.trim() || null,
+    image_url: values.image_enabled ? values.image_url.trim() || null : null,
+    segment_id: values.segment_id || null,
+    status: 'DRAFT',
+    // Sent as typed: the server reads a value without offset in the site's timezone.
+    scheduled_at: values.type === 'ONE_TIME' && values.scheduled_at ? values.scheduled_at : null,
+    actions: values.actions_enabled
+      ? values.actions.slice(0, NOTIFICATION_ACTIONS_MAX).map((action) => ({ title: action.title.trim(), url: action.url.trim() }))
+      : [],
+  };
+  if (values.type === 'RECURRING') {
+    body.recurring_schedule = {
+      interval_type: values.interval_type,
+      interval_value: Number.parseInt(values.interval_value, 10),
+      start_date: values.start_date,
+      end_date: values.end_date || null,
+    };
+  }
+  if (values.type === 'TRIGGERED') {
+    body.trigger = { event: values.trigger_event.trim(), delay_minutes: Number(values.trigger_delay.trim() || 0) };
+  }
+  return body;
+}
+
+/** An existing notification as form values; instants become wall times in the site's timezone. */
+export function toFormValues(notification: Notification, timeZone: string): NotificationFormValues {
+  const schedule = notification.recurringSchedule;
+  return {
+    ...DEFAULT_FORM_VALUES,
+    type: notification.type,
+    segment_id: notification.segment_id ?? '',
+    title: notification.title,
+    message: notification.message,
+    destination_url: notification.destination_url,
+    icon_url: notification.icon_url ?? '',
+    image_enabled: Boolean(notification.image_url),
+    image_url: notification.image_url ?? '',
+    actions_enabled: notification.actions.length > 0,
+    actions: notification.actions.map((action) => ({ title: action.title, url: action.url })),
+    scheduled_at: notification.scheduled_at ? toZonedInputValue(notification.scheduled_at, timeZone) : '',
+    ...(schedule
+      ? {
+          interval_type: schedule.intervalType,
+          interval_value: String(schedule.intervalValue),
+          start_date: toZonedInputValue(schedule.startDate, timeZone),
+          end_date: schedule.endDate ? toZonedInputValue(schedule.endDate, timeZone) : '',
+        }
+      : {}),
+    ...(notification.trigger ? { trigger_event: notification.trigger.event, trigger_delay: String(notification.trigger.delay_minutes) } : {}),
+  };
+}

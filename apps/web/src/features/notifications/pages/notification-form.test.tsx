@@ -1,0 +1,633 @@
+import type { Notification, Site } from '@herald/contracts';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { fail, mockApi, ok } from '../../../test/fetch-mock';
+import { makeSite, makeUser, signIn } from '../../../test/fixtures';
+import { captureDialogs, renderApp } from '../../../test/render-app';
+import { makeNotification, makePerformance } from '../notification-fixtures';
+
+// "Now" is fixed (Date only; timers stay real) so schedule rules and
+// timezone conversions can be checked by hand: 12:00 UTC is 07:00 in New York.
+const NOW = new Date('2026-03-01T12:00:00.000Z');
+beforeEach(() => {
+  vi.useFakeTimers({ now: NOW, toFake: ['Date'] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const newYork = makeSite({ id: 'site-1', name: 'Acme Store', url: 'https://shop.acme.example', settings: { ...makeSite().settings, timezone: 'America/New_York' } });
+const CREATE = 'POST /api/sites/site-1/notifications';
+const SEGMENTS = 'GET /api/sites/site-1/segments';
+
+function setUp(routes: Parameters<typeof mockApi>[0] = {}, sites: Site[] = [newYork]) {
+  signIn();
+  return mockApi({
+    'GET /api/auth/me': ok({ user: makeUser() }),
+    'GET /api/sites': ok({ sites }),
+    [SEGMENTS]: ok({ segments: [] }),
+    ...routes,
+  });
+}
+
+const created = (call: { body: unknown }) => ok({ notification: makeNotification({ ...(call.body as Partial<Notification>), id: 'new-1', status: 'draft' }) }, 201);
+
+async function fillContent(user: ReturnType<typeof renderApp>['user'], values = { title: 'Flash sale', message: 'Half price today', url: 'https://shop.acme.example/sale' }) {
+  await user.type(await screen.findByLabelText(/^Title/), values.title);
+  await user.type(screen.getByLabelText(/^Message/), values.message);
+  await user.type(screen.getByLabelText(/^Destination URL/), values.url);
+}
+
+const setDateTime = (label: RegExp, value: string) => fireEvent.change(screen.getByLabelText(label), { target: { value } });
+const save = (user: ReturnType<typeof renderApp>['user'], name = 'Create Notification') => user.click(screen.getByRole('button', { name }));
+
+describe('notification form: fields and validation (spec §2, §5)', () => {
+  it('offers the three types, All Subscribers plus the site’s segments, and the counters', async () => {
+    const api = setUp({ [SEGMENTS]: ok({ segments: [{ id: 'seg-1', name: 'VIP buyers', estimated_count: 1200 }] }) });
+    const { user } = renderApp('/notifications/new');
+
+    const type = await screen.findByRole('combobox', { name: /Notification Type/ });
+    expect([...(type as HTMLSelectElement).options].map((o) => o.value)).toEqual(['ONE_TIME', 'RECURRING', 'TRIGGERED']);
+    const segment = screen.getByRole('combobox', { name: 'Target Segment' });
+    await waitFor(() => expect([...(segment as HTMLSelectElement).options].map((o) => o.textContent)).toEqual(['All Subscribers', 'VIP buyers (~1,200 subscribers)']));
+    expect(api.callsTo(SEGMENTS)).toHaveLength(1);
+
+    expect(screen.getByTestId('title-counter')).toHaveTextContent('0/50');
+    expect(screen.getByTestId('message-counter')).toHaveTextContent('0/150');
+    await user.type(screen.getByLabelText(/^Title/), 'Hello');
+    await user.type(screen.getByLabelText(/^Message/), 'Hi there');
+    expect(screen.getByTestId('title-counter')).toHaveTextContent('5/50');
+    expect(screen.getByTestId('message-counter')).toHaveTextContent('8/150');
+    expect(screen.getByLabelText(/^Destination URL/)).toHaveAttribute('type', 'url');
+    expect(screen.getByLabelText(/^Destination URL/)).toBeRequired();
+  });
+
+  it('a server without segments (404) just means "no segments": no error is shown', async () => {
+    setUp({ [SEGMENTS]: fail(404, 'Route GET:/api/sites/site-1/segments not found') });
+    renderApp('/notifications/new');
+
+    const segment = await screen.findByRole('combobox', { name: 'Target Segment' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect([...(segment as HTMLSelectElement).options].map((o) => o.textContent)).toEqual(['All Subscribers']);
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+    expect(screen.queryByText(/could not be loaded/)).not.toBeInTheDocument();
+  });
+
+  it('requires title, message and destination URL, and sends nothing until they are valid', async () => {
+    const api = setUp({ [CREATE]: created });
+    const { user } = renderApp('/notifications/new');
+
+    await screen.findByLabelText(/^Title/);
+    await save(user);
+    expect(await screen.findByText('Title is required')).toBeInTheDocument();
+    expect(screen.getByText('Message is required')).toBeInTheDocument();
+    expect(screen.getByText('Destination URL is required')).toBeInTheDocument();
+
+    await user.type(screen.getByLabelText(/^Title/), 'x'.repeat(51));
+    await user.type(screen.getByLabelText(/^Message/), 'y'.repeat(151));
+    await user.type(screen.getByLabelText(/^Destination URL/), 'javascript:alert(1)');
+    expect(screen.getByTestId('title-counter')).toHaveTextContent('51/50');
+    expect(screen.getByTestId('message-counter')).toHaveTextContent('151/150');
+    await save(user);
+    expect(await screen.findByText('Title must be at most 50 characters')).toBeInTheDocument();
+    expect(screen.getByText('Message must be at most 150 characters')).toBeInTheDocument();
+    expect(screen.getByText('Must be a complete URL starting with https:// or http://')).toBeInTheDocument();
+    expect(screen.getByLabelText(/^Title/)).toBeInvalid();
+    expect(api.callsTo(CREATE)).toHaveLength(0);
+  });
+
+  it('checks the schedule time against now in the site’s timezone (future, at most 30 days ahead)', async () => {
+    const api = setUp({ [CREATE]: created });
+    const { user } = renderApp('/notifications/new');
+    await fillContent(user);
+
+    const schedule = screen.getByLabelText('Schedule Time (America/New_York)');
+    expect(schedule).toHaveAttribute('type', 'datetime-local');
+    expect(schedule).toHaveAccessibleDescription('Leave empty to save as draft, or schedule for a specific time');
+    expect(schedule).toHaveAttribute('min', '2026-03-01T07:00');
+    expect(schedule).toHaveAttribute('max', '2026-03-31T08:00');
+
+    setDateTime(/^Schedule Time/, '2026-03-01T06:30');
+    await save(user);
+    expect(await screen.findByText('Schedule time must be in the future')).toBeInTheDocument();
+    setDateTime(/^Schedule Time/, '2026-04-15T09:00');
+    expect(await screen.findByText('Notifications can be scheduled up to 30 days ahead')).toBeInTheDocument();
+    expect(api.callsTo(CREATE)).toHaveLength(0);
+  });
+
+  it('recurring: start date required, every-N a whole number of at least 1, end after start', async () => {
+    const api = setUp({ [CREATE]: created });
+    const { user } = renderApp('/notifications/new');
+    await fillContent(user);
+
+    await user.selectOptions(screen.getByRole('combobox', { name: /Notification Type/ }), 'RECURRING');
+    expect(screen.queryByLabelText(/^Schedule Time/)).not.toBeInTheDocument();
+    expect([...(screen.getByRole('combobox', { name: 'Repeat' }) as HTMLSelectElement).options].map((o) => o.value)).toEqual(['DAILY', 'WEEKLY', 'MONTHLY']);
+    expect(screen.getByLabelText(/^End Date & Time/)).toHaveAccessibleDescription('Leave empty to continue indefinitely');
+    const every = screen.getByRole('spinbutton', { name: /Repeat Every/ });
+    expect(every).toHaveAttribute('min', '1');
+
+    await user.clear(every);
+    await user.type(every, '0');
+    await save(user);
+    expect(await screen.findByText('Repeat every must be at least 1')).toBeInTheDocument();
+    expect(screen.getByText('Start date is required')).toBeInTheDocument();
+
+    await user.clear(every);
+    await user.type(every, '1.5');
+    expect(await screen.findByText('Repeat every must be a whole number')).toBeInTheDocument();
+
+    setDateTime(/^Start Date & Time/, '2026-03-02T09:00');
+    setDateTime(/^End Date & Time/, '2026-03-02T08:00');
+    expect(await screen.findByText('End date must be after the start date')).toBeInTheDocument();
+    expect(api.callsTo(CREATE)).toHaveLength(0);
+  });
+
+  it('triggered: explains the Automation section and checks the event name and delay', async () => {
+    const api = setUp({ [CREATE]: created });
+    const { user } = renderApp('/notifications/new');
+    await fillContent(user);
+
+    await user.selectOptions(screen.getByRole('combobox', { name: /Notification Type/ }), 'TRIGGERED');
+    expect(screen.getByText(/sent automatically when the events configured in the Automation section happen/)).toBeInTheDocument();
+    await save(user);
+    expect(await screen.findByText('Event name is required')).toBeInTheDocument();
+
+    await user.type(screen.getByLabelText(/^Event Name/), 'cart abandoned!');
+    await user.clear(screen.getByLabelText(/^Delay \(minutes\)/));
+    await user.type(screen.getByLabelText(/^Delay \(minutes\)/), '-5');
+    expect(await screen.findByText('Event name may contain letters, digits, _ . : and - only')).toBeInTheDocument();
+    expect(screen.getByText('Delay must be a whole number of minutes')).toBeInTheDocument();
+    expect(api.callsTo(CREATE)).toHaveLength(0);
+  });
+
+  it('action buttons: up to two, each with text and a complete URL', async () => {
+    const api = setUp({ [CREATE]: created });
+    const { user } = renderApp('/notifications/new');
+    await fillContent(user);
+
+    const toggle = screen.getByRole('switch', { name: 'Action Buttons' });
+    expect(toggle).toHaveAttribute('aria-checked', 'false');
+    await user.click(toggle);
+    expect(toggle).toHaveAttribute('aria-checked', 'true');
+    expect(screen.getByLabelText('Button 1 Text')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Add Button' }));
+    expect(screen.getByLabelText('Button 2 Text')).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Add Button' })).not.toBeInTheDocument();
+    expect(screen.getByText(/At most 2 action buttons/)).toBeInTheDocument();
+
+    await user.type(screen.getByLabelText('Button 1 URL'), 'not a url');
+    await save(user);
+    expect(await screen.findAllByText('Button text is required')).toHaveLength(2);
+    expect(screen.getByText('Must be a complete URL starting with https:// or http://')).toBeInTheDocument();
+    expect(screen.getByText('Button URL is required')).toBeInTheDocument();
+
+    await user.click(screen.getByRole('button', { name: 'Remove button 2' }));
+    expect(screen.queryByLabelText('Button 2 Text')).not.toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Add Button' })).toBeInTheDocument();
+    expect(api.callsTo(CREATE)).toHaveLength(0);
+  });
+});
+
+describe('notification form: what it sends (spec §3)', () => {
+  it('one-time with segment, icon, large image, two action buttons and a schedule time (sent as typed, in the site’s timezone)', async () => {
+    const api = setUp({ [CREATE]: created, [SEGMENTS]: ok({ segments: [{ id: 'seg-1', name: 'VIP buyers', estimated_count: 3 }] }) });
+    const dialogs = captureDialogs();
+    const { user, pathname } = renderApp('/notifications/new');
+    await fillContent(user);
+
+    await user.selectOptions(await screen.findByRole('combobox', { name: 'Target Segment' }), await screen.findByRole('option', { name: /VIP buyers/ }));
+    await user.type(screen.getByLabelText('Icon URL'), 'https://cdn.acme.example/icon.png');
+    await user.click(screen.getByRole('switch', { name: 'Large Image' }));
+    await user.type(screen.getByLabelText('Large Image URL'), 'https://cdn.acme.example/banner.png');
+    await user.click(screen.getByRole('switch', { name: 'Action Buttons' }));
+    await user.type(screen.getByLabelText('Button 1 Text'), 'Shop now');
+    await user.type(screen.getByLabelText('Button 1 URL'), 'https://shop.acme.example/shop');
+    await user.click(screen.getByRole('button', { name: 'Add Button' }));
+    await user.type(screen.getByLabelText('Button 2 Text'), 'Later');
+    await user.type(screen.getByLabelText('Button 2 URL'), 'https://shop.acme.example/later');
+    setDateTime(/^Schedule Time/, '2026-03-05T09:30');
+    await save(user);
+
+    await waitFor(() => expect(pathname()).toBe('/notifications'));
+    expect(dialogs.alerts).toEqual(['Notification created successfully!']);
+    expect(api.callsTo(CREATE)[0]?.body).toEqual({
+      type: 'ONE_TIME',
+      title: 'Flash sale',
+      message: 'Half price today',
+      destination_url: 'https://shop.acme.example/sale',
+      icon_url: 'https://cdn.acme.example/icon.png',
+      image_url: 'https://cdn.acme.example/banner.png',
+      segment_id: 'seg-1',
+      status: 'DRAFT',
+      scheduled_at: '2026-03-05T09:30',
+      actions: [
+        { title: 'Shop now', url: 'https://shop.acme.example/shop' },
+        { title: 'Later', url: 'https://shop.acme.example/later' },
+      ],
+    });
+  });
+
+  it('one-time draft: nulls for what is empty, and a large image typed then switched off is not sent', async () => {
+    const api = setUp({ [CREATE]: created });
+    captureDialogs();
+    const { user, pathname } = renderApp('/notifications/new');
+    await fillContent(user);
+
+    await user.click(screen.getByRole('switch', { name: 'Large Image' }));
+    await user.type(screen.getByLabelText('Large Image URL'), 'https://cdn.acme.example/banner.png');
+    await user.click(screen.getByRole('switch', { name: 'Large Image' }));
+    expect(screen.queryByLabelText('Large Image URL')).not.toBeInTheDocument();
+    await user.click(screen.getByRole('switch', { name: 'Action Buttons' }));
+    await user.type(screen.getByLabelText('Button 1 Text'), 'Ignored');
+    await user.click(screen.getByRole('switch', { name: 'Action Buttons' }));
+    await save(user);
+
+    await waitFor(() => expect(pathname()).toBe('/notifications'));
+    expect(api.callsTo(CREATE)[0]?.body).toEqual({
+      type: 'ONE_TIME',
+      title: 'Flash sale',
+      message: 'Half price today',
+      destination_url: 'https://shop.acme.example/sale',
+      icon_url: null,
+      image_url: null,
+      segment_id: null,
+      status: 'DRAFT',
+      scheduled_at: null,
+      actions: [],
+    });
+  });
+
+  it('recurring: recurring_schedule {interval_type, interval_value (integer), start_date, end_date|null}', async () => {
+    const api = setUp({ [CREATE]: created });
+    captureDialogs();
+    const { user, pathname } = renderApp('/notifications/new');
+    await fillContent(user);
+
+    await user.selectOptions(screen.getByRole('combobox', { name: /Notification Type/ }), 'RECURRING');
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Repeat' }), 'WEEKLY');
+    const every = screen.getByRole('spinbutton', { name: /Repeat Every/ });
+    await user.clear(every);
+    await user.type(every, '2');
+    expect(screen.getByText('weeks')).toBeInTheDocument();
+    setDateTime(/^Start Date & Time/, '2026-03-02T09:00');
+    await save(user);
+
+    await waitFor(() => expect(pathname()).toBe('/notifications'));
+    expect(api.callsTo(CREATE)[0]?.body).toEqual({
+      type: 'RECURRING',
+      title: 'Flash sale',
+      message: 'Half price today',
+      destination_url: 'https://shop.acme.example/sale',
+      icon_url: null,
+      image_url: null,
+      segment_id: null,
+      status: 'DRAFT',
+      scheduled_at: null,
+      actions: [],
+      recurring_schedule: { interval_type: 'WEEKLY', interval_value: 2, start_date: '2026-03-02T09:00', end_date: null },
+    });
+  });
+
+  it('recurring with an end date sends it as typed', async () => {
+    const api = setUp({ [CREATE]: created });
+    captureDialogs();
+    const { user, pathname } = renderApp('/notifications/new');
+    await fillContent(user);
+
+    await user.selectOptions(screen.getByRole('combobox', { name: /Notification Type/ }), 'RECURRING');
+    setDateTime(/^Start Date & Time/, '2026-03-02T09:00');
+    setDateTime(/^End Date & Time/, '2026-06-30T18:00');
+    await save(user);
+
+    await waitFor(() => expect(pathname()).toBe('/notifications'));
+    expect((api.callsTo(CREATE)[0]?.body as { recurring_schedule: unknown }).recurring_schedule).toEqual({
+      interval_type: 'DAILY',
+      interval_value: 1,
+      start_date: '2026-03-02T09:00',
+      end_date: '2026-06-30T18:00',
+    });
+  });
+
+  it('triggered: trigger {event, delay_minutes}', async () => {
+    const api = setUp({ [CREATE]: created });
+    captureDialogs();
+    const { user, pathname } = renderApp('/notifications/new');
+    await fillContent(user);
+
+    await user.selectOptions(screen.getByRole('combobox', { name: /Notification Type/ }), 'TRIGGERED');
+    await user.type(screen.getByLabelText(/^Event Name/), 'cart_abandoned');
+    await user.clear(screen.getByLabelText(/^Delay \(minutes\)/));
+    await user.type(screen.getByLabelText(/^Delay \(minutes\)/), '30');
+    await save(user);
+
+    await waitFor(() => expect(pathname()).toBe('/notifications'));
+    expect(api.callsTo(CREATE)[0]?.body).toEqual({
+      type: 'TRIGGERED',
+      title: 'Flash sale',
+      message: 'Half price today',
+      destination_url: 'https://shop.acme.example/sale',
+      icon_url: null,
+      image_url: null,
+      segment_id: null,
+      status: 'DRAFT',
+      scheduled_at: null,
+      actions: [],
+      trigger: { event: 'cart_abandoned', delay_minutes: 30 },
+    });
+  });
+
+  it('an uploaded icon is sent as icon_url', async () => {
+    const api = setUp({ [CREATE]: created, 'POST /api/upload/image': ok({ url: 'https://herald.example/uploads/abc.png' }, 201) });
+    captureDialogs();
+    const { user, pathname } = renderApp('/notifications/new');
+    await fillContent(user);
+
+    const picker = screen.getByRole('group', { name: 'Icon' });
+    await user.click(within(picker).getByRole('button', { name: 'Upload file' }));
+    await user.upload(within(picker).getByLabelText('Upload Icon'), new File(['png'], 'icon.png', { type: 'image/png' }));
+    expect(await within(picker).findByTestId('image-picker-current-link')).toHaveTextContent('https://herald.example/uploads/abc.png');
+    await save(user);
+
+    await waitFor(() => expect(pathname()).toBe('/notifications'));
+    expect((api.callsTo(CREATE)[0]?.body as { icon_url: string }).icon_url).toBe('https://herald.example/uploads/abc.png');
+  });
+
+  it("alerts the server's message, else \"Failed to create notification\", and stays on the form", async () => {
+    setUp({ [CREATE]: fail(400, 'RECURRING notifications are not available on this server yet') });
+    const dialogs = captureDialogs();
+    const { user, pathname } = renderApp('/notifications/new');
+    await fillContent(user);
+
+    await save(user);
+    await waitFor(() => expect(dialogs.alerts).toEqual(['RECURRING notifications are not available on this server yet']));
+    mockApi({ [CREATE]: { status: 502, text: '<html>Bad gateway</html>' }, [SEGMENTS]: ok({ segments: [] }) });
+    await save(user);
+    await waitFor(() => expect(dialogs.alerts[1]).toBe('Failed to create notification'));
+    expect(pathname()).toBe('/notifications/new');
+  });
+
+  it('without a site: "Please select a site"', async () => {
+    const api = setUp({}, []);
+    const dialogs = captureDialogs();
+    const { user } = renderApp('/notifications/new');
+    await fillContent(user);
+
+    await save(user);
+    expect(dialogs.alerts).toEqual(['Please select a site']);
+    expect(api.calls.filter((c) => c.method === 'POST')).toHaveLength(0);
+    expect(api.callsTo(SEGMENTS)).toHaveLength(0);
+  });
+});
+
+describe('notification form: live preview (spec §2)', () => {
+  it('shows placeholders, then the typed text (as text, never HTML) and the destination URL’s host in four styles', async () => {
+    setUp();
+    const { user } = renderApp('/notifications/new');
+    const preview = await screen.findByTestId('notification-preview');
+
+    expect(within(preview).getByText('Notification Title')).toBeInTheDocument();
+    expect(within(preview).getByText('Your notification message will appear here.')).toBeInTheDocument();
+    // No destination yet: the site's own host.
+    expect(within(preview).getByTestId('preview-host')).toHaveTextContent('shop.acme.example');
+
+    await user.type(screen.getByLabelText(/^Title/), '<b>Big</b> news');
+    await user.type(screen.getByLabelText(/^Message/), '<img src=x onerror=alert(1)>');
+    await user.type(screen.getByLabelText(/^Destination URL/), 'https://blog.acme.example:8443/post/1?utm=x');
+
+    expect(within(preview).getByText('<b>Big</b> news')).toBeInTheDocument();
+    expect(within(preview).getByText('<img src=x onerror=alert(1)>')).toBeInTheDocument();
+    expect(preview.querySelector('b')).toBeNull();
+    expect(within(preview).getByTestId('preview-host')).toHaveTextContent(/^blog\.acme\.example:8443$/);
+
+    const styles = within(preview).getByRole('group', { name: 'Preview style' });
+    expect(within(styles).getAllByRole('button').map((b) => b.textContent)).toEqual(['Chrome · Windows', 'Chrome · macOS', 'Firefox · Android', 'Safari · iOS']);
+    for (const [button, figure] of [
+      ['Chrome · macOS', 'Chrome on macOS preview'],
+      ['Firefox · Android', 'Firefox on Android preview'],
+      ['Safari · iOS', 'Safari on iOS preview'],
+      ['Chrome · Windows', 'Chrome on Windows preview'],
+    ] as const) {
+      await user.click(within(styles).getByRole('button', { name: button }));
+      const shown = within(preview).getByRole('figure', { name: figure });
+      expect(shown).toHaveTextContent('<b>Big</b> news');
+      expect(within(shown).getByTestId('preview-host')).toHaveTextContent('blog.acme.example:8443');
+    }
+  });
+
+  it('shows the action buttons and the large image in the Windows style', async () => {
+    setUp();
+    const { user } = renderApp('/notifications/new');
+    const preview = await screen.findByTestId('notification-preview');
+
+    await user.click(screen.getByRole('switch', { name: 'Action Buttons' }));
+    await user.type(screen.getByLabelText('Button 1 Text'), 'Shop now');
+    expect(within(preview).getByText('Shop now')).toBeInTheDocument();
+    await user.click(screen.getByRole('switch', { name: 'Large Image' }));
+    await user.type(screen.getByLabelText('Large Image URL'), 'https://cdn.acme.example/banner.png');
+    expect(preview.querySelector('img[src="https://cdn.acme.example/banner.png"]')).not.toBeNull();
+  });
+});
+
+describe('notification form: edit mode (spec §2 /notifications/{id}/edit)', () => {
+  const scheduled = makeNotification({
+    id: 'n-1',
+    status: 'scheduled',
+    title: 'Weekend promo',
+    message: 'Two days only',
+    destination_url: 'https://shop.acme.example/weekend',
+    icon_url: 'https://cdn.acme.example/icon.png',
+    image_url: 'https://cdn.acme.example/banner.png',
+    segment_id: 'seg-1',
+    actions: [{ title: 'Shop', url: 'https://shop.acme.example/shop' }],
+    scheduled_at: '2026-03-05T14:30:00.000Z',
+  });
+
+  it('loads the values, shows scheduled_at in the site’s timezone, and saves with PATCH', async () => {
+    const api = setUp({
+      'GET /api/notifications/n-1': ok({ notification: scheduled }),
+      [SEGMENTS]: ok({ segments: [{ id: 'seg-1', name: 'VIP buyers', estimated_count: 3 }] }),
+      'PATCH /api/notifications/n-1': (call) => ok({ notification: { ...scheduled, title: (call.body as { title: string }).title } }),
+    });
+    const dialogs = captureDialogs();
+    const { user, pathname } = renderApp('/notifications/n-1/edit');
+
+    const title = await screen.findByLabelText(/^Title/, {}, { timeout: 3000 });
+    expect(title).toHaveValue('Weekend promo');
+    expect(screen.getByLabelText(/^Message/)).toHaveValue('Two days only');
+    expect(screen.getByLabelText(/^Destination URL/)).toHaveValue('https://shop.acme.example/weekend');
+    expect(screen.getByLabelText('Icon URL')).toHaveValue('https://cdn.acme.example/icon.png');
+    expect(screen.getByRole('switch', { name: 'Large Image' })).toHaveAttribute('aria-checked', 'true');
+    expect(screen.getByLabelText('Large Image URL')).toHaveValue('https://cdn.acme.example/banner.png');
+    expect(screen.getByRole('switch', { name: 'Action Buttons' })).toHaveAttribute('aria-checked', 'true');
+    expect(screen.getByLabelText('Button 1 Text')).toHaveValue('Shop');
+    // 14:30 UTC is 09:30 in New York (EST).
+    expect(screen.getByLabelText('Schedule Time (America/New_York)')).toHaveValue('2026-03-05T09:30');
+    await waitFor(() => expect(screen.getByRole('combobox', { name: 'Target Segment' })).toHaveValue('seg-1'));
+
+    await user.clear(title);
+    await user.type(title, 'Weekend promo: extended');
+    await user.click(screen.getByRole('button', { name: 'Save Changes' }));
+
+    await waitFor(() => expect(pathname()).toBe('/notifications'));
+    expect(dialogs.alerts).toEqual(['Notification updated successfully!']);
+    expect(api.callsTo('PATCH /api/notifications/n-1')[0]?.body).toEqual({
+      type: 'ONE_TIME',
+      title: 'Weekend promo: extended',
+      message: 'Two days only',
+      destination_url: 'https://shop.acme.example/weekend',
+      icon_url: 'https://cdn.acme.example/icon.png',
+      image_url: 'https://cdn.acme.example/banner.png',
+      segment_id: 'seg-1',
+      status: 'DRAFT',
+      scheduled_at: '2026-03-05T09:30',
+      actions: [{ title: 'Shop', url: 'https://shop.acme.example/shop' }],
+    });
+  });
+
+  it('a site in another timezone shows the same instant as its own wall time', async () => {
+    const tokyo = makeSite({ id: 'site-1', settings: { ...newYork.settings, timezone: 'Asia/Tokyo' } });
+    setUp({ 'GET /api/notifications/n-1': ok({ notification: scheduled }) }, [tokyo]);
+    renderApp('/notifications/n-1/edit');
+
+    expect(await screen.findByLabelText('Schedule Time (Asia/Tokyo)', {}, { timeout: 3000 })).toHaveValue('2026-03-05T23:30');
+  });
+
+  it('a recurring notification loads its schedule', async () => {
+    const recurring = makeNotification({
+      id: 'n-1',
+      type: 'RECURRING',
+      recurringSchedule: { intervalType: 'MONTHLY', intervalValue: 3, startDate: '2026-03-10T13:00:00.000Z', endDate: '2026-12-10T14:00:00.000Z', isActive: true, nextRunAt: null },
+    });
+    setUp({ 'GET /api/notifications/n-1': ok({ notification: recurring }) });
+    renderApp('/notifications/n-1/edit');
+
+    expect(await screen.findByRole('combobox', { name: 'Repeat' }, { timeout: 3000 })).toHaveValue('MONTHLY');
+    expect(screen.getByRole('spinbutton', { name: /Repeat Every/ })).toHaveValue(3);
+    expect(screen.getByLabelText(/^Start Date & Time/)).toHaveValue('2026-03-10T09:00'); // EDT from March 8
+    expect(screen.getByLabelText(/^End Date & Time/)).toHaveValue('2026-12-10T09:00');
+  });
+
+  it('alerts the server message, else "Failed to update notification"', async () => {
+    setUp({ 'GET /api/notifications/n-1': ok({ notification: scheduled }), 'PATCH /api/notifications/n-1': fail(409, 'This notification is already being sent') });
+    const dialogs = captureDialogs();
+    const { user } = renderApp('/notifications/n-1/edit');
+
+    await user.click(await screen.findByRole('button', { name: 'Save Changes' }, { timeout: 3000 }));
+    await waitFor(() => expect(dialogs.alerts).toEqual(['This notification is already being sent']));
+    mockApi({ 'PATCH /api/notifications/n-1': { status: 500, text: '' } });
+    await user.click(screen.getByRole('button', { name: 'Save Changes' }));
+    await waitFor(() => expect(dialogs.alerts[1]).toBe('Failed to update notification'));
+  });
+
+  it('a missing notification says so', async () => {
+    setUp({ 'GET /api/notifications/gone': fail(404, 'Notification not found') });
+    renderApp('/notifications/gone/edit');
+
+    expect(await screen.findByRole('heading', { name: 'Notification not found' }, { timeout: 4000 })).toBeInTheDocument();
+  });
+});
+
+describe('notification view mode (spec §4: view-only statuses)', () => {
+  const completed = makeNotification({
+    id: 'c1',
+    status: 'completed',
+    title: 'Spring launch',
+    message: 'New collection is live',
+    destination_url: 'https://shop.acme.example/spring',
+    actions: [{ title: 'Browse', url: 'https://shop.acme.example/browse' }],
+    sent_at: '2026-02-20T15:00:00.000Z',
+    completed_at: '2026-02-20T15:02:00.000Z',
+  });
+  const performance = makePerformance({ notification_id: 'c1', total: 200, sent: 175, delivered: 160, clicked: 12, failed: 25, click_rate: 7.5, delivery_rate: 91.43 });
+
+  it('shows every field read-only with the performance numbers', async () => {
+    const api = setUp({ 'GET /api/notifications/c1': ok({ notification: completed }), 'GET /api/notifications/c1/performance': ok(performance) });
+    renderApp('/notifications/c1/edit');
+
+    expect(await screen.findByText('This notification is completed and can no longer be edited.', {}, { timeout: 3000 })).toBeInTheDocument();
+    expect(screen.queryByRole('form')).not.toBeInTheDocument();
+    expect(screen.queryByRole('textbox')).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: /Save/ })).not.toBeInTheDocument();
+    expect(screen.getByRole('heading', { level: 1, name: 'Spring launch' })).toBeInTheDocument();
+    expect(screen.getByText('Message').nextSibling).toHaveTextContent('New collection is live');
+    expect(screen.getByText('Target Segment').nextSibling).toHaveTextContent('All Subscribers');
+    expect(screen.getByText('Action Buttons').nextSibling).toHaveTextContent('Browse');
+    expect(screen.getByText('Sent', { selector: 'dt.text-sm' }).nextSibling).toHaveTextContent('Feb 20, 2026, 10:00 AM');
+
+    expect(await screen.findByTestId('performance-sent')).toHaveTextContent('175');
+    expect(screen.getByTestId('performance-delivered')).toHaveTextContent('160');
+    expect(screen.getByTestId('performance-clicked')).toHaveTextContent('12');
+    expect(screen.getByTestId('performance-failed')).toHaveTextContent('25');
+    expect(screen.getByTestId('performance-click-rate')).toHaveTextContent('7.5%');
+    expect(screen.getByTestId('performance-delivery-rate')).toHaveTextContent('91.43%');
+    expect(screen.queryByRole('region', { name: 'Runs' })).not.toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Duplicate' })).toBeInTheDocument();
+    expect(within(screen.getByTestId('notification-preview')).getByText('New collection is live')).toBeInTheDocument();
+    expect(api.callsTo('GET /api/notifications/c1/performance')).toHaveLength(1);
+  });
+
+  it('/notifications/{id} shows a recurring notification’s runs', async () => {
+    const recurring = makeNotification({
+      id: 'r1',
+      type: 'RECURRING',
+      status: 'completed',
+      recurringSchedule: { intervalType: 'DAILY', intervalValue: 1, startDate: '2026-02-01T14:00:00.000Z', endDate: null, isActive: true, nextRunAt: null },
+    });
+    const runs = [
+      { id: 'run-1', status: 'completed', due_at: '2026-02-01T14:00:00.000Z', started_at: '2026-02-01T14:00:01.000Z', finished_at: '2026-02-01T14:01:00.000Z', last_error: null, stats: { total: 10, sent: 10, delivered: 9, clicked: 3, failed: 0 } },
+      { id: 'run-2', status: 'failed', due_at: '2026-02-02T14:00:00.000Z', started_at: '2026-02-02T14:00:01.000Z', finished_at: '2026-02-02T14:00:05.000Z', last_error: 'Push service unreachable', stats: { total: 10, sent: 0, delivered: 0, clicked: 0, failed: 10 } },
+    ];
+    setUp({ 'GET /api/notifications/r1': ok({ notification: recurring }), 'GET /api/notifications/r1/performance': ok(makePerformance({ notification_id: 'r1', sent: 10, runs })) });
+    renderApp('/notifications/r1');
+
+    const table = await screen.findByRole('region', { name: 'Runs' }, { timeout: 3000 });
+    const rows = within(table).getAllByTestId('performance-run');
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toHaveTextContent('Feb 1, 2026, 9:00 AM');
+    expect(rows[0]).toHaveTextContent(/completed.*10.*9.*3.*0/i);
+    expect(rows[1]).toHaveTextContent('Push service unreachable');
+    expect(screen.getByText('Schedule').nextSibling).toHaveTextContent('Repeats every 1 day, from Feb 1, 2026, 9:00 AM with no end date');
+  });
+
+  it('shows why a failed notification failed, and offers Retry and Duplicate', async () => {
+    const failed = makeNotification({ id: 'f1', status: 'failed', last_error: 'The push service refused the VAPID key' });
+    setUp({ 'GET /api/notifications/f1': ok({ notification: failed }), 'GET /api/notifications/f1/performance': ok(makePerformance({ notification_id: 'f1' })) });
+    renderApp('/notifications/f1');
+
+    expect(await screen.findByTestId('failure-reason', {}, { timeout: 3000 })).toHaveTextContent('The push service refused the VAPID key');
+    expect(screen.getByRole('button', { name: 'Retry' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Duplicate' })).toBeInTheDocument();
+    expect(screen.queryByRole('link', { name: 'Edit' })).not.toBeInTheDocument();
+  });
+
+  it('while sending, shows live progress and polls, then shows the final numbers', async () => {
+    const sending = makeNotification({ id: 'g1', status: 'sending', stats: { total: 100, sent: 20, delivered: 10, clicked: 1, failed: 0 } });
+    let finished = false;
+    const api = setUp({
+      'GET /api/notifications/g1': () => {
+        const done = api.callsTo('GET /api/notifications/g1').length > 1;
+        finished = done;
+        return ok({ notification: done ? { ...sending, status: 'completed', stats: { total: 100, sent: 98, delivered: 90, clicked: 9, failed: 2 } } : sending });
+      },
+      'GET /api/notifications/g1/performance': () =>
+        ok(finished ? makePerformance({ notification_id: 'g1', total: 100, sent: 98, delivered: 90, clicked: 9, failed: 2, click_rate: 10, delivery_rate: 91.84 }) : makePerformance({ notification_id: 'g1', total: 100, sent: 20, delivered: 10, clicked: 1, click_rate: 10, delivery_rate: 50 })),
+    });
+    renderApp('/notifications/g1');
+
+    expect(await screen.findByTestId('sending-progress', {}, { timeout: 3000 })).toHaveTextContent('20 of 100 sent');
+    expect(await screen.findByTestId('performance-sent')).toHaveTextContent('20');
+    await waitFor(() => expect(screen.queryByTestId('sending-progress')).not.toBeInTheDocument(), { timeout: 4000 });
+    await waitFor(() => expect(screen.getByTestId('performance-sent')).toHaveTextContent('98'));
+    expect(screen.getByTestId('performance-delivery-rate')).toHaveTextContent('91.84%');
+  }, 10_000);
+
+  it('a draft opened at /notifications/{id} is read-only with an Edit link', async () => {
+    const draft = makeNotification({ id: 'd1', status: 'draft' });
+    setUp({ 'GET /api/notifications/d1': ok({ notification: draft }), 'GET /api/notifications/d1/performance': ok(makePerformance({ notification_id: 'd1' })) });
+    renderApp('/notifications/d1');
+
+    expect(await screen.findByRole('link', { name: 'Edit' }, { timeout: 3000 })).toHaveAttribute('href', '/notifications/d1/edit');
+    expect(screen.getByRole('button', { name: 'Send Now' })).toBeInTheDocument();
+  });
+});

@@ -1,0 +1,276 @@
+import type { Notification } from '@herald/contracts';
+import { screen, waitFor, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { fail, mockApi, ok, type MockResponse } from '../../../test/fetch-mock';
+import { makeSite, makeUser, signIn } from '../../../test/fixtures';
+import { captureDialogs, renderApp } from '../../../test/render-app';
+import { makeNotification } from '../notification-fixtures';
+
+const site = makeSite({ id: 'site-1', settings: { ...makeSite().settings, timezone: 'UTC' } });
+const LIST = 'GET /api/sites/site-1/notifications';
+
+const draft = makeNotification({ id: 'd1', title: 'Draft sale', status: 'draft' });
+const scheduled = makeNotification({ id: 's1', title: 'Weekend promo', status: 'scheduled', scheduled_at: '2026-03-07T09:00:00.000Z' });
+const sending = makeNotification({ id: 'g1', title: 'Going out', status: 'sending', sent_at: '2026-03-02T08:00:00.000Z', stats: { total: 200, sent: 40, delivered: 30, clicked: 2, failed: 10 } });
+const completed = makeNotification({ id: 'c1', title: 'Spring launch', status: 'completed', sent_at: '2026-03-01T12:00:00.000Z' });
+const cancelled = makeNotification({ id: 'x1', title: 'Called off', status: 'cancelled' });
+const failed = makeNotification({ id: 'f1', title: 'Broken send', status: 'failed', last_error: 'The site has no VAPID keys' });
+const recurring = makeNotification({
+  id: 'r1',
+  title: 'Daily digest',
+  type: 'RECURRING',
+  recurringSchedule: { intervalType: 'WEEKLY', intervalValue: 2, startDate: '2026-03-02T09:00:00.000Z', endDate: null, isActive: true, nextRunAt: null },
+});
+const triggered = makeNotification({ id: 't1', title: 'Cart reminder', type: 'TRIGGERED', trigger: { event: 'cart_abandoned', delay_minutes: 90 } });
+
+const counts = { all: 8, draft: 3, scheduled: 1, sending: 1, completed: 1, cancelled: 1, failed: 1 };
+const list = (notifications: Notification[], c: Record<string, number> = counts): MockResponse => ok({ notifications, counts: c });
+
+function setUp(routes: Parameters<typeof mockApi>[0]) {
+  signIn();
+  return mockApi({ 'GET /api/auth/me': ok({ user: makeUser() }), 'GET /api/sites': ok({ sites: [site] }), ...routes });
+}
+
+const card = (title: string) => screen.getByRole('article', { name: title });
+/** The action buttons and links of a card, in order. */
+const buttonsOf = (title: string) => [...card(title).querySelectorAll('button, a')].map((b) => b.textContent);
+
+describe('notifications list (spec §2 Notifications list)', () => {
+  it('shows each notification with its status badge, type badge, dates, schedule and trigger, and a count line', async () => {
+    setUp({ [LIST]: list([draft, scheduled, completed, failed, recurring, triggered]) });
+    renderApp('/notifications');
+
+    expect(await screen.findByRole('article', { name: 'Draft sale' })).toBeInTheDocument();
+    expect(screen.getByTestId('notification-count')).toHaveTextContent('6 notifications');
+    expect(within(card('Draft sale')).getByTestId('status-badge')).toHaveTextContent('Draft');
+    expect(within(card('Weekend promo')).getByTestId('status-badge')).toHaveTextContent('Scheduled');
+    expect(within(card('Spring launch')).getByTestId('status-badge')).toHaveTextContent('Completed');
+    expect(within(card('Broken send')).getByTestId('status-badge')).toHaveTextContent('Failed');
+
+    // A type badge only when not one-time.
+    expect(within(card('Draft sale')).queryByTestId('type-badge')).not.toBeInTheDocument();
+    expect(within(card('Daily digest')).getByTestId('type-badge')).toHaveTextContent('Recurring');
+    expect(within(card('Cart reminder')).getByTestId('type-badge')).toHaveTextContent('Triggered');
+
+    expect(within(card('Daily digest')).getByText('Repeats every 2 weeks')).toBeInTheDocument();
+    expect(within(card('Cart reminder')).getByText('When “cart_abandoned” happens, sent after 90 minutes')).toBeInTheDocument();
+
+    expect(within(card('Draft sale')).getByText('Created').nextSibling).toHaveTextContent('Mar 1, 2026, 10:00 AM');
+    expect(within(card('Weekend promo')).getByText('Scheduled', { selector: 'dt' }).nextSibling).toHaveTextContent('Mar 7, 2026, 9:00 AM');
+    expect(within(card('Spring launch')).getByText('Sent').nextSibling).toHaveTextContent('Mar 1, 2026, 12:00 PM');
+    expect(within(card('Broken send')).getByTestId('failure-reason')).toHaveTextContent('Failed: The site has no VAPID keys');
+  });
+
+  it('shows dates in the site’s timezone', async () => {
+    const tokyo = makeSite({ id: 'site-1', settings: { ...site.settings, timezone: 'Asia/Tokyo' } });
+    signIn();
+    mockApi({ 'GET /api/auth/me': ok({ user: makeUser() }), 'GET /api/sites': ok({ sites: [tokyo] }), [LIST]: list([scheduled]) });
+    renderApp('/notifications');
+
+    const dt = await screen.findByText('Scheduled', { selector: 'dt' });
+    expect(dt.nextSibling).toHaveTextContent('Mar 7, 2026, 6:00 PM');
+  });
+
+  it('offers the status filters all, draft, scheduled, sending, completed and asks the server for the chosen status', async () => {
+    const api = setUp({
+      [LIST]: (call) => {
+        const status = call.url.searchParams.get('status');
+        return list(status === 'draft' ? [draft] : status === 'completed' ? [] : [draft, scheduled]);
+      },
+    });
+    const { user } = renderApp('/notifications');
+
+    const filters = await screen.findByRole('group', { name: 'Filter by status' });
+    expect(within(filters).getAllByRole('button').map((b) => b.textContent?.replace(/\d+$/, ''))).toEqual(['All', 'Draft', 'Scheduled', 'Sending', 'Completed']);
+    expect(within(filters).getByRole('button', { name: 'All' })).toHaveAttribute('aria-pressed', 'true');
+    await screen.findByText('2 notifications');
+    // Counts per status come from data.counts; All sums them.
+    expect(within(filters).getByRole('button', { name: 'All' })).toHaveTextContent('All8');
+    expect(within(filters).getByRole('button', { name: 'Draft' })).toHaveTextContent('Draft3');
+    expect(api.callsTo(LIST)[0]?.url.search).toBe('');
+
+    await user.click(within(filters).getByRole('button', { name: 'Draft' }));
+    expect(await screen.findByText('1 draft notification')).toBeInTheDocument();
+    expect(api.callsTo(LIST).at(-1)?.url.searchParams.get('status')).toBe('draft');
+    expect(within(filters).getByRole('button', { name: 'Draft' })).toHaveAttribute('aria-pressed', 'true');
+
+    await user.click(within(filters).getByRole('button', { name: 'Completed' }));
+    expect(await screen.findByText('0 completed notifications')).toBeInTheDocument();
+    expect(screen.getByRole('heading', { name: 'No completed notifications' })).toBeInTheDocument();
+  });
+
+  it('shows "No notifications yet" with a create link when there are none', async () => {
+    setUp({ [LIST]: list([], {}) });
+    renderApp('/notifications');
+
+    expect(await screen.findByRole('heading', { name: 'No notifications yet' })).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Create Notification' })).toHaveAttribute('href', '/notifications/new');
+  });
+
+  it('offers only the actions each status allows (spec §4)', async () => {
+    setUp({ [LIST]: list([draft, scheduled, sending, completed, cancelled, failed, recurring]) });
+    renderApp('/notifications');
+    await screen.findByRole('article', { name: 'Draft sale' });
+
+    expect(buttonsOf('Draft sale')).toEqual(['Send Now', 'Edit', 'Delete']);
+    expect(buttonsOf('Weekend promo')).toEqual(['Edit', 'Cancel', 'Delete']);
+    expect(buttonsOf('Going out')).toEqual(['View']);
+    expect(buttonsOf('Spring launch')).toEqual(['View', 'Duplicate']);
+    expect(buttonsOf('Called off')).toEqual(['View', 'Duplicate']);
+    expect(buttonsOf('Broken send')).toEqual(['View', 'Retry', 'Duplicate']);
+    // Only one-time drafts can be sent now (the server refuses the others).
+    expect(buttonsOf('Daily digest')).toEqual(['Edit', 'Delete']);
+    expect(within(card('Draft sale')).getByRole('link', { name: 'Edit' })).toHaveAttribute('href', '/notifications/d1/edit');
+    expect(within(card('Spring launch')).getByRole('link', { name: 'View' })).toHaveAttribute('href', '/notifications/c1');
+  });
+
+  it('Send Now asks first, sends, alerts "Notification sent successfully!" and refreshes the list', async () => {
+    let sent = false;
+    const api = setUp({
+      [LIST]: () => list([sent ? { ...draft, status: 'completed' } : draft]),
+      'POST /api/notifications/d1/send': () => {
+        sent = true;
+        return ok({ notification: { ...draft, status: 'sending' } });
+      },
+    });
+    const dialogs = captureDialogs(false);
+    const { user } = renderApp('/notifications');
+
+    await user.click(await within(await screen.findByRole('article', { name: 'Draft sale' })).findByRole('button', { name: 'Send Now' }));
+    expect(dialogs.confirms).toEqual(['Are you sure you want to send this notification?']);
+    expect(api.callsTo('POST /api/notifications/d1/send')).toHaveLength(0);
+
+    const accepted = captureDialogs(true);
+    await user.click(within(card('Draft sale')).getByRole('button', { name: 'Send Now' }));
+    await waitFor(() => expect(accepted.alerts).toEqual(['Notification sent successfully!']));
+    expect(api.callsTo('POST /api/notifications/d1/send')[0]?.body).toBeUndefined();
+    await waitFor(() => expect(within(card('Draft sale')).getByTestId('status-badge')).toHaveTextContent('Completed'));
+  });
+
+  it('Send Now failing alerts the server message', async () => {
+    setUp({ [LIST]: list([draft]), 'POST /api/notifications/d1/send': fail(409, 'Only draft notifications can be sent now') });
+    const dialogs = captureDialogs(true);
+    const { user } = renderApp('/notifications');
+
+    await user.click(await within(await screen.findByRole('article', { name: 'Draft sale' })).findByRole('button', { name: 'Send Now' }));
+    await waitFor(() => expect(dialogs.alerts).toEqual(['Only draft notifications can be sent now']));
+  });
+
+  it('Delete asks "Are you sure you want to delete this notification?" and removes it', async () => {
+    let deleted = false;
+    const api = setUp({
+      [LIST]: () => list(deleted ? [scheduled] : [draft, scheduled]),
+      'DELETE /api/notifications/d1': () => {
+        deleted = true;
+        return ok({ deleted: true });
+      },
+    });
+    const dialogs = captureDialogs(true);
+    const { user } = renderApp('/notifications');
+
+    await user.click(await within(await screen.findByRole('article', { name: 'Draft sale' })).findByRole('button', { name: 'Delete' }));
+    expect(dialogs.confirms).toEqual(['Are you sure you want to delete this notification?']);
+    await waitFor(() => expect(screen.queryByRole('article', { name: 'Draft sale' })).not.toBeInTheDocument());
+    expect(api.callsTo('DELETE /api/notifications/d1')).toHaveLength(1);
+    expect(dialogs.alerts).toEqual([]);
+  });
+
+  it('Delete failing alerts the server message, else "Failed to delete notification"', async () => {
+    setUp({ [LIST]: list([draft]), 'DELETE /api/notifications/d1': fail(409, 'This notification is already being sent') });
+    const dialogs = captureDialogs(true);
+    const { user } = renderApp('/notifications');
+
+    await user.click(await within(await screen.findByRole('article', { name: 'Draft sale' })).findByRole('button', { name: 'Delete' }));
+    await waitFor(() => expect(dialogs.alerts).toEqual(['This notification is already being sent']));
+
+    mockApi({ [LIST]: list([draft]), 'DELETE /api/notifications/d1': { status: 500, text: '' } });
+    await user.click(within(card('Draft sale')).getByRole('button', { name: 'Delete' }));
+    await waitFor(() => expect(dialogs.alerts[1]).toBe('Failed to delete notification'));
+  });
+
+  it('Cancel asks first and cancels a scheduled notification', async () => {
+    let cancelledNow = false;
+    const api = setUp({
+      [LIST]: () => list([cancelledNow ? { ...scheduled, status: 'cancelled' } : scheduled]),
+      'POST /api/notifications/s1/cancel': () => {
+        cancelledNow = true;
+        return ok({ notification: { ...scheduled, status: 'cancelled' } });
+      },
+    });
+    const dialogs = captureDialogs(true);
+    const { user } = renderApp('/notifications');
+
+    await user.click(await within(await screen.findByRole('article', { name: 'Weekend promo' })).findByRole('button', { name: 'Cancel' }));
+    expect(dialogs.confirms).toEqual(['Are you sure you want to cancel this scheduled notification?']);
+    await waitFor(() => expect(within(card('Weekend promo')).getByTestId('status-badge')).toHaveTextContent('Cancelled'));
+    expect(api.callsTo('POST /api/notifications/s1/cancel')).toHaveLength(1);
+    expect(buttonsOf('Weekend promo')).toEqual(['View', 'Duplicate']);
+  });
+
+  it('Duplicate copies a completed notification into a draft and opens it for editing', async () => {
+    const copy = makeNotification({ id: 'copy-1', title: 'Spring launch', status: 'draft' });
+    const api = setUp({
+      [LIST]: list([completed]),
+      'POST /api/notifications/c1/duplicate': ok({ notification: copy }, 201),
+      'GET /api/notifications/copy-1': ok({ notification: copy }),
+      'GET /api/sites/site-1/segments': ok({ segments: [] }),
+    });
+    const { user, pathname } = renderApp('/notifications');
+
+    await user.click(await within(await screen.findByRole('article', { name: 'Spring launch' })).findByRole('button', { name: 'Duplicate' }));
+    await waitFor(() => expect(pathname()).toBe('/notifications/copy-1/edit'));
+    expect(api.callsTo('POST /api/notifications/c1/duplicate')).toHaveLength(1);
+    expect(await screen.findByRole('form', { name: 'Edit notification' }, { timeout: 3000 })).toBeInTheDocument();
+  });
+
+  it('Retry asks first and sends a failed notification again', async () => {
+    const api = setUp({ [LIST]: list([failed]), 'POST /api/notifications/f1/retry': ok({ notification: { ...failed, status: 'sending', last_error: null } }) });
+    const dialogs = captureDialogs(true);
+    const { user } = renderApp('/notifications');
+
+    await user.click(await within(await screen.findByRole('article', { name: 'Broken send' })).findByRole('button', { name: 'Retry' }));
+    expect(dialogs.confirms[0]).toMatch(/^Are you sure you want to retry sending this notification/);
+    await waitFor(() => expect(api.callsTo('POST /api/notifications/f1/retry')).toHaveLength(1));
+  });
+
+  it('polls while a notification is sending and shows live progress until it completes', async () => {
+    const responses = [
+      { ...sending, stats: { total: 200, sent: 40, delivered: 30, clicked: 2, failed: 10 } },
+      { ...sending, stats: { total: 200, sent: 150, delivered: 120, clicked: 9, failed: 20 } },
+      { ...sending, status: 'completed' as const, stats: { total: 200, sent: 175, delivered: 160, clicked: 12, failed: 25 } },
+    ];
+    const api = setUp({ [LIST]: () => list([responses[Math.min(api.callsTo(LIST).length - 1, 2)]!]) });
+    renderApp('/notifications');
+
+    const progress = await screen.findByTestId('sending-progress');
+    expect(progress).toHaveTextContent('50 of 200 sent');
+    expect(progress).toHaveTextContent('10 failed');
+    const bar = within(progress).getByRole('progressbar', { name: 'Sending progress of Going out' });
+    expect(bar).toHaveAttribute('aria-valuenow', '50');
+    expect(bar).toHaveAttribute('aria-valuemax', '200');
+
+    await waitFor(() => expect(screen.getByTestId('sending-progress')).toHaveTextContent('170 of 200 sent'), { timeout: 4000 });
+    await waitFor(() => expect(within(card('Going out')).getByTestId('status-badge')).toHaveTextContent('Completed'), { timeout: 4000 });
+    expect(screen.queryByTestId('sending-progress')).not.toBeInTheDocument();
+
+    // Nothing is sending any more: polling stops.
+    const callsWhenDone = api.callsTo(LIST).length;
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(api.callsTo(LIST)).toHaveLength(callsWhenDone);
+  }, 15_000);
+
+  it('shows the server message when the list cannot be loaded', async () => {
+    setUp({ [LIST]: fail(404, 'Site not found') });
+    renderApp('/notifications');
+
+    expect(await screen.findByRole('alert', {}, { timeout: 4000 })).toHaveTextContent('Site not found');
+  });
+
+  it('asks to choose a site when there is none', async () => {
+    signIn();
+    mockApi({ 'GET /api/auth/me': ok({ user: makeUser() }), 'GET /api/sites': ok({ sites: [] }) });
+    renderApp('/notifications');
+
+    expect(await screen.findByRole('heading', { name: 'No Site Selected' })).toBeInTheDocument();
+  });
+});

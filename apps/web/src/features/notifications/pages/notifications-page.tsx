@@ -1,0 +1,200 @@
+import { NOTIFICATION_STATUSES, type Notification } from '@herald/contracts';
+import { Bell, Clock, Plus, Repeat, Zap } from 'lucide-react';
+import { useSearchParams } from 'react-router';
+import { Alert, Button, ButtonLink, Card, DateTime, EmptyState, PageHeader, Spinner, ToggleGroup, type ToggleItem } from '../../../components/ui';
+import { errorMessage } from '../../../lib/api-client';
+import { useCurrentSite } from '../../../lib/sites-store';
+import { useNotificationsQuery, type StatusFilter } from '../api';
+import { NotificationActions } from '../components/notification-actions';
+import { SendingProgress, StatusBadge, TypeBadge } from '../components/notification-badges';
+import { repeatsText, triggerText } from '../notification-labels';
+
+/** Spec §2 Notifications list: the status filter buttons, in order. */
+const FILTERS: readonly StatusFilter[] = ['all', 'draft', 'scheduled', 'sending', 'completed'];
+const FILTER_LABELS: Record<StatusFilter, string> = { all: 'All', draft: 'Draft', scheduled: 'Scheduled', sending: 'Sending', completed: 'Completed' };
+
+function isStatusFilter(value: string | null): value is StatusFilter {
+  return FILTERS.some((filter) => filter === value);
+}
+
+const NewNotificationLink = ({ children = 'New Notification' }: { children?: string }) => (
+  <ButtonLink to="/notifications/new" icon={<Plus className="size-4" aria-hidden="true" />}>
+    {children}
+  </ButtonLink>
+);
+
+/** "3 notifications", "1 draft notification". */
+function countLine(count: number, filter: StatusFilter): string {
+  const noun = count === 1 ? 'notification' : 'notifications';
+  return filter === 'all' ? `${count} ${noun}` : `${count} ${filter} ${noun}`;
+}
+
+export function NotificationsPage() {
+  const { currentSite, loaded } = useCurrentSite();
+
+  if (!currentSite) {
+    return (
+      <>
+        <PageHeader title="Notifications" />
+        {loaded ? (
+          <EmptyState
+            icon={<Bell className="size-6" />}
+            title="No Site Selected"
+            description="Create or select a site to manage its notifications."
+            action={<ButtonLink to="/sites/new">New Site</ButtonLink>}
+          />
+        ) : (
+          <p className="flex items-center gap-3 py-12 text-sm text-slate-600" role="status">
+            <Spinner /> Loading sites...
+          </p>
+        )}
+      </>
+    );
+  }
+  return <NotificationsList key={currentSite.id} siteId={currentSite.id} timeZone={currentSite.settings.timezone} />;
+}
+
+function NotificationsList({ siteId, timeZone }: { siteId: string; timeZone: string }) {
+  // The filter lives in the address (?status=) so a filtered list can be linked to and survives a reload.
+  const [params, setParams] = useSearchParams();
+  const requested = params.get('status');
+  const filter: StatusFilter = isStatusFilter(requested) ? requested : 'all';
+  const query = useNotificationsQuery(siteId, filter);
+  const counts = query.data?.counts;
+  // The server sends `all`; summing the statuses covers one that does not.
+  const total = counts ? (counts.all ?? NOTIFICATION_STATUSES.reduce((sum, status) => sum + (counts[status] ?? 0), 0)) : undefined;
+
+  const items: ToggleItem<StatusFilter>[] = FILTERS.map((value) => ({
+    value,
+    label: FILTER_LABELS[value],
+    adornment: counts ? (value === 'all' ? total : (counts[value] ?? 0)) : undefined,
+  }));
+
+  return (
+    <>
+      <PageHeader title="Notifications" description="Create, schedule and track the notifications you send to your subscribers." actions={<NewNotificationLink />} />
+
+      <div className="mb-4 flex flex-col gap-3 sm:flex-row sm:items-center sm:justify-between">
+        <ToggleGroup
+          label="Filter by status"
+          items={items}
+          value={filter}
+          onValueChange={(next) => setParams(next === 'all' ? {} : { status: next }, { replace: true })}
+        />
+        {query.data ? (
+          <p className="text-sm text-slate-600" role="status" data-testid="notification-count">
+            {countLine(query.data.notifications.length, filter)}
+          </p>
+        ) : null}
+      </div>
+
+      {query.isPending ? (
+        <p className="flex items-center gap-3 py-12 text-sm text-slate-600" role="status">
+          <Spinner /> Loading notifications...
+        </p>
+      ) : query.isError ? (
+        <Alert tone="error" title="Could not load notifications">
+          <p>{errorMessage(query.error, 'Please try again.')}</p>
+          <Button size="sm" variant="secondary" className="mt-2" onClick={() => void query.refetch()}>
+            Retry
+          </Button>
+        </Alert>
+      ) : query.data.notifications.length === 0 ? (
+        filter === 'all' ? (
+          <EmptyState
+            icon={<Bell className="size-6" />}
+            title="No notifications yet"
+            description="Create your first notification to reach your subscribers."
+            action={<NewNotificationLink>Create Notification</NewNotificationLink>}
+          />
+        ) : (
+          <EmptyState icon={<Bell className="size-6" />} title={`No ${filter} notifications`} description="Choose another status to see more." />
+        )
+      ) : (
+        <ul className="flex flex-col gap-3" aria-label="Notifications">
+          {query.data.notifications.map((notification) => (
+            <li key={notification.id}>
+              <NotificationCard notification={notification} timeZone={timeZone} />
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
+function NotificationCard({ notification, timeZone }: { notification: Notification; timeZone: string }) {
+  const titleId = `notification-${notification.id}-title`;
+  const { recurringSchedule: schedule, trigger } = notification;
+  return (
+    <Card className="p-4 sm:p-5">
+      <article aria-labelledby={titleId} data-testid={`notification-${notification.id}`} className="flex flex-col gap-3">
+        <div className="flex flex-col gap-3 lg:flex-row lg:items-start lg:justify-between">
+          <div className="min-w-0 flex-1">
+            <div className="flex flex-wrap items-center gap-2">
+              <h2 id={titleId} className="min-w-0 text-base font-semibold break-words text-slate-900">
+                {notification.title}
+              </h2>
+              <StatusBadge status={notification.status} />
+              <TypeBadge type={notification.type} />
+            </div>
+            <p className="mt-1 text-sm break-words text-slate-700">{notification.message}</p>
+          </div>
+          <div className="shrink-0">
+            <NotificationActions notification={notification} placement="list" />
+          </div>
+        </div>
+
+        <dl className="flex flex-wrap gap-x-5 gap-y-1 text-xs text-slate-600">
+          <div className="flex gap-1">
+            <dt>Created</dt>
+            <dd>
+              <DateTime value={notification.created_at} timeZone={timeZone} />
+            </dd>
+          </div>
+          {notification.scheduled_at ? (
+            <div className="flex gap-1">
+              <dt className="flex items-center gap-1">
+                <Clock className="size-3.5" aria-hidden="true" />
+                Scheduled
+              </dt>
+              <dd>
+                <DateTime value={notification.scheduled_at} timeZone={timeZone} />
+              </dd>
+            </div>
+          ) : null}
+          {notification.sent_at ? (
+            <div className="flex gap-1">
+              <dt>Sent</dt>
+              <dd>
+                <DateTime value={notification.sent_at} timeZone={timeZone} />
+              </dd>
+            </div>
+          ) : null}
+        </dl>
+
+        {schedule ? (
+          <p className="flex items-center gap-1.5 text-xs font-medium text-indigo-800">
+            <Repeat className="size-3.5" aria-hidden="true" />
+            {repeatsText(schedule)}
+            {!schedule.isActive ? <span className="font-normal text-slate-600">(paused)</span> : null}
+          </p>
+        ) : null}
+        {trigger ? (
+          <p className="flex items-center gap-1.5 text-xs font-medium text-indigo-800">
+            <Zap className="size-3.5" aria-hidden="true" />
+            {triggerText(trigger)}
+          </p>
+        ) : null}
+
+        {notification.status === 'sending' ? <SendingProgress notification={notification} /> : null}
+        {notification.status === 'failed' && notification.last_error ? (
+          <p className="rounded-md bg-red-50 px-3 py-2 text-xs text-red-800" data-testid="failure-reason">
+            <span className="font-semibold">Failed: </span>
+            {notification.last_error}
+          </p>
+        ) : null}
+      </article>
+    </Card>
+  );
+}

@@ -1,0 +1,193 @@
+import type { Subscriber } from '@herald/contracts';
+import { screen, waitFor, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { fail, mockApi, ok, type RecordedCall } from '../../../test/fetch-mock';
+import { makeSite, makeUser, signIn } from '../../../test/fixtures';
+import { captureDialogs, renderApp } from '../../../test/render-app';
+import { setViewportWidth } from '../../../test/viewport';
+
+const site = makeSite({ id: 'site-1', settings: { ...makeSite().settings, timezone: 'America/New_York' } });
+const LIST = 'GET /api/sites/site-1/subscribers';
+
+function makeSubscriber(overrides: Partial<Subscriber> = {}): Subscriber {
+  return {
+    id: 'sub-1',
+    browser: 'Chrome',
+    os: 'Windows',
+    country: 'DE',
+    metadata: { user_agent: 'Mozilla/5.0' },
+    language: 'de-DE',
+    timezone: 'Europe/Berlin',
+    subscribed_at: '2026-02-10T15:00:00.000Z',
+    last_seen_at: '2026-02-28T03:30:00.000Z',
+    unsubscribed_at: null,
+    is_active: true,
+    tags: [],
+    ...overrides,
+  };
+}
+
+const chrome = makeSubscriber({ id: 'sub-1', tags: ['vip', 'newsletter'] });
+const unknown = makeSubscriber({ id: 'sub-2', browser: 'Unknown', os: '', country: 'Unknown', last_seen_at: null });
+const gone = makeSubscriber({ id: 'sub-3', browser: 'Firefox', os: 'Linux', country: 'FR', is_active: false, unsubscribed_at: '2026-02-20T10:00:00.000Z' });
+
+const page = (subscribers: Subscriber[], total = subscribers.length, pageNumber = 1) => ok({ subscribers, total, page: pageNumber, limit: 50 });
+
+function setUp(list: (call: RecordedCall) => ReturnType<typeof ok>, extra: Parameters<typeof mockApi>[0] = {}) {
+  signIn();
+  return mockApi({ 'GET /api/auth/me': ok({ user: makeUser() }), 'GET /api/sites': ok({ sites: [site] }), [LIST]: list, ...extra });
+}
+
+const rowOf = (id: string) => screen.getByTestId(`subscriber-${id}`);
+
+describe('subscribers page (spec §2 Subscribers)', () => {
+  it('shows the total and a table with Browser, OS, Country, Subscribed, Last Seen ("Never"), Status; unknown values read "Unknown"', async () => {
+    const api = setUp(() => page([chrome, unknown, gone], 3));
+    renderApp('/subscribers');
+
+    const table = await screen.findByRole('table', { name: 'Subscribers' });
+    expect(screen.getByTestId('subscriber-total')).toHaveTextContent('3 subscribers');
+    expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Browser', 'OS', 'Country', 'Subscribed', 'Last Seen', 'Status', 'Actions']);
+
+    const cells = (id: string) => within(rowOf(id)).getAllByRole('cell').map((c) => c.textContent);
+    expect(cells('sub-1')).toEqual(['Chromevipnewsletter', 'Windows', 'Germany (DE)', 'Feb 10, 2026', 'Feb 27, 2026, 10:30 PM', 'Active', 'Remove']);
+    expect(cells('sub-2')).toEqual(['Unknown', 'Unknown', 'Unknown', 'Feb 10, 2026', 'Never', 'Active', 'Remove']);
+    expect(cells('sub-3')).toEqual(['Firefox', 'Linux', 'France (FR)', 'Feb 10, 2026', 'Feb 27, 2026, 10:30 PM', 'Inactive', '']);
+    expect(within(within(rowOf('sub-1')).getByRole('list', { name: 'Tags' })).getAllByRole('listitem').map((t) => t.textContent)).toEqual(['vip', 'newsletter']);
+
+    const query = api.callsTo(LIST)[0]!.url.searchParams;
+    expect(query.has('is_active')).toBe(false);
+    expect(query.has('search')).toBe(false);
+    expect(query.get('page')).toBe('1');
+  });
+
+  it('filters All / Active / Inactive with is_active', async () => {
+    const api = setUp((call) => {
+      const active = call.url.searchParams.get('is_active');
+      return page(active === 'true' ? [chrome] : active === 'false' ? [gone] : [chrome, gone]);
+    });
+    const { user } = renderApp('/subscribers');
+
+    const filters = await screen.findByRole('group', { name: 'Filter by status' });
+    expect(within(filters).getAllByRole('button').map((b) => b.textContent)).toEqual(['All', 'Active', 'Inactive']);
+    await screen.findByText('2 subscribers');
+
+    await user.click(within(filters).getByRole('button', { name: 'Active' }));
+    await screen.findByText('1 subscriber');
+    expect(api.callsTo(LIST).at(-1)!.url.searchParams.get('is_active')).toBe('true');
+    expect(within(filters).getByRole('button', { name: 'Active' })).toHaveAttribute('aria-pressed', 'true');
+
+    await user.click(within(filters).getByRole('button', { name: 'Inactive' }));
+    await waitFor(() => expect(api.callsTo(LIST).at(-1)!.url.searchParams.get('is_active')).toBe('false'));
+    expect(await screen.findByTestId('subscriber-sub-3')).toBeInTheDocument();
+
+    await user.click(within(filters).getByRole('button', { name: 'All' }));
+    await screen.findByText('2 subscribers');
+    expect(api.callsTo(LIST).map((c) => c.url.searchParams.get('is_active'))).toEqual([null, 'true', 'false']);
+  });
+
+  it('searches by browser or country after typing pauses, and says when nothing matches', async () => {
+    const api = setUp((call) => {
+      const search = call.url.searchParams.get('search');
+      return page(search === null ? [chrome, gone] : search.toLowerCase() === 'firefox' ? [gone] : [], search === null ? 2 : search.toLowerCase() === 'firefox' ? 1 : 0);
+    });
+    const { user } = renderApp('/subscribers');
+
+    const search = await screen.findByRole('searchbox', { name: 'Search subscribers' });
+    expect(search).toHaveAttribute('placeholder', 'Search by browser or country');
+    await screen.findByText('2 subscribers');
+
+    await user.type(search, 'Firefox');
+    await screen.findByText('1 subscriber');
+    // One request for the whole word, not one per keystroke.
+    expect(api.callsTo(LIST).map((c) => c.url.searchParams.get('search'))).toEqual([null, 'Firefox']);
+    expect(screen.queryByTestId('subscriber-sub-1')).not.toBeInTheDocument();
+
+    await user.clear(search);
+    await user.type(search, 'Narnia');
+    expect(await screen.findByRole('heading', { name: 'No subscribers match your filters' })).toBeInTheDocument();
+  });
+
+  it('says "No subscribers yet" when the site has none', async () => {
+    setUp(() => page([]));
+    renderApp('/subscribers');
+
+    expect(await screen.findByRole('heading', { name: 'No subscribers yet' })).toBeInTheDocument();
+    expect(screen.getByTestId('subscriber-total')).toHaveTextContent('0 subscribers');
+  });
+
+  it('Remove asks first, unsubscribes with DELETE /api/subscribers/{id} and alerts "Subscriber removed successfully"', async () => {
+    let removed = false;
+    const api = setUp(() => page([removed ? { ...chrome, is_active: false } : chrome]), {
+      'DELETE /api/subscribers/sub-1': () => {
+        removed = true;
+        return ok({ subscriber: { ...chrome, is_active: false } });
+      },
+    });
+    const declined = captureDialogs(false);
+    const { user } = renderApp('/subscribers');
+
+    await user.click(await within(await screen.findByTestId('subscriber-sub-1')).findByRole('button', { name: 'Remove' }));
+    expect(declined.confirms).toEqual(['Are you sure you want to remove this subscriber?']);
+    expect(api.callsTo('DELETE /api/subscribers/sub-1')).toHaveLength(0);
+
+    const dialogs = captureDialogs(true);
+    await user.click(within(rowOf('sub-1')).getByRole('button', { name: 'Remove' }));
+    await waitFor(() => expect(dialogs.alerts).toEqual(['Subscriber removed successfully']));
+    expect(api.callsTo('DELETE /api/subscribers/sub-1')).toHaveLength(1);
+    // The list is fetched again: the subscriber is now inactive and has nothing left to remove.
+    await waitFor(() => expect(within(rowOf('sub-1')).getByText('Inactive')).toBeInTheDocument());
+    expect(within(rowOf('sub-1')).queryByRole('button', { name: 'Remove' })).not.toBeInTheDocument();
+  });
+
+  it('Remove failing alerts the server message, else "Failed to remove subscriber"', async () => {
+    setUp(() => page([chrome]), { 'DELETE /api/subscribers/sub-1': fail(404, 'Subscriber not found') });
+    const dialogs = captureDialogs(true);
+    const { user } = renderApp('/subscribers');
+
+    await user.click(await within(await screen.findByTestId('subscriber-sub-1')).findByRole('button', { name: 'Remove' }));
+    await waitFor(() => expect(dialogs.alerts).toEqual(['Subscriber not found']));
+  });
+
+  it('pages through more subscribers than fit on one page', async () => {
+    const api = setUp((call) => {
+      const n = Number(call.url.searchParams.get('page'));
+      return page([makeSubscriber({ id: `p${n}` })], 120, n);
+    });
+    const { user } = renderApp('/subscribers');
+
+    const pager = await screen.findByRole('navigation', { name: 'Pagination' });
+    expect(pager).toHaveTextContent('Page 1 of 3');
+    expect(within(pager).getByRole('button', { name: 'Previous' })).toBeDisabled();
+    await user.click(within(pager).getByRole('button', { name: 'Next' }));
+    expect(await screen.findByTestId('subscriber-p2')).toBeInTheDocument();
+    expect(pager).toHaveTextContent('Page 2 of 3');
+    expect(api.callsTo(LIST).at(-1)!.url.searchParams.get('page')).toBe('2');
+    expect(api.callsTo(LIST).at(-1)!.url.searchParams.get('limit')).toBe('50');
+
+    // A new filter starts again at page 1.
+    await user.click(screen.getByRole('button', { name: 'Active' }));
+    await waitFor(() => expect(api.callsTo(LIST).at(-1)!.url.searchParams.get('page')).toBe('1'));
+  });
+
+  it('uses cards instead of a table on a phone', async () => {
+    setViewportWidth(375);
+    setUp(() => page([chrome, unknown]));
+    renderApp('/subscribers');
+
+    const cards = await screen.findByRole('list', { name: 'Subscribers' });
+    expect(screen.queryByRole('table')).not.toBeInTheDocument();
+    const first = within(cards).getByTestId('subscriber-sub-1');
+    expect(first).toHaveTextContent('Chrome');
+    expect(first).toHaveTextContent('Germany (DE)');
+    expect(within(first).getByRole('button', { name: 'Remove' })).toBeInTheDocument();
+    expect(within(cards).getByTestId('subscriber-sub-2')).toHaveTextContent(/OSUnknown.*CountryUnknown.*Last SeenNever/);
+  });
+
+  it('shows the server message when the list cannot be loaded', async () => {
+    setUp(() => fail(403, 'You do not have access to this site'));
+    renderApp('/subscribers');
+
+    expect(await screen.findByRole('alert', {}, { timeout: 4000 })).toHaveTextContent('You do not have access to this site');
+  });
+});

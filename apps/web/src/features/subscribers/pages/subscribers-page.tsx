@@ -1,0 +1,303 @@
+import type { Subscriber } from '@herald/contracts';
+import { ChevronLeft, ChevronRight, Search, Trash2, Users } from 'lucide-react';
+import { useEffect, useId, useState } from 'react';
+import { Alert, Badge, Button, ButtonLink, Card, DateTime, EmptyState, Input, PageHeader, Spinner, ToggleGroup } from '../../../components/ui';
+import { errorMessage } from '../../../lib/api-client';
+import { confirmAction, notify } from '../../../lib/dialogs';
+import { useCurrentSite } from '../../../lib/sites-store';
+import { useMediaQuery } from '../../../lib/use-media-query';
+import { SUBSCRIBERS_PAGE_SIZE, useRemoveSubscriberMutation, useSubscribersQuery, type ActiveFilter } from '../api';
+import { countryLabel, orUnknown } from '../subscriber-labels';
+
+const FILTERS = [
+  { value: 'all', label: 'All' },
+  { value: 'active', label: 'Active' },
+  { value: 'inactive', label: 'Inactive' },
+] as const;
+
+/** Typing pauses this long before the list is searched, so each keystroke is not a request. */
+const SEARCH_DEBOUNCE_MS = 300;
+/** The table needs this width; narrower screens get cards (spec §2 "a card layout on mobile"). */
+const TABLE_MEDIA_QUERY = '(min-width: 768px)';
+
+const numberFormat = new Intl.NumberFormat('en-US');
+
+export function SubscribersPage() {
+  const { currentSite, loaded } = useCurrentSite();
+  if (!currentSite) {
+    return (
+      <>
+        <PageHeader title="Subscribers" />
+        {loaded ? (
+          <EmptyState
+            icon={<Users className="size-6" />}
+            title="No Site Selected"
+            description="Create or select a site to see its subscribers."
+            action={<ButtonLink to="/sites/new">New Site</ButtonLink>}
+          />
+        ) : (
+          <p className="flex items-center gap-3 py-12 text-sm text-slate-600" role="status">
+            <Spinner /> Loading sites...
+          </p>
+        )}
+      </>
+    );
+  }
+  return <SubscribersList key={currentSite.id} siteId={currentSite.id} siteName={currentSite.name} timeZone={currentSite.settings.timezone} />;
+}
+
+function useDebounced<T>(value: T, delayMs: number): T {
+  const [debounced, setDebounced] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setDebounced(value), delayMs);
+    return () => clearTimeout(timer);
+  }, [value, delayMs]);
+  return debounced;
+}
+
+function SubscribersList({ siteId, siteName, timeZone }: { siteId: string; siteName: string; timeZone: string }) {
+  const searchId = useId();
+  const [searchText, setSearchText] = useState('');
+  const [active, setActive] = useState<ActiveFilter>('all');
+  const [page, setPage] = useState(1);
+  const search = useDebounced(searchText.trim(), SEARCH_DEBOUNCE_MS);
+  const query = useSubscribersQuery(siteId, { active, search, page });
+  const remove = useRemoveSubscriberMutation(siteId);
+  const wide = useMediaQuery(TABLE_MEDIA_QUERY);
+
+  // A new search or filter starts again at page 1.
+  const [shownFor, setShownFor] = useState({ search, active });
+  if (shownFor.search !== search || shownFor.active !== active) {
+    setShownFor({ search, active });
+    setPage(1);
+  }
+
+  const data = query.data;
+  const filtered = search !== '' || active !== 'all';
+  const pages = data ? Math.max(1, Math.ceil(data.total / SUBSCRIBERS_PAGE_SIZE)) : 1;
+
+  function onRemove(subscriber: Subscriber) {
+    if (!confirmAction('Are you sure you want to remove this subscriber?')) return;
+    remove.mutate(subscriber.id, {
+      onSuccess: () => notify('Subscriber removed successfully'),
+      onError: (error) => notify(errorMessage(error, 'Failed to remove subscriber')),
+    });
+  }
+  const removingId = remove.isPending ? remove.variables : null;
+
+  return (
+    <>
+      <PageHeader title="Subscribers" description={`People who allowed ${siteName} to send them notifications.`} />
+
+      <Card className="mb-4 flex flex-col gap-3 p-4 md:flex-row md:items-center md:justify-between">
+        <div className="relative w-full md:max-w-sm">
+          <label htmlFor={searchId} className="sr-only">
+            Search subscribers
+          </label>
+          <Search className="pointer-events-none absolute top-1/2 left-3 size-4 -translate-y-1/2 text-slate-500" aria-hidden="true" />
+          <Input
+            id={searchId}
+            type="search"
+            value={searchText}
+            onChange={(event) => setSearchText(event.target.value)}
+            placeholder="Search by browser or country"
+            className="pl-9"
+            maxLength={100}
+          />
+        </div>
+        <ToggleGroup label="Filter by status" items={FILTERS} value={active} onValueChange={setActive} />
+      </Card>
+
+      <div className="mb-3 flex min-h-6 items-center gap-2">
+        {data ? (
+          <p className="text-sm text-slate-600" role="status" data-testid="subscriber-total">
+            {numberFormat.format(data.total)} {data.total === 1 ? 'subscriber' : 'subscribers'}
+          </p>
+        ) : null}
+        {query.isFetching && data ? <Spinner label="Updating" className="text-slate-500" /> : null}
+      </div>
+
+      {query.isPending ? (
+        <p className="flex items-center gap-3 py-12 text-sm text-slate-600" role="status">
+          <Spinner /> Loading subscribers...
+        </p>
+      ) : query.isError ? (
+        <Alert tone="error" title="Could not load subscribers">
+          <p>{errorMessage(query.error, 'Please try again.')}</p>
+          <Button size="sm" variant="secondary" className="mt-2" onClick={() => void query.refetch()}>
+            Retry
+          </Button>
+        </Alert>
+      ) : query.data.subscribers.length === 0 ? (
+        <EmptyState
+          icon={<Users className="size-6" />}
+          title={filtered ? 'No subscribers match your filters' : 'No subscribers yet'}
+          description={
+            filtered
+              ? 'Try another search or status.'
+              : 'Install the code snippet on your site (Settings → Installation); visitors who allow notifications appear here.'
+          }
+          action={filtered ? undefined : <ButtonLink to="/settings?tab=installation" variant="secondary">Installation code</ButtonLink>}
+        />
+      ) : wide ? (
+        <SubscribersTable subscribers={query.data.subscribers} timeZone={timeZone} onRemove={onRemove} removingId={removingId} />
+      ) : (
+        <SubscriberCards subscribers={query.data.subscribers} timeZone={timeZone} onRemove={onRemove} removingId={removingId} />
+      )}
+
+      {data && pages > 1 ? (
+        <nav aria-label="Pagination" className="mt-4 flex items-center justify-between gap-3">
+          <p className="text-sm text-slate-600">
+            Page {page} of {pages}
+          </p>
+          <div className="flex gap-2">
+            <Button
+              variant="secondary"
+              size="sm"
+              onClick={() => setPage((p) => Math.max(1, p - 1))}
+              disabled={page <= 1}
+              icon={<ChevronLeft className="size-4" aria-hidden="true" />}
+            >
+              Previous
+            </Button>
+            <Button variant="secondary" size="sm" onClick={() => setPage((p) => Math.min(pages, p + 1))} disabled={page >= pages}>
+              Next
+              <ChevronRight className="size-4" aria-hidden="true" />
+            </Button>
+          </div>
+        </nav>
+      ) : null}
+    </>
+  );
+}
+
+interface ListProps {
+  subscribers: Subscriber[];
+  timeZone: string;
+  onRemove: (subscriber: Subscriber) => void;
+  removingId: string | null;
+}
+
+function StatusBadge({ active }: { active: boolean }) {
+  return <Badge tone={active ? 'success' : 'neutral'}>{active ? 'Active' : 'Inactive'}</Badge>;
+}
+
+function Tags({ tags }: { tags: string[] }) {
+  if (tags.length === 0) return null;
+  return (
+    <ul className="flex flex-wrap gap-1" aria-label="Tags">
+      {tags.map((tag) => (
+        <li key={tag}>
+          <Badge tone="accent">{tag}</Badge>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function LastSeen({ value, timeZone }: { value: string | null; timeZone: string }) {
+  return value ? <DateTime value={value} timeZone={timeZone} /> : <span>Never</span>;
+}
+
+function RemoveButton({ subscriber, onRemove, removingId }: { subscriber: Subscriber } & Pick<ListProps, 'onRemove' | 'removingId'>) {
+  // Removal unsubscribes; an inactive subscriber has nothing left to remove.
+  if (!subscriber.is_active) return null;
+  return (
+    <Button
+      variant="danger-ghost"
+      size="sm"
+      onClick={() => onRemove(subscriber)}
+      disabled={removingId !== null}
+      loading={removingId === subscriber.id}
+      icon={<Trash2 className="size-4" aria-hidden="true" />}
+    >
+      Remove
+    </Button>
+  );
+}
+
+function SubscribersTable({ subscribers, timeZone, onRemove, removingId }: ListProps) {
+  return (
+    <Card className="overflow-x-auto">
+      <table className="min-w-full text-left text-sm">
+        <caption className="sr-only">Subscribers</caption>
+        <thead className="border-b border-slate-200 bg-slate-50 text-xs text-slate-600 uppercase">
+          <tr>
+            <th scope="col" className="px-4 py-3 font-semibold">Browser</th>
+            <th scope="col" className="px-4 py-3 font-semibold">OS</th>
+            <th scope="col" className="px-4 py-3 font-semibold">Country</th>
+            <th scope="col" className="px-4 py-3 font-semibold">Subscribed</th>
+            <th scope="col" className="px-4 py-3 font-semibold">Last Seen</th>
+            <th scope="col" className="px-4 py-3 font-semibold">Status</th>
+            <th scope="col" className="px-4 py-3 font-semibold">
+              <span className="sr-only">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-slate-200">
+          {subscribers.map((subscriber) => (
+            <tr key={subscriber.id} data-testid={`subscriber-${subscriber.id}`} className="align-top">
+              <td className="px-4 py-3">
+                <span className="font-medium text-slate-900">{orUnknown(subscriber.browser)}</span>
+                <div className="mt-1">
+                  <Tags tags={subscriber.tags} />
+                </div>
+              </td>
+              <td className="px-4 py-3 text-slate-700">{orUnknown(subscriber.os)}</td>
+              <td className="px-4 py-3 text-slate-700">{countryLabel(subscriber.country)}</td>
+              <td className="px-4 py-3 whitespace-nowrap text-slate-700">
+                <DateTime value={subscriber.subscribed_at} timeZone={timeZone} dateOnly />
+              </td>
+              <td className="px-4 py-3 whitespace-nowrap text-slate-700">
+                <LastSeen value={subscriber.last_seen_at} timeZone={timeZone} />
+              </td>
+              <td className="px-4 py-3">
+                <StatusBadge active={subscriber.is_active} />
+              </td>
+              <td className="px-4 py-2 text-right">
+                <RemoveButton subscriber={subscriber} onRemove={onRemove} removingId={removingId} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Card>
+  );
+}
+
+function SubscriberCards({ subscribers, timeZone, onRemove, removingId }: ListProps) {
+  return (
+    <ul className="flex flex-col gap-3" aria-label="Subscribers">
+      {subscribers.map((subscriber) => (
+        <li key={subscriber.id} data-testid={`subscriber-${subscriber.id}`}>
+          <Card className="flex flex-col gap-3 p-4">
+            <div className="flex items-start justify-between gap-3">
+              <p className="min-w-0 font-medium text-slate-900">{orUnknown(subscriber.browser)}</p>
+              <StatusBadge active={subscriber.is_active} />
+            </div>
+            <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
+              <dt className="text-slate-600">OS</dt>
+              <dd className="text-slate-900">{orUnknown(subscriber.os)}</dd>
+              <dt className="text-slate-600">Country</dt>
+              <dd className="text-slate-900">{countryLabel(subscriber.country)}</dd>
+              <dt className="text-slate-600">Subscribed</dt>
+              <dd className="text-slate-900">
+                <DateTime value={subscriber.subscribed_at} timeZone={timeZone} dateOnly />
+              </dd>
+              <dt className="text-slate-600">Last Seen</dt>
+              <dd className="text-slate-900">
+                <LastSeen value={subscriber.last_seen_at} timeZone={timeZone} />
+              </dd>
+            </dl>
+            <Tags tags={subscriber.tags} />
+            {subscriber.is_active ? (
+              <div className="border-t border-slate-200 pt-2">
+                <RemoveButton subscriber={subscriber} onRemove={onRemove} removingId={removingId} />
+              </div>
+            ) : null}
+          </Card>
+        </li>
+      ))}
+    </ul>
+  );
+}

@@ -129,6 +129,11 @@ describe('segments API', () => {
     const listed = await t.request('GET', `/api/sites/${site.id}/segments`, { token: owner.token });
     expect(listed.status).toBe(200);
     expect(listed.body.data.segments).toEqual([segment]);
+    clock.advance(1000);
+    const newer = (await create({ name: 'Newer' })).body.data.segment;
+    const both = await t.request('GET', `/api/sites/${site.id}/segments`, { token: owner.token });
+    expect(both.body.data.segments.map((s: any) => s.name)).toEqual(['Newer', 'Chrome fans']);
+    expect((await t.request('DELETE', `/api/segments/${newer.id}`, { token: owner.token })).status).toBe(200);
 
     clock.advance(60_000);
     const renamed = await t.request('PATCH', `/api/segments/${segment.id}`, { token: owner.token, body: { name: 'Chrome users' } });

@@ -22,9 +22,9 @@ export function findSegmentOfSite(db: Db, siteId: string, segmentId: string): Pr
   return db.selectFrom('segments').selectAll().where('id', '=', segmentId).where('site_id', '=', siteId).executeTakeFirst();
 }
 
-/** A site's segments, oldest first (the order they were made in, as the notification form lists them). */
+/** A site's segments, newest first (as the notifications list). */
 export function listSegmentsOfSite(db: Db, siteId: string, limit: number): Promise<SegmentRow[]> {
-  return db.selectFrom('segments').selectAll().where('site_id', '=', siteId).orderBy('created_at').orderBy('id').limit(limit).execute();
+  return db.selectFrom('segments').selectAll().where('site_id', '=', siteId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
 
 export async function countSegmentsOfSite(db: Db, siteId: string): Promise<number> {

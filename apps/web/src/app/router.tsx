@@ -33,6 +33,7 @@ const protectedBareRoutes: RouteObject[] = [
 /** Signed-in pages inside the shell (sidebar + header). */
 const shellRoutes: RouteObject[] = [
   { path: '/settings', lazy: page(() => import('../features/sites/pages/settings-page'), 'SettingsPage') },
+  { path: '/segments', lazy: page(() => import('../features/segments/pages/segments-page'), 'SegmentsPage') },
 ];
 
 export const routes: RouteObject[] = [

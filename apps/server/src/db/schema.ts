@@ -217,3 +217,22 @@ export type SubscriberRow = Selectable<SubscribersTable>;
 export type NotificationRow = Selectable<NotificationsTable>;
 export type RunRow = Selectable<NotificationRunsTable>;
 export type DeliveryRow = Selectable<DeliveriesTable>;
+
+/** Spec §3 Segment. `rules` is the JSON of contracts `segmentRules` (only the rules that are set). */
+export interface SegmentsTable {
+  id: string;
+  site_id: string;
+  name: string;
+  /** lower(name): unique per site. */
+  name_key: string;
+  rules: string;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+// Declaration merging adds the table to Database above (appended, not edited in).
+export interface Database {
+  segments: SegmentsTable;
+}
+
+export type SegmentRow = Selectable<SegmentsTable>;

@@ -38,6 +38,7 @@ const shellRoutes: RouteObject[] = [
   { path: '/notifications/:id/edit', lazy: page(() => import('../features/notifications/pages/notification-page'), 'EditNotificationPage') },
   { path: '/subscribers', lazy: page(() => import('../features/subscribers/pages/subscribers-page'), 'SubscribersPage') },
   { path: '/settings', lazy: page(() => import('../features/sites/pages/settings-page'), 'SettingsPage') },
+  { path: '/segments', lazy: page(() => import('../features/segments/pages/segments-page'), 'SegmentsPage') },
 ];
 
 export const routes: RouteObject[] = [

@@ -17,6 +17,7 @@ import { insertRun } from '../../delivery/runs';
 import { badRequest, conflict, notFound } from '../../platform/errors';
 import { iso, isoOrNull } from '../../platform/responses';
 import { parseDateTimeInZone } from '../../platform/time';
+import { requireSegmentOfSite } from '../segments/service';
 import { requireOwnedSite } from '../sites/service';
 import * as repo from './repository';
 
@@ -72,10 +73,10 @@ export function createNotificationsService(ctx: AppContext) {
     return at;
   }
 
+  /** A notification may target only a segment of its own site (400 "Segment not found" otherwise). */
   async function checkSegment(site: SiteRow, segmentId: string | null | undefined): Promise<void> {
     if (!segmentId) return;
-    // Segments arrive with the automation features; until then no id can match.
-    throw badRequest(`Segment not found for site ${site.name}`);
+    await requireSegmentOfSite(db, site.id, segmentId);
   }
 
   function checkType(type: NotificationType): void {

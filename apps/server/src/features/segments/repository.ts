@@ -1,0 +1,106 @@
+// SQL of the segments feature.
+import type { SegmentRules } from '@herald/contracts';
+import type { Insertable, Kysely, Transaction, Updateable } from 'kysely';
+import type { Database, SegmentRow, SegmentsTable } from '../../db/schema';
+import { applySegmentRules } from './segment-rules';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** The segment if it belongs to one of the user's sites (else undefined: the caller answers 404). */
+export function findSegmentOfUser(db: Db, userId: string, segmentId: string): Promise<SegmentRow | undefined> {
+  return db
+    .selectFrom('segments')
+    .innerJoin('sites', 'sites.id', 'segments.site_id')
+    .selectAll('segments')
+    .where('segments.id', '=', segmentId)
+    .where('sites.user_id', '=', userId)
+    .executeTakeFirst();
+}
+
+/** The segment if it belongs to the site; a segment of another site is as good as missing. */
+export function findSegmentOfSite(db: Db, siteId: string, segmentId: string): Promise<SegmentRow | undefined> {
+  return db.selectFrom('segments').selectAll().where('id', '=', segmentId).where('site_id', '=', siteId).executeTakeFirst();
+}
+
+/** A site's segments, newest first (as the notifications list). */
+export function listSegmentsOfSite(db: Db, siteId: string, limit: number): Promise<SegmentRow[]> {
+  return db.selectFrom('segments').selectAll().where('site_id', '=', siteId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+export async function countSegmentsOfSite(db: Db, siteId: string): Promise<number> {
+  const row = await db
+    .selectFrom('segments')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('site_id', '=', siteId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function insertSegment(db: Db, row: Insertable<SegmentsTable>): Promise<void> {
+  await db.insertInto('segments').values(row).execute();
+}
+
+export async function updateSegment(db: Db, segmentId: string, changes: Updateable<SegmentsTable>): Promise<void> {
+  await db.updateTable('segments').set(changes).where('id', '=', segmentId).execute();
+}
+
+export async function deleteSegment(db: Db, segmentId: string): Promise<void> {
+  await db.deleteFrom('segments').where('id', '=', segmentId).execute();
+}
+
+/** Active subscribers of the site matching the rules at `now` (spec §3 estimated_count). */
+export async function countMatchingSubscribers(db: Db, siteId: string, rules: SegmentRules, now: number): Promise<number> {
+  const query = db
+    .selectFrom('subscribers')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('subscribers.site_id', '=', siteId)
+    .where('subscribers.is_active', '=', 1);
+  const row = await applySegmentRules(query, rules, now).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Something that may still send to a segment, named for the owner. */
+export interface SegmentUse {
+  /** Identifies the user across finders (a notification and its pending run are one use). */
+  key: string;
+  /** A singular noun: "notification", "welcome campaign step", "RSS feed". */
+  kind: string;
+  name: string;
+}
+
+const kindOfSource = (source: string) => (source === 'campaign' ? 'welcome campaign step' : 'notification');
+
+/**
+ * Notifications that may still send to the segment: all but finished
+ * one-time sends. Recurring and triggered notifications send again later;
+ * a welcome campaign's steps send to every future subscriber.
+ */
+export async function notificationsUsingSegment(db: Db, siteId: string, segmentId: string): Promise<SegmentUse[]> {
+  const rows = await db
+    .selectFrom('notifications')
+    .select(['id', 'title', 'source'])
+    .where('site_id', '=', siteId)
+    .where('segment_id', '=', segmentId)
+    .where((eb) =>
+      eb.not(eb.and([eb('type', '=', 'ONE_TIME'), eb('source', '!=', 'campaign'), eb('status', 'in', ['completed', 'cancelled', 'failed'])])),
+    )
+    .orderBy('created_at')
+    .limit(50)
+    .execute();
+  return rows.map((row) => ({ key: `notification:${row.id}`, kind: kindOfSource(row.source), name: row.title }));
+}
+
+/** Sends to the segment that are waiting or under way, whatever created them (a run carries its own segment). */
+export async function runsUsingSegment(db: Db, siteId: string, segmentId: string): Promise<SegmentUse[]> {
+  const rows = await db
+    .selectFrom('notification_runs')
+    .innerJoin('notifications', 'notifications.id', 'notification_runs.notification_id')
+    .select(['notifications.id', 'notifications.title', 'notifications.source'])
+    .where('notification_runs.status', 'in', ['pending', 'sending'])
+    .where('notification_runs.segment_id', '=', segmentId)
+    .where('notification_runs.site_id', '=', siteId)
+    .orderBy('notification_runs.due_at')
+    .limit(50)
+    .execute();
+  return rows.map((row) => ({ key: `notification:${row.id}`, kind: kindOfSource(row.source), name: row.title }));
+}

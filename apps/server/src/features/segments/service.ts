@@ -1,0 +1,144 @@
+import crypto from 'node:crypto';
+import { SEGMENTS_PER_SITE_MAX, type CreateSegmentInput, type Segment, type SegmentRules, type UpdateSegmentInput } from '@herald/contracts';
+import type { Kysely, Transaction, Updateable } from 'kysely';
+import type { AppContext } from '../../context';
+import { isUniqueViolation } from '../../db/database';
+import type { Database, SegmentRow, SegmentsTable } from '../../db/schema';
+import { badRequest, conflict, notFound } from '../../platform/errors';
+import { iso } from '../../platform/responses';
+import { requireOwnedSite } from '../sites/service';
+import * as repo from './repository';
+import { parseStoredRules } from './segment-rules';
+import { describeSegmentUses, findSegmentUses } from './segment-uses';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** The key two segments of a site may not share: names differ by more than case and spacing. */
+const nameKey = (name: string) => name.trim().replace(/\s+/g, ' ').toLowerCase();
+
+function duplicateName(name: string) {
+  return conflict(`A segment named "${name}" already exists for this site`);
+}
+
+/**
+ * Stored rules, read back. Only a hand-edited database holds rules that do
+ * not parse: that is a server fault (a logged 500), and a send treats such a
+ * segment as matching nobody (delivery/audience.ts).
+ */
+function rulesOf(row: SegmentRow): SegmentRules {
+  const rules = parseStoredRules(row.rules);
+  if (!rules) throw new Error(`segment ${row.id} has unreadable rules`);
+  return rules;
+}
+
+/**
+ * For other features (notifications, feeds, campaigns): the segment a send
+ * targets must be one of the same site's. Answers 400 "Segment not found"
+ * otherwise, also for another site's or another user's segment.
+ */
+export async function requireSegmentOfSite(db: Db, siteId: string, segmentId: string): Promise<SegmentRow> {
+  const segment = await repo.findSegmentOfSite(db, siteId, segmentId);
+  if (!segment) throw badRequest('Segment not found', 'segment_not_found');
+  return segment;
+}
+
+export function createSegmentsService(ctx: AppContext) {
+  const { db, clock } = ctx;
+
+  async function ownedSegment(userId: string, id: string): Promise<SegmentRow> {
+    const row = await repo.findSegmentOfUser(db, userId, id);
+    if (!row) throw notFound('Segment');
+    return row;
+  }
+
+  /** Spec §3: estimated_count is the number of active subscribers matching now. */
+  async function toResponse(row: SegmentRow): Promise<Segment> {
+    const rules = rulesOf(row);
+    return {
+      id: row.id,
+      site_id: row.site_id,
+      name: row.name,
+      rules,
+      estimated_count: await repo.countMatchingSubscribers(db, row.site_id, rules, clock.now()),
+      created_at: iso(row.created_at),
+      updated_at: iso(row.updated_at),
+    };
+  }
+
+  return {
+    async list(userId: string, siteId: string): Promise<Segment[]> {
+      await requireOwnedSite(ctx, userId, siteId);
+      const rows = await repo.listSegmentsOfSite(db, siteId, SEGMENTS_PER_SITE_MAX);
+      const segments: Segment[] = [];
+      // One count at a time: a site has few segments, and a pool has few connections.
+      for (const row of rows) segments.push(await toResponse(row));
+      return segments;
+    },
+
+    async get(userId: string, id: string): Promise<Segment> {
+      return toResponse(await ownedSegment(userId, id));
+    },
+
+    async create(userId: string, siteId: string, input: CreateSegmentInput): Promise<Segment> {
+      await requireOwnedSite(ctx, userId, siteId);
+      if ((await repo.countSegmentsOfSite(db, siteId)) >= SEGMENTS_PER_SITE_MAX) {
+        throw conflict(`A site can have at most ${SEGMENTS_PER_SITE_MAX} segments; delete one you no longer use first`);
+      }
+      const now = clock.now();
+      const row: SegmentRow = {
+        id: crypto.randomUUID(),
+        site_id: siteId,
+        name: input.name,
+        name_key: nameKey(input.name),
+        rules: JSON.stringify(input.rules),
+        created_at: now,
+        updated_at: now,
+      };
+      try {
+        await repo.insertSegment(db, row);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw duplicateName(input.name);
+        throw error;
+      }
+      return toResponse(row);
+    },
+
+    /**
+     * Name and/or rules; `rules` replaces the whole rule set. Sends already
+     * queued pick the new rules up: a segment's audience is decided when it is sent to.
+     */
+    async update(userId: string, id: string, input: UpdateSegmentInput): Promise<Segment> {
+      const existing = await ownedSegment(userId, id);
+      const changes: Updateable<SegmentsTable> = { updated_at: clock.now() };
+      if (input.name !== undefined) {
+        changes.name = input.name;
+        changes.name_key = nameKey(input.name);
+      }
+      if (input.rules !== undefined) changes.rules = JSON.stringify(input.rules);
+      try {
+        await repo.updateSegment(db, id, changes);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw duplicateName(input.name ?? existing.name);
+        throw error;
+      }
+      return toResponse((await repo.findSegmentOfSite(db, existing.site_id, id)) ?? existing);
+    },
+
+    /**
+     * Refused (409, naming them) while anything may still send to the
+     * segment; see segment-uses.ts for why it is not cleared instead.
+     */
+    async remove(userId: string, id: string): Promise<void> {
+      const existing = await ownedSegment(userId, id);
+      const uses = await findSegmentUses(db, existing.site_id, id);
+      if (uses.length) throw conflict(describeSegmentUses(uses));
+      await repo.deleteSegment(db, id);
+    },
+
+    /** POST /segments/{id}/estimate: counts again, now. */
+    async estimate(userId: string, id: string): Promise<{ estimated_count: number }> {
+      const row = await ownedSegment(userId, id);
+      return { estimated_count: await repo.countMatchingSubscribers(db, row.site_id, rulesOf(row), clock.now()) };
+    },
+  };
+}

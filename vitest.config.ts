@@ -36,6 +36,8 @@ export default defineConfig({
           include: ['apps/web/src/**/*.test.{ts,tsx}'],
           environment: 'jsdom',
           setupFiles: ['apps/web/src/test/setup.ts'],
+          // Forms typed key by key with user-event are slow on a busy 2-core machine.
+          testTimeout: 20_000,
         },
       },
       {

@@ -250,7 +250,7 @@ export async function completeRunIfFinished(db: Kysely<Database>, runId: string,
     if (await hasPendingDeliveries(trx, runId)) return false;
     const failedAll = run.total_count > 0 && run.failed_count >= run.total_count;
     const status = failedAll ? 'failed' : 'completed';
-    const lastError = failedAll ? await lastDeliveryError(trx, runId) : null;
+    const lastError = failedAll ? await lastDeliveryError(trx, runId) : run.last_error;
     const updated = await trx
       .updateTable('notification_runs')
       .set({ status, finished_at: now, lease_until: null, last_error: lastError })

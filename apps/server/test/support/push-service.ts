@@ -8,6 +8,12 @@
 // and sequences such as "two 429s, then 201". It counts TCP connections, to
 // prove keep-alive.
 //
+// With `webSocket: true` it also speaks Firefox's push protocol on a second
+// port (push-service-websocket.ts): a real Firefox registers there, gets
+// https://127.0.0.1:<port>/wpush/<channelID> endpoints, and receives what is
+// POSTed to them, which it decrypts itself (the service cannot: the browser
+// holds the private key).
+//
 // push-service-process.ts runs the same service in another process.
 import crypto from 'node:crypto';
 import http from 'node:http';
@@ -15,6 +21,7 @@ import http2 from 'node:http2';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { decryptPushBody, DecryptionError, generateReceiverKeys, type ReceiverKeys } from './push-crypto';
+import { BrowserPushFace } from './push-service-websocket';
 import { createTestCertificate } from './test-certificate';
 
 /** How the service answers a (valid) push. */
@@ -40,6 +47,8 @@ export interface PushServiceOptions {
   /** Keep a record of every request and message (default true). Off, only counts are kept. */
   keepRecords?: boolean;
   port?: number;
+  /** Also serve Firefox's WebSocket push protocol (plain ws:// on another port, see `webSocketUrl`). */
+  webSocket?: boolean;
 }
 
 export interface TestSubscription {
@@ -56,8 +65,10 @@ export interface CreateSubscriptionOptions {
 /** A push the service accepted. */
 export interface ReceivedPush {
   subscriptionId: string;
-  /** The decrypted body parsed as JSON (or the text when it is not JSON); null when decryption is off. */
+  /** The decrypted body parsed as JSON (or the text when it is not JSON); null when decryption is off or a browser holds the key. */
   payload: unknown;
+  /** For a browser's subscription: the message id (`version`) the browser acknowledges. */
+  messageId?: string;
   headers: Record<string, string>;
   receivedAt: number;
 }
@@ -159,7 +170,8 @@ const MAX_BODY = 4096;
 
 interface Subscription {
   id: string;
-  receiver: ReceiverKeys;
+  /** The private side of the subscription; null when a real browser registered it and holds the keys. */
+  receiver: ReceiverKeys | null;
   applicationServerKey: string | undefined;
   expired: boolean;
   answer: PushAnswer | undefined;
@@ -189,6 +201,7 @@ export class PushService {
   private nextMessageId = 1;
   private readonly decrypt: boolean;
   private readonly keepRecords: boolean;
+  private browserFace: BrowserPushFace | undefined;
   origin = '';
 
   private constructor(
@@ -217,7 +230,24 @@ export class PushService {
     });
     const { port } = server.address() as AddressInfo;
     service.origin = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
+    if (options.webSocket) {
+      service.browserFace = await BrowserPushFace.start({
+        register: (channelID, key) => service.registerBrowserChannel(channelID, key),
+        unregister: (channelID) => service.expire(channelID),
+      });
+    }
     return service;
+  }
+
+  /** `ws://127.0.0.1:<port>/`, Firefox's `dom.push.serverURL` (started with `webSocket: true`). */
+  get webSocketUrl(): string {
+    return this.browsers.url;
+  }
+
+  /** The WebSocket face: what connected browsers said and acknowledged. */
+  get browsers(): BrowserPushFace {
+    if (!this.browserFace) throw new Error('start the push service with { webSocket: true } to talk to browsers');
+    return this.browserFace;
   }
 
   /** Mints a subscription the way a browser would; the service keeps its private key. */
@@ -230,6 +260,15 @@ export class PushService {
       endpoint: `${this.origin}/push/${id}`,
       keys: { p256dh: receiver.publicKey.toString('base64url'), auth: receiver.auth.toString('base64url') },
     };
+  }
+
+  /** A channel a browser registered over the WebSocket; its endpoint is on this service's HTTP(S) face. */
+  private registerBrowserChannel(channelID: string, applicationServerKey: string | undefined): string {
+    const existing = this.subscriptions.get(channelID);
+    if (!existing || existing.expired) {
+      this.subscriptions.set(channelID, { id: channelID, receiver: null, applicationServerKey, expired: false, answer: undefined, script: [] });
+    }
+    return `${this.origin}/wpush/${channelID}`;
   }
 
   /** The subscription is unsubscribed: pushes to it get 410 Gone. */
@@ -297,6 +336,7 @@ export class PushService {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     for (const socket of this.sockets) socket.destroy();
     await closed;
+    await this.browserFace?.close();
   }
 
   private subscription(id: string): Subscription {
@@ -333,7 +373,7 @@ export class PushService {
 
   private respond(req: AnyRequest, res: AnyResponse, body: Buffer, size: number, receivedAt: number): void {
     const headers = flatHeaders(req.headers);
-    const match = /^\/push\/([A-Za-z0-9]+)$/.exec(req.url ?? '');
+    const match = /^\/push\/([A-Za-z0-9]+)$/.exec(req.url ?? '') ?? /^\/wpush\/([0-9a-f-]{36})$/.exec(req.url ?? '');
     const subscription = match ? this.subscriptions.get(match[1]!) : undefined;
     const record = (status: number | 'hang', reason: string) => {
       this.counts.byStatus[status] = (this.counts.byStatus[status] ?? 0) + 1;
@@ -365,7 +405,7 @@ export class PushService {
     if (size > MAX_BODY) return reject(413, `body is ${size} bytes, at most ${MAX_BODY}`);
 
     let payload: unknown = null;
-    if (this.decrypt) {
+    if (this.decrypt && subscription.receiver) {
       try {
         const plaintext = decryptPushBody(body, subscription.receiver).toString('utf8');
         try {
@@ -389,7 +429,11 @@ export class PushService {
     record(answer.status, answer.body ?? '');
     if (answer.status >= 200 && answer.status < 300) {
       this.counts.accepted++;
-      if (this.keepRecords) this.messages.push({ subscriptionId: subscription.id, payload, headers, receivedAt });
+      // Accepted for a real browser: forward the body untouched for it to decrypt.
+      const messageId = subscription.receiver
+        ? undefined
+        : this.browsers.deliver(subscription.id, body, { encoding: headers['content-encoding'], ttlSeconds: Number(headers.ttl) });
+      if (this.keepRecords) this.messages.push({ subscriptionId: subscription.id, payload, headers, receivedAt, ...(messageId ? { messageId } : {}) });
       for (const wake of [...this.waiters]) wake();
     }
     if (answer.delayMs) setTimeout(() => this.send(res, answer), answer.delayMs);

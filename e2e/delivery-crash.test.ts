@@ -97,7 +97,10 @@ describe('a worker stopped in the middle of a send', () => {
     it(`${signal}: resumes after restart, every subscriber ends with exactly one terminal delivery`, async () => {
       const s = await setUp();
       cleanups.push(() => s.push.close());
-      cleanups.push(() => s.herald.stop());
+      cleanups.push(async () => {
+        await s.herald.stop();
+        s.herald.cleanUp();
+      });
 
       expect((await api(s.herald, 'POST', `/notifications/${s.notificationId}/send`, s.token)).status).toBe(200);
       await waitUntil(() => s.push.stats().accepted >= 400, 60_000, 'the send to be under way');

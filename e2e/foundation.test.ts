@@ -16,6 +16,7 @@ describe('foundation journey (headless Chromium)', () => {
   afterAll(async () => {
     await browser?.close();
     await herald?.stop();
+    herald?.cleanUp();
   });
 
   it('sets up the owner, creates a site, shows its install code and VAPID key, and logs out', async () => {
@@ -113,7 +114,10 @@ describe('owner from ADMIN_EMAIL / ADMIN_PASSWORD, through the API', () => {
   beforeAll(async () => {
     herald = await startHerald({ ADMIN_EMAIL: 'admin@example.com', ADMIN_PASSWORD: 'admin-password-1', ADMIN_NAME: 'Ada Admin' });
   });
-  afterAll(async () => herald?.stop());
+  afterAll(async () => {
+    await herald?.stop();
+    herald?.cleanUp();
+  });
 
   it('signs in, creates a site and fetches its install code', async () => {
     const post = (path: string, body: unknown, token?: string) =>

@@ -106,6 +106,7 @@ describe('a real Firefox subscribes through Herald and receives its notification
   afterAll(async () => {
     await firefox?.close();
     await herald?.stop();
+    herald?.cleanUp();
     await shop?.close();
     await push?.close();
   }, 30_000);

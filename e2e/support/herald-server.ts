@@ -17,12 +17,15 @@ export interface HeraldProcess {
   /** Mails written to DATA_DIR/mail (no SMTP_URL), oldest first. */
   mails(): string[];
   stop(signal?: NodeJS.Signals): Promise<void>;
+  /** Removes the data folder this process was started with (when the test created it). */
+  cleanUp(): void;
 }
 
 export async function startHerald(env: Record<string, string> = {}, args: string[] = ['serve']): Promise<HeraldProcess> {
   const main = path.join(repoRoot, 'apps/server/dist/main.js');
   if (!fs.existsSync(main)) throw new Error('Build first: npm run build');
   const port = Number(env.PORT ?? (await freePort()));
+  const ownsDataDir = !env.DATA_DIR;
   const dataDir = env.DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'herald-e2e-'));
   const url = `http://127.0.0.1:${port}`;
   let output = '';
@@ -57,6 +60,9 @@ export async function startHerald(env: Record<string, string> = {}, args: string
       const dir = path.join(dataDir, 'mail');
       if (!fs.existsSync(dir)) return [];
       return fs.readdirSync(dir).sort().map((f) => fs.readFileSync(path.join(dir, f), 'utf8'));
+    },
+    cleanUp() {
+      if (ownsDataDir) fs.rmSync(dataDir, { recursive: true, force: true });
     },
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null) {

@@ -41,8 +41,38 @@ export function openDatabase(database: Config['database'], options: { poolSize?:
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 10000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, kind: 'sqlite', close: () => db.destroy() };
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely prepares every query anew; on the delivery hot path the same SQL
+ * (batch-sized IN lists included) runs thousands of times, and preparing it
+ * cost more than running it. better-sqlite3 statements are reusable, so keep
+ * the most recently used ones by their SQL text.
+ */
+function withStatementCache(sqlite: SQLite.Database): Pick<SQLite.Database, 'prepare' | 'close'> {
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    prepare(source: string) {
+      let statement = statements.get(source);
+      if (statement) {
+        // Move to the most recently used end.
+        statements.delete(source);
+      } else {
+        statement = sqlite.prepare(source);
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
+      }
+      statements.set(source, statement);
+      return statement;
+    },
+    close() {
+      statements.clear();
+      return sqlite.close();
+    },
+  } as Pick<SQLite.Database, 'prepare' | 'close'>;
 }
 
 /** True when a write failed on a unique constraint (both engines). */

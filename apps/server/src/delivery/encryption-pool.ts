@@ -178,6 +178,9 @@ class WorkerEncryptionPool implements PushEncryptor {
       if (!best || worker.inFlight.length < best.inFlight.length) best = worker;
     }
     if (best && best.inFlight.length === 0) return best;
+    // A second batch only once enough has queued up: many one-item batches
+    // would cost a thread hop each (postMessage) for little parallelism.
+    if (best && best.inFlight.length === 1 && this.workers.length >= this.threads && this.queue.length < this.maxBatch / 2) return undefined;
     if (this.workers.length < this.threads) {
       const worker = new EncryptionWorker(
         (w, reply) => this.onReply(w, reply),

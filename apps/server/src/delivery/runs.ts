@@ -7,6 +7,13 @@ import { addToHourlyStats } from '../features/analytics/hourly-stats';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
+/**
+ * `status = 'pending'` written as a literal: the partial index on pending
+ * deliveries (migration 0002) is only used when the query repeats its
+ * condition verbatim, which a bound parameter does not.
+ */
+const PENDING = sql<'pending'>`'pending'`;
+
 export interface NewRun {
   id: string;
   notification_id: string;
@@ -151,7 +158,7 @@ export async function insertPendingDeliveries(db: Db, run: Pick<RunRow, 'id' | '
 
 /** Pending delivery ids of a run in id order, for (re-)enqueueing batches. */
 export async function pendingDeliveryIds(db: Db, runId: string, options: { afterId?: number; subscriberIds?: string[]; limit: number }): Promise<number[]> {
-  let query = db.selectFrom('deliveries').select('id').where('run_id', '=', runId).where('status', '=', 'pending');
+  let query = db.selectFrom('deliveries').select('id').where('run_id', '=', runId).where('status', '=', PENDING);
   if (options.afterId !== undefined) query = query.where('id', '>', options.afterId);
   if (options.subscriberIds) {
     if (!options.subscriberIds.length) return [];
@@ -234,7 +241,7 @@ export async function addToRunCounters(db: Db, run: Pick<RunRow, 'id' | 'notific
 }
 
 export async function hasPendingDeliveries(db: Db, runId: string): Promise<boolean> {
-  const row = await db.selectFrom('deliveries').select('id').where('run_id', '=', runId).where('status', '=', 'pending').limit(1).executeTakeFirst();
+  const row = await db.selectFrom('deliveries').select('id').where('run_id', '=', runId).where('status', '=', PENDING).limit(1).executeTakeFirst();
   return row !== undefined;
 }
 

@@ -118,16 +118,21 @@ async function finishBatch(deps: DeliveryDeps, runId: string): Promise<void> {
   if (!(await hasPendingDeliveries(db, runId))) await completeRunIfFinished(db, runId, clock.now());
 }
 
+/** A group is written once it holds this many results, or this long after its first one. */
+const GROUP_MAX_RESULTS = 128;
+const GROUP_MAX_WAIT_MS = 20;
+
 /**
- * Writes outcomes as soon as possible, grouping those that arrive while a
- * write is in progress (group commit): one transaction per group under load,
- * and the window between "the push service accepted it" and "it is recorded"
- * stays as short as one write.
+ * Writes outcomes in groups (one transaction each). The push client counts
+ * every outcome as in flight until the write holding it has finished, so the
+ * pushes sent but not yet recorded never exceed its concurrency: that is the
+ * most a crash can re-send.
  */
 class ResultWriter {
   private pending: Outcome[] = [];
-  private writing: Promise<void> | undefined;
-  private next: Promise<void> | undefined;
+  /** The write the pending results will go into, and when it starts. */
+  private nextWrite: { promise: Promise<void>; start: () => void; timer: NodeJS.Timeout } | undefined;
+  private chain: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly deps: DeliveryDeps,
@@ -139,39 +144,45 @@ class ResultWriter {
     this.pending.push(outcome);
   }
 
-  /**
-   * Keeps an outcome and resolves once it is recorded. The push client counts
-   * the outcome as in flight until then, so pushes sent but not yet recorded
-   * never exceed its concurrency.
-   */
+  /** Keeps an outcome; resolves once it is recorded. */
   record(outcome: Outcome): Promise<void> {
     this.pending.push(outcome);
-    return this.flush();
+    const write = this.nextWrite ?? this.scheduleWrite();
+    if (this.pending.length >= GROUP_MAX_RESULTS) write.start();
+    return write.promise;
   }
 
-  /** Resolves when everything kept so far is written. */
+  /** Writes everything kept so far; resolves when it is recorded. */
   flush(): Promise<void> {
-    if (!this.writing) {
-      this.writing = this.writeAll().finally(() => {
-        this.writing = undefined;
-      });
-      return this.writing;
-    }
-    // A write is running: everything kept meanwhile goes into the one after it.
-    this.next ??= this.writing.then(() => {
-      this.next = undefined;
-      return this.flush();
-    });
-    return this.next;
+    if (!this.pending.length) return this.chain;
+    const write = this.nextWrite ?? this.scheduleWrite();
+    write.start();
+    return write.promise;
   }
 
-  private async writeAll(): Promise<void> {
-    // Let results that complete in the same tick join this group.
-    await Promise.resolve();
-    while (this.pending.length) {
-      const group = this.pending.splice(0, 500);
-      await recordOutcomes(this.deps, this.run, group);
-    }
+  private scheduleWrite(): NonNullable<ResultWriter['nextWrite']> {
+    let started = false;
+    let resolveStart!: () => void;
+    const go = new Promise<void>((resolve) => (resolveStart = resolve));
+    const write = {
+      start: () => {
+        if (started) return;
+        started = true;
+        clearTimeout(write.timer);
+        if (this.nextWrite === write) this.nextWrite = undefined;
+        resolveStart();
+      },
+      timer: setTimeout(() => write.start(), GROUP_MAX_WAIT_MS),
+      promise: Promise.resolve() as Promise<void>,
+    };
+    // Groups are written one after the other, in order.
+    write.promise = this.chain = Promise.all([this.chain, go]).then(() => {
+      const group = this.pending;
+      this.pending = [];
+      return recordOutcomes(this.deps, this.run, group);
+    });
+    this.nextWrite = write;
+    return write;
   }
 }
 

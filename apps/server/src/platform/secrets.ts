@@ -37,8 +37,17 @@ export function sha256Hex(value: string): string {
   return crypto.createHash('sha256').update(value).digest('hex');
 }
 
+// A secret turned into a KeyObject once: creating an Hmac from a raw Buffer
+// converts the key every time, which showed up on the delivery hot path.
+const secretKeys = new WeakMap<Buffer, crypto.KeyObject>();
+
 export function hmac(secret: Buffer, purpose: string, value: string): Buffer {
-  return crypto.createHmac('sha256', secret).update(purpose).update('\0').update(value).digest();
+  let key = secretKeys.get(secret);
+  if (!key) {
+    key = crypto.createSecretKey(secret);
+    secretKeys.set(secret, key);
+  }
+  return crypto.createHmac('sha256', key).update(purpose).update('\0').update(value).digest();
 }
 
 /** Constant-time comparison of two buffers of possibly different length. */

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DatabaseKind } from '../database';
 
 // Subscribers, notifications, their runs and per-subscriber deliveries, the
@@ -116,7 +116,14 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
     // The reliability invariant: one delivery per (run, subscriber), ever.
     .addUniqueConstraint('deliveries_run_subscriber', ['run_id', 'subscriber_id'])
     .execute();
-  await db.schema.createIndex('deliveries_run_status').on('deliveries').columns(['run_id', 'status']).execute();
+  // Only pending deliveries are looked up by run (to enqueue, to finish a run);
+  // a partial index keeps recording a result from moving index entries around.
+  await db.schema
+    .createIndex('deliveries_run_pending')
+    .on('deliveries')
+    .columns(['run_id', 'id'])
+    .where(sql.ref('status'), '=', sql.lit('pending'))
+    .execute();
   await db.schema.createIndex('deliveries_subscriber').on('deliveries').column('subscriber_id').execute();
 
   await db.schema

@@ -1,0 +1,283 @@
+// npm run bench:send [-- --subscribers 20000] [-- --memory]
+//
+// Herald's whole sending path (fan-out from the database, batch jobs, RFC 8291
+// encryption, VAPID, keep-alive pools, result recording) against the local
+// push service running in another process over HTTPS, compared in the same run
+// with two baselines over the same kind of message:
+//   - a plain `web-push` sendNotification loop at concurrency 50 (keep-alive agent);
+//   - bare encryption of the messages on one thread (the CPU floor).
+// Targets (issue 3): ≥ 3× the web-push loop, ≥ 70% of the floor, and memory
+// flat from 20k to 200k subscribers (`--memory` runs both sizes in fresh
+// processes and compares the growth of resident memory during the send).
+import { fork } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import webpush from 'web-push';
+import { loadConfig } from '../apps/server/src/config';
+import { encryptPayload } from '../apps/server/src/delivery/encryption';
+import { notificationContent } from '../apps/server/src/delivery/notification-content';
+import { createPayloadTemplate } from '../apps/server/src/delivery/payload';
+import { PushClient } from '../apps/server/src/delivery/push-client';
+import { pushOriginPolicy } from '../apps/server/src/delivery/push-endpoints';
+import { startEngine } from '../apps/server/src/engine';
+import { createAuthService } from '../apps/server/src/features/auth/service';
+import { createNotificationsService } from '../apps/server/src/features/notifications/service';
+import { createSitesService } from '../apps/server/src/features/sites/service';
+import { openRuntime } from '../apps/server/src/runtime';
+import { startPushServiceProcess } from '../apps/server/test/support/push-service-process';
+import { createTestCertificate } from '../apps/server/test/support/test-certificate';
+
+const { values } = parseArgs({
+  options: {
+    subscribers: { type: 'string', default: '20000' },
+    memory: { type: 'boolean', default: false },
+    'baseline-messages': { type: 'string', default: '5000' },
+    json: { type: 'boolean', default: false },
+    profile: { type: 'string' },
+  },
+});
+
+interface SendResult {
+  subscribers: number;
+  heraldPerSecond: number;
+  heraldSeconds: number;
+  webPushPerSecond: number;
+  floorPerSecond: number;
+  rssBeforeMb: number;
+  rssPeakMb: number;
+}
+
+const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
+
+async function measure(subscriberCount: number, baselineMessages: number): Promise<SendResult> {
+  const certificate = createTestCertificate();
+  const push = await startPushServiceProcess({ tls: { cert: certificate.cert, key: certificate.key }, decrypt: false, keepRecords: false });
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-send-'));
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', EXTRA_PUSH_ORIGINS: push.origin, PUBLIC_URL: 'https://herald.bench' });
+  const runtime = await openRuntime(config);
+  const { ctx } = runtime;
+  try {
+    const user = await createAuthService(ctx).createUser({ name: 'Bench', email: 'bench@example.com', password: 'bench-password', verified: true });
+    const site = await createSitesService(ctx).create(user.id, { name: 'Bench shop', url: 'https://bench.example' });
+    const siteRow = (await ctx.db.selectFrom('sites').selectAll().where('id', '=', site.id).executeTakeFirstOrThrow())!;
+
+    // The audience, in pages, so the bench itself holds no big array.
+    const sampleKeys: Array<{ p256dh: string; auth: string }> = [];
+    const sampleSubscriptions: Array<{ endpoint: string; keys: { p256dh: string; auth: string } }> = [];
+    for (let made = 0; made < subscriberCount; ) {
+      const page = await push.createSubscriptions(Math.min(10_000, subscriberCount - made), { applicationServerKey: site.vapid_public_key });
+      const now = Date.now();
+      await ctx.db
+        .insertInto('subscribers')
+        .values(
+          page.map((s) => ({
+            id: crypto.randomUUID(),
+            site_id: site.id,
+            endpoint: s.endpoint,
+            endpoint_hash: crypto.createHash('sha256').update(s.endpoint).digest('hex'),
+            p256dh: s.keys.p256dh,
+            auth: s.keys.auth,
+            browser: 'Chrome',
+            os: 'Windows',
+            country: 'Unknown',
+            language: null,
+            timezone: null,
+            user_agent: null,
+            external_id: null,
+            is_active: 1,
+            subscribed_at: now,
+            last_seen_at: now,
+            unsubscribed_at: null,
+            updated_at: now,
+          })),
+        )
+        .execute()
+        .catch(async () => {
+          // SQLite caps bound parameters per statement: insert in slices.
+          for (let i = 0; i < page.length; i += 1000) {
+            const slice = page.slice(i, i + 1000);
+            await ctx.db
+              .insertInto('subscribers')
+              .values(
+                slice.map((s) => ({
+                  id: crypto.randomUUID(),
+                  site_id: site.id,
+                  endpoint: s.endpoint,
+                  endpoint_hash: crypto.createHash('sha256').update(s.endpoint).digest('hex'),
+                  p256dh: s.keys.p256dh,
+                  auth: s.keys.auth,
+                  browser: 'Chrome',
+                  os: 'Windows',
+                  country: 'Unknown',
+                  language: null,
+                  timezone: null,
+                  user_agent: null,
+                  external_id: null,
+                  is_active: 1,
+                  subscribed_at: now,
+                  last_seen_at: now,
+                  unsubscribed_at: null,
+                  updated_at: now,
+                })),
+              )
+              .execute();
+          }
+        });
+      for (const s of page) {
+        if (sampleSubscriptions.length < baselineMessages) sampleSubscriptions.push({ endpoint: s.endpoint, keys: s.keys });
+        if (sampleKeys.length < 1000) sampleKeys.push(s.keys);
+      }
+      made += page.length;
+    }
+
+    const notifications = createNotificationsService(ctx);
+    const body = {
+      type: 'ONE_TIME' as const,
+      title: 'Weekend sale',
+      message: 'Everything 20% off until Sunday night — see the new arrivals',
+      destination_url: 'https://bench.example/sale',
+      icon_url: 'https://bench.example/icon.png',
+      image_url: null,
+      segment_id: null,
+    };
+    const notification = await notifications.create(user.id, site.id, body);
+    const notificationRow = (await ctx.db.selectFrom('notifications').selectAll().where('id', '=', notification.id).executeTakeFirstOrThrow())!;
+    const payload = createPayloadTemplate(notificationContent(notificationRow, siteRow), config.publicUrl).render(`12345678.${'A'.repeat(22)}`);
+
+    // --- Herald ---
+    global.gc?.();
+    const pushClient = new PushClient({ concurrency: config.pushConcurrency, connect: { ca: certificate.ca }, allowOrigin: pushOriginPolicy(config.extraPushOrigins) });
+    const engine = startEngine(ctx, { scheduler: true, worker: true, pushClient });
+    const rssBefore = process.memoryUsage().rss;
+    let rssPeak = rssBefore;
+    const sampler = setInterval(() => {
+      rssPeak = Math.max(rssPeak, process.memoryUsage.rss());
+    }, 25);
+    const profiler = values.profile ? await startProfiler() : undefined;
+    const started = performance.now();
+    await notifications.sendNow(user.id, notification.id);
+    for (;;) {
+      const row = await ctx.db.selectFrom('notifications').select(['status', 'sent_count', 'failed_count']).where('id', '=', notification.id).executeTakeFirstOrThrow();
+      if (row.status === 'completed' || row.status === 'failed') {
+        if (row.sent_count !== subscriberCount) throw new Error(`Herald sent ${row.sent_count} of ${subscriberCount} (failed ${row.failed_count})`);
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const heraldSeconds = (performance.now() - started) / 1000;
+    clearInterval(sampler);
+    if (profiler) fs.writeFileSync(values.profile!, JSON.stringify(await profiler.stop()));
+    await engine.close();
+    const accepted = (await push.stats()).accepted;
+    if (accepted < subscriberCount) throw new Error(`push service accepted ${accepted} of ${subscriberCount}`);
+
+    // --- web-push loop, concurrency 50, keep-alive agent, same payload ---
+    const agent = new https.Agent({ keepAlive: true, maxSockets: 50, ca: certificate.ca });
+    const vapidDetails = { subject: 'https://bench.example', publicKey: siteRow.vapid_public_key, privateKey: siteRow.vapid_private_key };
+    const payloadText = payload.toString('utf8');
+    let next = 0;
+    const webPushStarted = performance.now();
+    await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        while (next < sampleSubscriptions.length) {
+          const subscription = sampleSubscriptions[next++]!;
+          await webpush.sendNotification(subscription, payloadText, { vapidDetails, TTL: 86400, agent, contentEncoding: 'aes128gcm' });
+        }
+      }),
+    );
+    const webPushPerSecond = sampleSubscriptions.length / ((performance.now() - webPushStarted) / 1000);
+    agent.destroy();
+
+    // --- the floor: bare encryption of the same messages on one thread ---
+    const floorStarted = performance.now();
+    for (let i = 0; i < baselineMessages; i++) encryptPayload(payload, sampleKeys[i % sampleKeys.length]!);
+    const floorPerSecond = baselineMessages / ((performance.now() - floorStarted) / 1000);
+
+    return {
+      subscribers: subscriberCount,
+      heraldPerSecond: subscriberCount / heraldSeconds,
+      heraldSeconds,
+      webPushPerSecond,
+      floorPerSecond,
+      rssBeforeMb: mb(rssBefore),
+      rssPeakMb: mb(rssPeak),
+    };
+  } finally {
+    await runtime.close();
+    await push.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** `--profile FILE`: a CPU profile of the Herald phase only (open it in Chrome DevTools). */
+async function startProfiler(): Promise<{ stop(): Promise<unknown> }> {
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return {
+    async stop() {
+      const { profile } = await session.post('Profiler.stop');
+      session.disconnect();
+      return profile;
+    },
+  };
+}
+
+function report(r: SendResult): void {
+  const vsWebPush = r.heraldPerSecond / r.webPushPerSecond;
+  const vsFloor = r.heraldPerSecond / r.floorPerSecond;
+  console.log(`\nHerald send benchmark — ${r.subscribers.toLocaleString('en')} subscribers, push service in another process over HTTPS`);
+  console.log(`  Herald (fan-out + batches + push + recording): ${Math.round(r.heraldPerSecond).toLocaleString('en')} msg/s (${r.heraldSeconds.toFixed(2)} s)`);
+  console.log(`  web-push sendNotification loop, concurrency 50:  ${Math.round(r.webPushPerSecond).toLocaleString('en')} msg/s`);
+  console.log(`  bare encryption, one thread (floor):            ${Math.round(r.floorPerSecond).toLocaleString('en')} msg/s`);
+  console.log(`  memory: RSS ${r.rssBeforeMb} MB before the send, peak ${r.rssPeakMb} MB during it (+${Math.round((r.rssPeakMb - r.rssBeforeMb) * 10) / 10} MB)`);
+  console.log(`  ratio vs web-push: ${vsWebPush.toFixed(2)}×  (target ≥ 3×)  ${vsWebPush >= 3 ? 'MET' : 'NOT MET'}`);
+  console.log(`  ratio vs floor:    ${(vsFloor * 100).toFixed(0)}%  (target ≥ 70%)  ${vsFloor >= 0.7 ? 'MET' : 'NOT MET'}`);
+}
+
+async function main(): Promise<void> {
+  const subscribers = Number(values.subscribers);
+  const baselineMessages = Math.min(subscribers, Number(values['baseline-messages']));
+  if (!Number.isInteger(subscribers) || subscribers < 1) throw new Error('--subscribers must be a positive whole number');
+
+  if (!values.memory) {
+    const result = await measure(subscribers, baselineMessages);
+    if (values.json) console.log(JSON.stringify(result));
+    else report(result);
+    return;
+  }
+
+  // Memory: each size in a fresh process, then compare how much the send grew resident memory.
+  const sizes = [subscribers, subscribers * 10];
+  const results: SendResult[] = [];
+  for (const size of sizes) {
+    const child = fork(new URL(import.meta.url).pathname, ['--subscribers', String(size), '--json', '--baseline-messages', String(baselineMessages)], {
+      execArgv: process.execArgv,
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    if (code !== 0) throw new Error(`the ${size} run failed`);
+    const result = JSON.parse(output.trim().split('\n').pop()!) as SendResult;
+    report(result);
+    results.push(result);
+  }
+  const [small, large] = results as [SendResult, SendResult];
+  const growthSmall = small.rssPeakMb - small.rssBeforeMb;
+  const growthLarge = large.rssPeakMb - large.rssBeforeMb;
+  console.log(`\nMemory during the send: +${growthSmall.toFixed(1)} MB at ${small.subscribers.toLocaleString('en')}, +${growthLarge.toFixed(1)} MB at ${large.subscribers.toLocaleString('en')} subscribers`);
+  const flat = growthLarge <= Math.max(growthSmall * 1.5, growthSmall + 32);
+  console.log(`  flat in audience size (10× the audience, growth within 1.5× or +32 MB): ${flat ? 'MET' : 'NOT MET'}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -5,3 +5,5 @@ export * from './subscribers';
 export * from './uploads';
 export * from './notifications';
 export * from './tracking';
+export * from './api-keys';
+export * from './site-events';

@@ -2,8 +2,10 @@
 // one line here (see ARCHITECTURE.md, "Adding a feature").
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../context';
+import { apiKeysRoutes } from './api-keys/routes';
 import { authRoutes } from './auth/routes';
 import { notificationsRoutes } from './notifications/routes';
+import { siteEventsRoutes } from './site-events/routes';
 import { sitesRoutes } from './sites/routes';
 import { subscribersRoutes } from './subscribers/routes';
 import { trackingRoutes } from './tracking/routes';
@@ -16,4 +18,6 @@ export const apiRoutes: Array<(ctx: AppContext) => FastifyPluginAsyncZod> = [
   uploadsRoutes,
   notificationsRoutes,
   trackingRoutes,
+  apiKeysRoutes,
+  siteEventsRoutes,
 ];

@@ -326,6 +326,17 @@ describe('recurring notifications', () => {
     await waitForFinishedRuns(h, id, 2);
     const titles = h.push.messages.filter((message) => ['Before edit', 'After edit'].includes(payloadOf(message).title)).map((message) => payloadOf(message).title);
     expect(titles).toEqual([...Array(subscriberIds.length).fill('Before edit'), ...Array(subscriberIds.length).fill('After edit')]);
+
+    // While an occurrence is being sent, its content and the notification itself stay as they are.
+    const inFlight = await h.t.ctx.db.updateTable('notification_runs').set({ status: 'sending' }).where('notification_id', '=', id).where('due_at', '=', Date.parse('2026-09-03T09:00:00Z')).executeTakeFirst();
+    expect(Number(inFlight.numUpdatedRows)).toBe(1);
+    const blocked = await h.t.request('PATCH', `/api/notifications/${id}`, { token: h.owner.token, body: { title: 'Mid-send edit' } });
+    expect(blocked.status).toBe(409);
+    expect(blocked.body.error.message).toMatch(/being sent right now/);
+    expect((await h.t.request('DELETE', `/api/notifications/${id}`, { token: h.owner.token })).status).toBe(409);
+    // Pausing touches no content, so it is allowed.
+    expect((await h.t.request('PATCH', `/api/notifications/${id}`, { token: h.owner.token, body: { recurring_schedule: { is_active: false } } })).status).toBe(200);
+    await h.t.ctx.db.updateTable('notification_runs').set({ status: 'completed' }).where('notification_id', '=', id).execute();
     await h.t.request('POST', `/api/notifications/${id}/cancel`, { token: h.owner.token });
   });
 

@@ -122,6 +122,16 @@ describe('site API keys', () => {
     expect(unknownSubscriber.body.error.message).toBe('Subscriber not found');
   });
 
+  it('keeps at most 25 active keys per site', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 25; i++) ids.push((await create(otherSite.id, `Key ${i}`)).body.data.api_key.id);
+    const refused = await create(otherSite.id, 'One too many');
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.message).toBe('A site can have at most 25 API keys; revoke one you no longer use first');
+    await t.request('DELETE', `/api/api-keys/${ids[0]}`, { token: owner.token });
+    expect((await create(otherSite.id, 'Replacement')).status).toBe(201);
+  });
+
   it('another user can neither list, create nor revoke a site’s keys (404, nothing changed)', async () => {
     const { api_key: apiKey } = (await create(site.id, 'Guarded')).body.data;
     const before = await t.ctx.db.selectFrom('site_api_keys').selectAll().orderBy('id').execute();

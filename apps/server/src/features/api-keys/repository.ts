@@ -19,6 +19,16 @@ export function listActiveApiKeys(db: Db, siteId: string): Promise<SiteApiKeyRow
     .execute();
 }
 
+export async function countActiveApiKeys(db: Db, siteId: string): Promise<number> {
+  const row = await db
+    .selectFrom('site_api_keys')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('site_id', '=', siteId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /** A key that still works, if it belongs to a site of the user (another user's key is indistinguishable from a missing one). */
 export function findActiveApiKeyOfUser(db: Db, userId: string, keyId: string): Promise<SiteApiKeyRow | undefined> {
   return db

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { API_KEY_PREFIX, type ApiKey, type CreatedApiKey } from '@herald/contracts';
 import type { AppContext } from '../../context';
 import type { SiteApiKeyRow } from '../../db/schema';
-import { HttpError, notFound } from '../../platform/errors';
+import { HttpError, conflict, notFound } from '../../platform/errors';
 import { iso, isoOrNull } from '../../platform/responses';
 import { sha256Hex } from '../../platform/secrets';
 import { requireOwnedSite } from '../sites/service';
@@ -12,6 +12,8 @@ import * as repo from './repository';
 const VISIBLE_KEY_CHARS = 8;
 /** last_used_at is precise to a minute: one write per key per minute at most. */
 const LAST_USED_RESOLUTION_MS = 60_000;
+/** Plenty for one key per service and environment; a site with more has lost track of its keys. */
+export const MAX_ACTIVE_KEYS_PER_SITE = 25;
 /** Longer than any key Herald issues; anything longer is refused before hashing. */
 const MAX_KEY_LENGTH = 200;
 
@@ -35,6 +37,9 @@ export function createApiKeysService(ctx: Pick<AppContext, 'db' | 'clock'>) {
   return {
     async create(userId: string, siteId: string, name: string): Promise<CreatedApiKey> {
       await requireOwnedSite(ctx, userId, siteId);
+      if ((await repo.countActiveApiKeys(db, siteId)) >= MAX_ACTIVE_KEYS_PER_SITE) {
+        throw conflict(`A site can have at most ${MAX_ACTIVE_KEYS_PER_SITE} API keys; revoke one you no longer use first`);
+      }
       const key = generateApiKey();
       const row: SiteApiKeyRow = {
         id: crypto.randomUUID(),

@@ -152,6 +152,11 @@ export function AutomationPanel({ site }: { site: Site }) {
               <code className="rounded bg-slate-100 px-1 py-0.5 font-mono text-xs text-slate-800">idempotency_key</code> sent twice counts once.
             </p>
             <CodeBlock code={curlExample(site.id, heraldOrigin())} label="curl example" />
+            <p className="text-sm text-slate-600">
+              <code className="rounded bg-slate-100 px-1 py-0.5 font-mono text-xs text-slate-800">herald.identify()</code> runs in the visitor&apos;s
+              browser, so an external id is what that browser claims, not proof of who it is: keep private details out of notifications you send by
+              external id.
+            </p>
           </section>
         </CardContent>
       </Card>

@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { AppContext } from './context';
 import { apiRoutes } from './features';
+import { SITE_API_KEY_SECURITY_SCHEME } from './features/api-keys/routes';
 import { uploadedFilesRoutes } from './features/uploads/routes';
 import { registerErrorHandler } from './platform/error-handler';
 import { DASHBOARD_CSP, defaultStaticDirs, registerStaticFiles, type StaticDirs } from './platform/static-files';
@@ -46,7 +47,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
         description:
           'Self-hosted web push. Dashboard routes need `Authorization: Bearer <token>` from POST /api/auth/login. Public routes are called by the browser SDK on customer sites.',
       },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' }, siteApiKey: SITE_API_KEY_SECURITY_SCHEME } },
       security: [{ bearer: [] }],
     },
     transform: jsonSchemaTransform,

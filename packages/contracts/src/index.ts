@@ -6,3 +6,5 @@ export * from './uploads';
 export * from './notifications';
 export * from './tracking';
 export * from './segments';
+export * from './api-keys';
+export * from './site-events';

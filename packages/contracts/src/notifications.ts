@@ -34,20 +34,33 @@ export const dateTimeInput = z.string().trim().min(1).max(40);
 
 export const recurringScheduleInput = z.object({
   interval_type: z.enum(RECURRING_INTERVALS, { message: 'Repeat must be DAILY, WEEKLY or MONTHLY' }),
-  interval_value: z.coerce.number({ message: 'Repeat every must be a number' }).int('Repeat every must be a whole number').min(1, 'Repeat every must be at least 1').max(365),
+  interval_value: z.coerce.number({ message: 'Repeat every must be a number' }).int('Repeat every must be a whole number').min(1, 'Repeat every must be at least 1').max(365, 'Repeat every must be at most 365'),
   start_date: z.string({ message: 'Start date is required' }).trim().min(1, 'Start date is required').max(40),
   end_date: dateTimeInput.nullable().optional(),
   is_active: z.boolean().optional(),
 });
 
+/**
+ * An event name, as the SDK's `herald.track(name)` and the v1 events API send
+ * it and as a triggered notification listens for it. Matched exactly (case-sensitive).
+ */
+export const EVENT_NAME_MAX = 64;
+export const eventName = z
+  .string({ message: 'Event name is required' })
+  .trim()
+  .min(1, 'Event name is required')
+  .max(EVENT_NAME_MAX, `Event name must be at most ${EVENT_NAME_MAX} characters`)
+  .regex(/^[A-Za-z0-9_.:-]+$/, 'Event name may contain letters, digits, _ . : and - only');
+
+export const TRIGGER_DELAY_MAX_MINUTES = 60 * 24 * 30;
 export const triggerInput = z.object({
-  event: z
-    .string({ message: 'Event name is required' })
-    .trim()
-    .min(1, 'Event name is required')
-    .max(64, 'Event name must be at most 64 characters')
-    .regex(/^[A-Za-z0-9_.:-]+$/, 'Event name may contain letters, digits, _ . : and - only'),
-  delay_minutes: z.coerce.number().int().min(0, 'Delay must be 0 or more').max(60 * 24 * 30, 'Delay must be at most 30 days').default(0),
+  event: eventName,
+  delay_minutes: z.coerce
+    .number({ message: 'Delay must be a number of minutes' })
+    .int('Delay must be a whole number of minutes')
+    .min(0, 'Delay must be 0 or more')
+    .max(TRIGGER_DELAY_MAX_MINUTES, 'Delay must be at most 30 days')
+    .default(0),
 });
 
 /** Spec §3 "Submitted notification payload". The form always sends status "DRAFT". */
@@ -69,7 +82,18 @@ const notificationFields = z.object({
 export const notificationBody = notificationFields.extend({ type: notificationType.default('ONE_TIME') });
 export type NotificationBody = z.input<typeof notificationBody>;
 export type NotificationInput = z.output<typeof notificationBody>;
-export const notificationPatchBody = notificationFields.partial().strict();
+/**
+ * PATCH changes only the fields it carries. `recurring_schedule` may be partial
+ * too: `{ recurring_schedule: { is_active: false } }` pauses a recurring
+ * notification and `{ is_active: true }` resumes it; a schedule sent without
+ * `is_active` keeps its current active state (the edit form resends the whole
+ * schedule and must not resume a paused one).
+ */
+export const recurringSchedulePatch = recurringScheduleInput.partial();
+export const notificationPatchBody = notificationFields
+  .partial()
+  .extend({ recurring_schedule: recurringSchedulePatch.nullable().optional() })
+  .strict();
 export type NotificationPatchInput = z.output<typeof notificationPatchBody>;
 
 export const recurringSchedule = z.object({

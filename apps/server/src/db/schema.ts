@@ -236,3 +236,83 @@ export interface Database {
 }
 
 export type SegmentRow = Selectable<SegmentsTable>;
+
+// --- Automation (migration 0004): recurring schedules, triggers, site API keys, site events.
+
+export type RecurringIntervalType = 'DAILY' | 'WEEKLY' | 'MONTHLY';
+
+/**
+ * The schedule of a RECURRING notification. Occurrence k falls at
+ * `start_local` + k × interval as a wall time in `timezone` (pinned when the
+ * schedule was set, so a later change of the site's timezone does not move it).
+ */
+export interface RecurringSchedulesTable {
+  id: string;
+  notification_id: string;
+  site_id: string;
+  interval_type: RecurringIntervalType;
+  interval_value: number;
+  timezone: string;
+  /** The first occurrence as a wall time, "YYYY-MM-DDTHH:MM:SS" (kept because a DST gap moves the instant, not the wall time). */
+  start_local: string;
+  start_at: Millis;
+  end_at: Millis | null;
+  is_active: Flag;
+  next_occurrence_index: number;
+  /** Instant of occurrence `next_occurrence_index`; null when the schedule has no occurrence left. */
+  next_run_at: Millis | null;
+  last_occurrence_at: Millis | null;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface NotificationTriggersTable {
+  notification_id: string;
+  site_id: string;
+  event_name: string;
+  delay_minutes: number;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface SiteApiKeysTable {
+  id: string;
+  site_id: string;
+  name: string;
+  prefix: string;
+  /** sha256 of the key; the key itself is shown once and never stored. */
+  key_hash: string;
+  created_at: Millis;
+  last_used_at: Millis | null;
+  revoked_at: Millis | null;
+}
+
+export type SiteEventSource = 'browser' | 'api';
+
+export interface SiteEventsTable {
+  id: string;
+  site_id: string;
+  name: string;
+  source: SiteEventSource;
+  subscriber_id: string | null;
+  external_id: string | null;
+  /** JSON object sent with the event, or null. */
+  data: string | null;
+  idempotency_key: string | null;
+  dedupe_scope: string | null;
+  subscriber_count: number;
+  triggered_count: number;
+  received_at: Millis;
+}
+
+export interface Database {
+  recurring_schedules: RecurringSchedulesTable;
+  notification_triggers: NotificationTriggersTable;
+  site_api_keys: SiteApiKeysTable;
+  site_events: SiteEventsTable;
+}
+
+export type RecurringScheduleRow = Selectable<RecurringSchedulesTable>;
+export type NotificationTriggerRow = Selectable<NotificationTriggersTable>;
+export type SiteApiKeyRow = Selectable<SiteApiKeysTable>;
+export type SiteEventRow = Selectable<SiteEventsTable>;

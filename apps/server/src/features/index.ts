@@ -2,9 +2,11 @@
 // one line here (see ARCHITECTURE.md, "Adding a feature").
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../context';
+import { apiKeysRoutes } from './api-keys/routes';
 import { authRoutes } from './auth/routes';
 import { notificationsRoutes } from './notifications/routes';
 import { segmentsRoutes } from './segments/routes';
+import { siteEventsRoutes } from './site-events/routes';
 import { sitesRoutes } from './sites/routes';
 import { subscribersRoutes } from './subscribers/routes';
 import { trackingRoutes } from './tracking/routes';
@@ -18,4 +20,6 @@ export const apiRoutes: Array<(ctx: AppContext) => FastifyPluginAsyncZod> = [
   notificationsRoutes,
   trackingRoutes,
   segmentsRoutes,
+  apiKeysRoutes,
+  siteEventsRoutes,
 ];

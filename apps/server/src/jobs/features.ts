@@ -3,6 +3,8 @@
 // tick, such as recurring schedules and feeds to poll). A feature adds one
 // line to each list it needs (see ARCHITECTURE.md, "Adding a feature").
 import type { AppContext } from '../context';
+import { recurringScheduleSource } from '../features/notifications/recurring-runs';
+import { siteEventRetentionSource } from '../features/site-events/service';
 import type { JobQueue } from './queue';
 import type { DueWorkSource } from './scheduler';
 
@@ -14,7 +16,9 @@ export function registerFeatureJobs(ctx: AppContext, queue: JobQueue): void {
 
 /** The due-work sources a scheduler process checks on every tick. */
 export function featureDueWorkSources(ctx: AppContext, queue: JobQueue): DueWorkSource[] {
-  void ctx;
   void queue;
-  return [];
+  return [
+    recurringScheduleSource(ctx),
+    siteEventRetentionSource(ctx),
+  ];
 }

@@ -6,6 +6,7 @@ import type { DatabaseKind } from '../database';
 import * as m0001 from './0001_accounts_and_sites';
 import * as m0002 from './0002_audience_and_delivery';
 import * as m0003 from './0003_segments';
+import * as m0004 from './0004_automation';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -16,6 +17,7 @@ const modules: Record<string, MigrationModule> = {
   '0001_accounts_and_sites': m0001,
   '0002_audience_and_delivery': m0002,
   '0003_segments': m0003,
+  '0004_automation': m0004,
 };
 
 export function migrationsFor(kind: DatabaseKind): Record<string, Migration> {

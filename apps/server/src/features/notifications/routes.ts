@@ -25,7 +25,20 @@ export function notificationsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.post(
       '/sites/:siteId/notifications',
-      { schema: { tags, summary: 'Create a notification (draft, or scheduled when scheduled_at is set)', params: siteIdParam, body: notificationBody, response: { 201: notificationResponse } } },
+      {
+        schema: {
+          tags,
+          summary: 'Create a notification (draft, or scheduled when scheduled_at is set)',
+          description: [
+            'ONE_TIME: a draft, or `scheduled` with `scheduled_at`.',
+            'RECURRING: `scheduled` with `recurring_schedule {interval_type, interval_value, start_date, end_date?, is_active?}`. Dates without an offset are wall times in the site’s timezone; occurrence k is start + k × interval in that local time (MONTHLY from the 31st falls on the last day of shorter months). Each occurrence is its own run (see /performance). A start in the past begins with the first occurrence from now on. After `end_date` the notification is `completed`. If the scheduler was down, only the latest missed occurrence is sent.',
+            'TRIGGERED: `scheduled` (armed) with `trigger {event, delay_minutes}`: each event with that name about a subscriber (browser `herald.track` or POST /api/v1/sites/{siteId}/events) sends it to that subscriber after the delay.',
+          ].join('\n\n'),
+          params: siteIdParam,
+          body: notificationBody,
+          response: { 201: notificationResponse },
+        },
+      },
       async (request, reply) => reply.status(201).send(ok({ notification: await notifications.create(currentUser(request).id, request.params.siteId, request.body) })),
     );
 
@@ -41,7 +54,19 @@ export function notificationsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.patch(
       '/notifications/:id',
-      { schema: { tags, summary: 'Edit a draft or scheduled notification', params: idParam, body: notificationPatchBody, response: { 200: notificationResponse } } },
+      {
+        schema: {
+          tags,
+          summary: 'Edit a draft or scheduled notification',
+          description: [
+            'Changes only the fields sent. Recurring and triggered notifications take changes from their next send; a recurring notification’s content cannot change while one of its occurrences is being sent (409).',
+            'Pause a recurring notification with `{ "recurring_schedule": { "is_active": false } }` and resume it with `{ "recurring_schedule": { "is_active": true } }` (it stays `scheduled`; `recurringSchedule.isActive` shows the state). Occurrences that fall while paused are not sent. A `recurring_schedule` sent without `is_active` keeps the current state. New timing starts from the next occurrence after now and never repeats one already sent.',
+          ].join('\n\n'),
+          params: idParam,
+          body: notificationPatchBody,
+          response: { 200: notificationResponse },
+        },
+      },
       async (request) => ok({ notification: await notifications.update(currentUser(request).id, request.params.id, request.body) }),
     );
 
@@ -60,7 +85,15 @@ export function notificationsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.post(
       '/notifications/:id/cancel',
-      { schema: { tags, summary: 'Cancel a scheduled notification before it is sent', params: idParam, response: { 200: notificationResponse } } },
+      {
+        schema: {
+          tags,
+          summary: 'Cancel a scheduled notification before it is sent',
+          description: 'Recurring: stops the schedule for good (an occurrence being sent finishes). Triggered: disarms it and cancels sends still waiting for their delay.',
+          params: idParam,
+          response: { 200: notificationResponse },
+        },
+      },
       async (request) => ok({ notification: await notifications.cancel(currentUser(request).id, request.params.id) }),
     );
 

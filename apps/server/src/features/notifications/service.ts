@@ -10,15 +10,32 @@ import {
   type NotificationStatus,
   type NotificationType,
 } from '@herald/contracts';
-import type { Updateable } from 'kysely';
+import type { Insertable, Kysely, Transaction, Updateable } from 'kysely';
 import type { AppContext } from '../../context';
-import type { NotificationRow, NotificationsTable, RunRow, SiteRow } from '../../db/schema';
+import type {
+  Database,
+  NotificationRow,
+  NotificationTriggerRow,
+  NotificationsTable,
+  RecurringScheduleRow,
+  RecurringSchedulesTable,
+  RunRow,
+  SiteRow,
+} from '../../db/schema';
 import { insertRun } from '../../delivery/runs';
 import { badRequest, conflict, notFound } from '../../platform/errors';
 import { iso, isoOrNull } from '../../platform/responses';
 import { parseDateTimeInZone } from '../../platform/time';
 import { requireSegmentOfSite } from '../segments/service';
 import { requireOwnedSite } from '../sites/service';
+import {
+  ScheduleInputError,
+  nextOccurrence,
+  readScheduleInput,
+  sameScheduleSettings,
+  type ScheduleInput,
+  type ScheduleSettings,
+} from './recurring-schedule';
 import * as repo from './repository';
 
 const DAY_MS = 86_400_000;
@@ -28,7 +45,26 @@ const PAST_TOLERANCE_MS = 60_000;
 /** The dedupe key of a one-time notification's single run. */
 export const oneTimeRunKey = (notificationId: string) => `once:${notificationId}`;
 
-export function toNotificationResponse(row: NotificationRow): Notification {
+/** A notification's schedule or trigger, loaded next to it (issue 4). */
+export interface NotificationAutomation {
+  schedule?: RecurringScheduleRow;
+  trigger?: NotificationTriggerRow;
+}
+
+/** Spec §3 recurringSchedule; `nextRunAt` only while the schedule will fire (scheduled and active). */
+function toRecurringScheduleResponse(row: NotificationRow, schedule: RecurringScheduleRow): NonNullable<Notification['recurringSchedule']> {
+  const live = row.status === 'scheduled' && schedule.is_active === 1;
+  return {
+    intervalType: schedule.interval_type,
+    intervalValue: schedule.interval_value,
+    startDate: iso(schedule.start_at),
+    endDate: isoOrNull(schedule.end_at),
+    isActive: schedule.is_active === 1,
+    nextRunAt: live ? isoOrNull(schedule.next_run_at) : null,
+  };
+}
+
+export function toNotificationResponse(row: NotificationRow, automation: NotificationAutomation = {}): Notification {
   return {
     id: row.id,
     site_id: row.site_id,
@@ -48,10 +84,89 @@ export function toNotificationResponse(row: NotificationRow): Notification {
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
     last_error: row.last_error,
-    recurringSchedule: null,
-    trigger: null,
+    recurringSchedule: row.type === 'RECURRING' && automation.schedule ? toRecurringScheduleResponse(row, automation.schedule) : null,
+    trigger: row.type === 'TRIGGERED' && automation.trigger ? { event: automation.trigger.event_name, delay_minutes: automation.trigger.delay_minutes } : null,
     stats: { total: row.total_count, sent: row.sent_count, delivered: row.delivered_count, clicked: row.clicked_count, failed: row.failed_count },
   };
+}
+
+/** Maps notifications to responses with their schedules and triggers: two queries for any number of rows (no N+1). */
+export async function toNotificationResponses(db: Kysely<Database> | Transaction<Database>, rows: NotificationRow[]): Promise<Notification[]> {
+  const recurringIds = rows.filter((row) => row.type === 'RECURRING').map((row) => row.id);
+  const triggeredIds = rows.filter((row) => row.type === 'TRIGGERED').map((row) => row.id);
+  const [schedules, triggers] = await Promise.all([repo.schedulesOfNotifications(db, recurringIds), repo.triggersOfNotifications(db, triggeredIds)]);
+  return rows.map((row) => toNotificationResponse(row, { schedule: schedules.get(row.id), trigger: triggers.get(row.id) }));
+}
+
+function settingsOf(schedule: RecurringScheduleRow): ScheduleSettings {
+  return {
+    intervalType: schedule.interval_type,
+    intervalValue: schedule.interval_value,
+    timezone: schedule.timezone,
+    startLocal: schedule.start_local,
+    startAt: schedule.start_at,
+    endAt: schedule.end_at,
+  };
+}
+
+/** Reads a schedule from the API, turning its validation errors into 400s. */
+function readSchedule(input: ScheduleInput, stored: ScheduleSettings | undefined, site: SiteRow): ScheduleSettings {
+  try {
+    return readScheduleInput(input, stored, site.timezone);
+  } catch (error) {
+    if (error instanceof ScheduleInputError) throw badRequest(error.message);
+    throw error;
+  }
+}
+
+const NO_OCCURRENCE_LEFT = 'The end date has passed: this schedule has no occurrence left to send';
+
+/** A schedule row whose next occurrence is the first at or after `notBefore` (400 when the end date comes first). */
+function newScheduleRow(
+  notification: Pick<NotificationRow, 'id' | 'site_id'>,
+  settings: ScheduleSettings,
+  isActive: boolean,
+  notBefore: number,
+  lastOccurrenceAt: number | null,
+  now: number,
+): Insertable<RecurringSchedulesTable> {
+  const next = nextOccurrence(settings, notBefore);
+  if (!next) throw badRequest(NO_OCCURRENCE_LEFT);
+  return {
+    id: crypto.randomUUID(),
+    notification_id: notification.id,
+    site_id: notification.site_id,
+    interval_type: settings.intervalType,
+    interval_value: settings.intervalValue,
+    timezone: settings.timezone,
+    start_local: settings.startLocal,
+    start_at: settings.startAt,
+    end_at: settings.endAt,
+    is_active: isActive ? 1 : 0,
+    next_occurrence_index: next.index,
+    next_run_at: next.at,
+    last_occurrence_at: lastOccurrenceAt,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/** The fields that belong to one type only must not arrive with another (a clear 400 rather than a silently ignored field). */
+function checkTypeFields(type: NotificationType, body: Pick<NotificationPatchInput, 'scheduled_at' | 'recurring_schedule' | 'trigger'>): void {
+  if (type !== 'ONE_TIME' && body.scheduled_at) {
+    throw badRequest(
+      type === 'RECURRING'
+        ? 'scheduled_at is for one-time notifications: a recurring notification starts at recurring_schedule.start_date'
+        : 'scheduled_at is for one-time notifications: a triggered notification is sent when its event arrives',
+    );
+  }
+  if (type !== 'RECURRING' && body.recurring_schedule) throw badRequest('recurring_schedule is only for RECURRING notifications');
+  if (type !== 'TRIGGERED' && body.trigger) throw badRequest('trigger is only for TRIGGERED notifications');
+}
+
+function contentChanged(existing: NotificationRow, changes: Updateable<NotificationsTable>): boolean {
+  const fields = ['title', 'message', 'destination_url', 'icon_url', 'image_url', 'actions', 'segment_id'] as const;
+  return fields.some((field) => changes[field] !== undefined && changes[field] !== existing[field]);
 }
 
 export function createNotificationsService(ctx: AppContext) {
@@ -79,28 +194,76 @@ export function createNotificationsService(ctx: AppContext) {
     await requireSegmentOfSite(db, site.id, segmentId);
   }
 
-  function checkType(type: NotificationType): void {
-    if (type !== 'ONE_TIME') throw badRequest(`${type} notifications are not available on this server yet`);
+  async function respond(id: string): Promise<Notification> {
+    const [response] = await toNotificationResponses(db, [(await repo.findNotification(db, id))!]);
+    return response!;
+  }
+
+  /**
+   * Sets or changes a recurring notification's schedule inside the caller's
+   * transaction. New timing (or a draft being scheduled) gets a new schedule
+   * row whose first occurrence is the first one from now on, never an instant
+   * the old schedule already sent; `is_active` alone pauses or resumes.
+   */
+  async function writeRecurringSchedule(
+    trx: Transaction<Database>,
+    notification: NotificationRow,
+    site: SiteRow,
+    input: ScheduleInput & { is_active?: boolean },
+    becomesScheduled: boolean,
+    now: number,
+  ): Promise<void> {
+    const stored = await repo.findScheduleOfNotification(trx, notification.id);
+    const storedSettings = stored ? settingsOf(stored) : undefined;
+    const settings = readSchedule(input, storedSettings, site);
+    const isActive = input.is_active ?? (stored ? stored.is_active === 1 : true);
+
+    if (!stored || !storedSettings || becomesScheduled || !sameScheduleSettings(settings, storedSettings)) {
+      const removed = await repo.deleteScheduleReturningLastOccurrence(trx, notification.id);
+      const lastOccurrenceAt = removed?.lastOccurrenceAt ?? null;
+      // A start "now" from a slow form still counts; an occurrence already sent is never sent again.
+      const notBefore = Math.max(now - PAST_TOLERANCE_MS, lastOccurrenceAt === null ? -Infinity : lastOccurrenceAt + 1);
+      await repo.insertSchedule(trx, newScheduleRow(notification, settings, isActive, notBefore, lastOccurrenceAt, now));
+      return;
+    }
+    const wasActive = stored.is_active === 1;
+    if (isActive === wasActive) return;
+    if (!isActive) {
+      await repo.updateSchedule(trx, stored.id, { is_active: 0, updated_at: now }, true);
+      return;
+    }
+    // Resume: from now on; occurrences that fell while paused are not sent.
+    const next = nextOccurrence(settings, now + 1, stored.next_occurrence_index);
+    if (!next) throw badRequest(`${NO_OCCURRENCE_LEFT}; change the end date to resume it`);
+    await repo.updateSchedule(trx, stored.id, { is_active: 1, next_occurrence_index: next.index, next_run_at: next.at, updated_at: now }, false);
   }
 
   return {
     async list(userId: string, siteId: string, filter: { status?: NotificationStatus; type?: NotificationType }) {
       await requireOwnedSite(ctx, userId, siteId);
       const [rows, counts] = await Promise.all([repo.listNotifications(db, siteId, filter), repo.countNotificationsByStatus(db, siteId)]);
-      return { notifications: rows.map(toNotificationResponse), counts };
+      return { notifications: await toNotificationResponses(db, rows), counts };
     },
 
     async get(userId: string, id: string): Promise<Notification> {
-      return toNotificationResponse(await ownedNotification(userId, id));
+      const [response] = await toNotificationResponses(db, [await ownedNotification(userId, id)]);
+      return response!;
     },
 
+    /**
+     * ONE_TIME: a draft, or scheduled with scheduled_at. RECURRING: scheduled
+     * with its schedule (paused when recurring_schedule.is_active is false).
+     * TRIGGERED: scheduled = armed, listening for trigger.event.
+     */
     async create(userId: string, siteId: string, body: NotificationInput): Promise<Notification> {
       const site = await requireOwnedSite(ctx, userId, siteId);
       const type = body.type ?? 'ONE_TIME';
-      checkType(type);
+      checkTypeFields(type, body);
+      if (type === 'RECURRING' && !body.recurring_schedule) throw badRequest('Start date is required: a recurring notification needs recurring_schedule');
+      if (type === 'TRIGGERED' && !body.trigger) throw badRequest('Event name is required: a triggered notification needs trigger');
       await checkSegment(site, body.segment_id);
       const now = clock.now();
-      const scheduledAt = body.scheduled_at ? parseScheduledAt(body.scheduled_at, site) : null;
+      const scheduledAt = type === 'ONE_TIME' && body.scheduled_at ? parseScheduledAt(body.scheduled_at, site) : null;
       const row: NotificationRow = {
         id: crypto.randomUUID(),
         site_id: site.id,
@@ -113,7 +276,7 @@ export function createNotificationsService(ctx: AppContext) {
         image_url: body.image_url ?? null,
         actions: body.actions?.length ? JSON.stringify(body.actions) : null,
         segment_id: body.segment_id ?? null,
-        status: scheduledAt !== null ? 'scheduled' : 'draft',
+        status: type !== 'ONE_TIME' || scheduledAt !== null ? 'scheduled' : 'draft',
         scheduled_at: scheduledAt,
         sent_at: null,
         completed_at: null,
@@ -126,25 +289,37 @@ export function createNotificationsService(ctx: AppContext) {
         created_at: now,
         updated_at: now,
       };
+      const schedule = body.recurring_schedule
+        ? newScheduleRow(row, readSchedule(body.recurring_schedule, undefined, site), body.recurring_schedule.is_active ?? true, now - PAST_TOLERANCE_MS, null, now)
+        : undefined;
       await db.transaction().execute(async (trx) => {
         await repo.insertNotification(trx, row);
         if (scheduledAt !== null) await createOneTimeRun(trx, row, scheduledAt, now);
+        if (schedule) await repo.insertSchedule(trx, schedule);
+        if (body.trigger) {
+          await repo.upsertTrigger(trx, { notification_id: row.id, site_id: site.id, event_name: body.trigger.event, delay_minutes: body.trigger.delay_minutes, created_at: now, updated_at: now });
+        }
       });
-      if (scheduledAt !== null && scheduledAt <= now) ctx.wakeScheduler();
-      return toNotificationResponse(row);
+      if ((scheduledAt !== null && scheduledAt <= now) || (schedule && schedule.is_active && schedule.next_run_at! <= now)) ctx.wakeScheduler();
+      return respond(row.id);
     },
 
-    /** Spec §4: only draft and scheduled notifications can be edited. */
+    /**
+     * Spec §4: only draft and scheduled notifications can be edited. A recurring
+     * or triggered notification's changes apply from its next send: content is
+     * read when a run is sent, and a new schedule starts from now on.
+     */
     async update(userId: string, id: string, body: NotificationPatchInput): Promise<Notification> {
       const existing = await ownedNotification(userId, id);
       if (existing.status !== 'draft' && existing.status !== 'scheduled') {
         throw conflict(`A ${existing.status} notification cannot be edited`);
       }
       const site = await requireOwnedSite(ctx, userId, existing.site_id);
-      if (body.type !== undefined && body.type !== existing.type) {
-        if (existing.status !== 'draft') throw conflict('Only a draft can change its type');
-        checkType(body.type);
-      }
+      const type = body.type ?? existing.type;
+      if (type !== existing.type && existing.status !== 'draft') throw conflict('Only a draft can change its type');
+      checkTypeFields(type, body);
+      if (type === 'RECURRING' && body.recurring_schedule === null) throw badRequest('A recurring notification needs its recurring_schedule');
+      if (type === 'TRIGGERED' && body.trigger === null) throw badRequest('A triggered notification needs its trigger');
       if (body.segment_id !== undefined) await checkSegment(site, body.segment_id);
       const now = clock.now();
       const changes: Updateable<NotificationsTable> = { updated_at: now };
@@ -157,31 +332,59 @@ export function createNotificationsService(ctx: AppContext) {
       if (body.segment_id !== undefined) changes.segment_id = body.segment_id;
       if (body.actions !== undefined) changes.actions = body.actions.length ? JSON.stringify(body.actions) : null;
 
+      // One occurrence goes out with one content: a recurring send in progress is not changed half-way.
+      if (type === 'RECURRING' && existing.status === 'scheduled' && contentChanged(existing, changes) && (await repo.hasRunInProgress(db, id))) {
+        throw conflict('An occurrence of this notification is being sent right now; edit it again once it has finished');
+      }
+
       let scheduledAt: number | null | undefined;
-      if (body.scheduled_at !== undefined) {
+      if (type === 'ONE_TIME' && body.scheduled_at !== undefined) {
         scheduledAt = body.scheduled_at ? parseScheduledAt(body.scheduled_at, site) : null;
         changes.scheduled_at = scheduledAt;
         changes.status = scheduledAt !== null ? 'scheduled' : 'draft';
       }
+      if (type !== 'ONE_TIME') changes.scheduled_at = null;
 
       const nextScheduledAt = scheduledAt !== undefined ? scheduledAt : existing.scheduled_at;
       const nextSegmentId = body.segment_id !== undefined ? body.segment_id : existing.segment_id;
       await db.transaction().execute(async (trx) => {
-        const key = oneTimeRunKey(id);
-        if (existing.status === 'scheduled') {
-          // The run must still be waiting; once the scheduler took it, it is being sent.
-          const stillPending =
-            nextScheduledAt === null
-              ? await repo.deletePendingRun(trx, key)
-              : await repo.updatePendingRun(trx, key, { due_at: nextScheduledAt, segment_id: nextSegmentId });
-          if (!stillPending) throw conflict('This notification is already being sent');
-        } else if (nextScheduledAt !== null) {
-          await createOneTimeRun(trx, { ...existing, segment_id: nextSegmentId }, nextScheduledAt, now);
+        // A draft changing type leaves its old type's settings behind.
+        if (existing.type === 'RECURRING' && type !== 'RECURRING') await repo.deleteScheduleOfNotification(trx, id);
+        if (existing.type === 'TRIGGERED' && type !== 'TRIGGERED') await repo.deleteTriggerOfNotification(trx, id);
+
+        if (type === 'ONE_TIME') {
+          const key = oneTimeRunKey(id);
+          if (existing.status === 'scheduled') {
+            // The run must still be waiting; once the scheduler took it, it is being sent.
+            const stillPending =
+              nextScheduledAt === null
+                ? await repo.deletePendingRun(trx, key)
+                : await repo.updatePendingRun(trx, key, { due_at: nextScheduledAt, segment_id: nextSegmentId });
+            if (!stillPending) throw conflict('This notification is already being sent');
+          } else if (nextScheduledAt !== null) {
+            await createOneTimeRun(trx, { ...existing, segment_id: nextSegmentId }, nextScheduledAt, now);
+          }
+        } else if (type === 'RECURRING') {
+          const becomesScheduled = existing.status === 'draft' && body.recurring_schedule !== undefined;
+          if (body.recurring_schedule) {
+            await writeRecurringSchedule(trx, existing, site, body.recurring_schedule, becomesScheduled, now);
+          } else if (!(await repo.findScheduleOfNotification(trx, id))) {
+            throw badRequest('Start date is required: a recurring notification needs recurring_schedule');
+          }
+          if (becomesScheduled) changes.status = 'scheduled';
+        } else {
+          if (body.trigger) {
+            await repo.upsertTrigger(trx, { notification_id: id, site_id: existing.site_id, event_name: body.trigger.event, delay_minutes: body.trigger.delay_minutes, created_at: now, updated_at: now });
+            changes.status = 'scheduled';
+          } else if (!(await repo.findTriggerOfNotification(trx, id))) {
+            throw badRequest('Event name is required: a triggered notification needs trigger');
+          }
         }
         await repo.updateNotification(trx, id, changes);
       });
       if (scheduledAt !== undefined && scheduledAt !== null && scheduledAt <= now) ctx.wakeScheduler();
-      return toNotificationResponse((await repo.findNotification(db, id))!);
+      if (type === 'RECURRING') ctx.wakeScheduler();
+      return respond(id);
     },
 
     /** Spec §4: only draft and scheduled notifications can be deleted. */
@@ -194,6 +397,10 @@ export function createNotificationsService(ctx: AppContext) {
         if (existing.status === 'scheduled' && existing.type === 'ONE_TIME') {
           const run = await repo.findRunByKey(trx, oneTimeRunKey(id));
           if (run && run.status !== 'pending') throw conflict('This notification is already being sent');
+        }
+        // Deleting cascades to the runs: one being sent would be cut off half-way.
+        if (existing.status === 'scheduled' && existing.type === 'RECURRING' && (await repo.hasRunInProgress(trx, id))) {
+          throw conflict('An occurrence of this notification is being sent right now; delete it once it has finished');
         }
         await repo.deleteNotification(trx, id);
       });
@@ -219,7 +426,11 @@ export function createNotificationsService(ctx: AppContext) {
       return toNotificationResponse((await repo.findNotification(db, id))!);
     },
 
-    /** Spec §4: a scheduled notification can be cancelled before its send time. */
+    /**
+     * Spec §4: a scheduled notification can be cancelled before its send time.
+     * Recurring: the schedule stops (an occurrence already being sent finishes).
+     * Triggered: disarmed; sends still waiting for their delay are cancelled too.
+     */
     async cancel(userId: string, id: string): Promise<Notification> {
       const existing = await ownedNotification(userId, id);
       if (existing.status !== 'scheduled') throw conflict('Only scheduled notifications can be cancelled');
@@ -228,9 +439,14 @@ export function createNotificationsService(ctx: AppContext) {
         if (existing.type === 'ONE_TIME' && !(await repo.cancelPendingRun(trx, oneTimeRunKey(id), now))) {
           throw conflict('This notification is already being sent');
         }
+        if (existing.type === 'RECURRING') {
+          const schedule = await repo.findScheduleOfNotification(trx, id);
+          if (schedule) await repo.updateSchedule(trx, schedule.id, { is_active: 0, next_run_at: null, updated_at: now });
+        }
+        if (existing.type !== 'ONE_TIME') await repo.cancelPendingRunsOfNotification(trx, id, now);
         await repo.updateNotification(trx, id, { status: 'cancelled', updated_at: now });
       });
-      return toNotificationResponse((await repo.findNotification(db, id))!);
+      return respond(id);
     },
 
     /** Spec §4: completed, cancelled and failed notifications can be duplicated (into a new draft). */
@@ -254,8 +470,26 @@ export function createNotificationsService(ctx: AppContext) {
         created_at: now,
         updated_at: now,
       };
-      await repo.insertNotification(db, copy);
-      return toNotificationResponse(copy);
+      const [schedule, trigger] = await Promise.all([repo.findScheduleOfNotification(db, id), repo.findTriggerOfNotification(db, id)]);
+      await db.transaction().execute(async (trx) => {
+        await repo.insertNotification(trx, copy);
+        // The copy keeps its schedule or trigger settings; it starts sending once it is saved as scheduled (PATCH).
+        if (existing.type === 'RECURRING' && schedule) {
+          await repo.insertSchedule(trx, {
+            ...schedule,
+            id: crypto.randomUUID(),
+            notification_id: copy.id,
+            is_active: 1,
+            next_occurrence_index: 0,
+            next_run_at: null,
+            last_occurrence_at: null,
+            created_at: now,
+            updated_at: now,
+          });
+        }
+        if (existing.type === 'TRIGGERED' && trigger) await repo.upsertTrigger(trx, { ...trigger, notification_id: copy.id, created_at: now, updated_at: now });
+      });
+      return respond(copy.id);
     },
 
     /** Spec §4: a failed notification can be retried: its failed deliveries are sent again. */

@@ -36,12 +36,12 @@ describe('settings page (spec §2 Settings)', () => {
     expect(screen.queryByRole('tablist')).not.toBeInTheDocument();
   });
 
-  it('has the General, Installation and VAPID Keys tabs, General first', async () => {
+  it('has the General, Installation and VAPID Keys tabs (then API Keys and Automation), General first', async () => {
     setUp([site]);
     renderApp('/settings');
 
     const tabs = within(await screen.findByRole('tablist', { name: 'Settings sections' })).getAllByRole('tab');
-    expect(tabs.map((t) => t.textContent)).toEqual(['General', 'Installation', 'VAPID Keys']);
+    expect(tabs.map((t) => t.textContent)).toEqual(['General', 'Installation', 'VAPID Keys', 'API Keys', 'Automation']);
     expect(tabs[0]).toHaveAttribute('aria-selected', 'true');
     expect(screen.getByRole('tabpanel', { name: 'General' })).toBeInTheDocument();
   });
@@ -204,6 +204,12 @@ describe('settings page (spec §2 Settings)', () => {
 
   it('tabs work from the keyboard', async () => {
     setUp([site]);
+    mockApi({
+      'GET /api/auth/me': ok({ user: makeUser() }),
+      'GET /api/sites': ok({ sites: [site] }),
+      'GET /api/sites/site-1/events': ok({ events: [] }),
+      'GET /api/sites/site-1/api-keys': ok({ api_keys: [] }),
+    });
     const { user } = renderApp('/settings');
 
     await user.click(await screen.findByRole('tab', { name: 'General' }));
@@ -211,6 +217,8 @@ describe('settings page (spec §2 Settings)', () => {
     expect(screen.getByRole('tab', { name: 'Installation' })).toHaveAttribute('aria-selected', 'true');
     expect(screen.getByRole('tab', { name: 'Installation' })).toHaveFocus();
     await user.keyboard('{End}');
+    expect(screen.getByRole('tab', { name: 'Automation' })).toHaveAttribute('aria-selected', 'true');
+    await user.keyboard('{ArrowLeft}{ArrowLeft}');
     expect(screen.getByRole('tab', { name: 'VAPID Keys' })).toHaveAttribute('aria-selected', 'true');
   });
 });

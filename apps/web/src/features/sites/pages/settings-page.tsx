@@ -1,19 +1,27 @@
-import { Code2, KeyRound, Plus, Settings as SettingsIcon, SlidersHorizontal } from 'lucide-react';
+import { Code2, KeyRound, KeySquare, Plus, Settings as SettingsIcon, SlidersHorizontal, Zap } from 'lucide-react';
 import { useSearchParams } from 'react-router';
 import { ButtonLink, EmptyState, PageHeader, Spinner, TabPanel, Tabs, type TabItem } from '../../../components/ui';
 import { useCurrentSite } from '../../../lib/sites-store';
+import { ApiKeysPanel } from '../../api-keys/components/api-keys-panel';
+import { AutomationPanel } from '../../api-keys/components/automation-panel';
 import { DeleteSiteSection } from '../components/delete-site-section';
 import { GeneralSettingsForm } from '../components/general-settings-form';
 import { InstallationPanel } from '../components/installation-panel';
 import { VapidKeysPanel } from '../components/vapid-keys-panel';
 
-/** Spec §4 "Settings tab: general, installation, vapid"; kept in the URL (?tab=) so a tab can be linked to. */
-type SettingsTab = 'general' | 'installation' | 'vapid';
+/**
+ * Spec §4 "Settings tab: general, installation, vapid", plus API Keys and
+ * Automation (the "Automation section" the spec's triggered notifications
+ * point to); kept in the URL (?tab=) so a tab can be linked to.
+ */
+type SettingsTab = 'general' | 'installation' | 'vapid' | 'api-keys' | 'automation';
 
 const TABS: readonly TabItem<SettingsTab>[] = [
   { value: 'general', label: 'General', icon: <SlidersHorizontal className="hidden size-4 sm:block" aria-hidden="true" /> },
   { value: 'installation', label: 'Installation', icon: <Code2 className="hidden size-4 sm:block" aria-hidden="true" /> },
   { value: 'vapid', label: 'VAPID Keys', icon: <KeyRound className="hidden size-4 sm:block" aria-hidden="true" /> },
+  { value: 'api-keys', label: 'API Keys', icon: <KeySquare className="hidden size-4 sm:block" aria-hidden="true" /> },
+  { value: 'automation', label: 'Automation', icon: <Zap className="hidden size-4 sm:block" aria-hidden="true" /> },
 ];
 
 function isSettingsTab(value: string | null): value is SettingsTab {
@@ -52,7 +60,7 @@ export function SettingsPage() {
 
   return (
     <>
-      <PageHeader title="Settings" description={`Manage ${currentSite.name}: details, installation and keys.`} />
+      <PageHeader title="Settings" description={`Manage ${currentSite.name}: details, installation, keys and automation.`} />
       <Tabs
         idBase="settings"
         label="Settings sections"
@@ -71,6 +79,8 @@ export function SettingsPage() {
         ) : null}
         {tab === 'installation' ? <InstallationPanel site={currentSite} /> : null}
         {tab === 'vapid' ? <VapidKeysPanel site={currentSite} /> : null}
+        {tab === 'api-keys' ? <ApiKeysPanel site={currentSite} /> : null}
+        {tab === 'automation' ? <AutomationPanel site={currentSite} /> : null}
       </TabPanel>
     </>
   );

@@ -1,0 +1,202 @@
+import {
+  apiEventBody,
+  eventReceiptResponse,
+  identifyResponse,
+  publicIdentifyBody,
+  publicTagsBody,
+  publicTrackBody,
+  siteEventsQuery,
+  siteEventsResponse,
+  siteIdParam,
+  tagsResponse,
+} from '@herald/contracts';
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { AppContext } from '../../context';
+import { bearerToken, currentUser, requireUser } from '../../platform/authenticate';
+import { rateLimitKeyOfAddress } from '../../platform/client-address';
+import { tooManyRequests } from '../../platform/errors';
+import { MemoryRateLimiter, type MemoryRateLimit } from '../../platform/memory-rate-limiter';
+import { openCorsForPublicRoutes } from '../../platform/public-cors';
+import { ok } from '../../platform/responses';
+import { createApiKeysService } from '../api-keys/service';
+import { createSiteEventsService, type SiteEventsService } from './service';
+
+/**
+ * Flood limits, counted in this process's memory (see MemoryRateLimiter). A
+ * visitor's browser sends a few events per page; a site's backend sends from
+ * a few addresses, so its limit is per site key rather than per address.
+ */
+export const SITE_EVENT_LIMITS: { browserPerAddress: MemoryRateLimit; browserPerSite: MemoryRateLimit; apiPerSite: MemoryRateLimit } = {
+  browserPerAddress: { limit: 120, windowMs: 60_000, maxKeys: 50_000 },
+  browserPerSite: { limit: 6_000, windowMs: 60_000, maxKeys: 20_000 },
+  apiPerSite: { limit: 6_000, windowMs: 60_000, maxKeys: 20_000 },
+};
+
+/** An event with its 4 KB of data and a 2 KB endpoint fits well within this. */
+const EVENT_BODY_LIMIT_BYTES = 16 * 1024;
+
+const TRACK_PATH = '/public/sites/:siteId/track';
+const IDENTIFY_PATH = '/public/sites/:siteId/identify';
+const TAGS_PATH = '/public/sites/:siteId/tags';
+
+function retryAfterSeconds(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
+}
+
+function siteIdOf(request: FastifyRequest): string | undefined {
+  const siteId = (request.params as { siteId?: unknown }).siteId;
+  return typeof siteId === 'string' ? siteId : undefined;
+}
+
+/** The browser SDK's calls (packages/sdk: herald.track / identify / addTags / removeTags): CORS open, keyed by push endpoint. */
+function publicSiteEventRoutes(ctx: AppContext, events: SiteEventsService): FastifyPluginAsyncZod {
+  return async (app) => {
+    const perAddress = new MemoryRateLimiter(SITE_EVENT_LIMITS.browserPerAddress);
+    const perSite = new MemoryRateLimiter(SITE_EVENT_LIMITS.browserPerSite);
+    openCorsForPublicRoutes(app, [TRACK_PATH, IDENTIFY_PATH, TAGS_PATH]);
+
+    // A page may send JSON as text/plain: a CORS "simple" request needs no preflight.
+    app.removeContentTypeParser('text/plain');
+    app.addContentTypeParser('text/plain', { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
+
+    app.addHook('onRequest', async (request: FastifyRequest) => {
+      if (request.method === 'OPTIONS') return;
+      const now = ctx.clock.now();
+      const byAddress = perAddress.hit(rateLimitKeyOfAddress(request.ip), now);
+      if (!byAddress.allowed) {
+        const seconds = retryAfterSeconds(byAddress.retryAfterMs);
+        throw tooManyRequests(`Too many requests from your address. Please try again in ${seconds} seconds.`, seconds);
+      }
+      const siteId = siteIdOf(request);
+      if (siteId) {
+        const bySite = perSite.hit(siteId, now);
+        if (!bySite.allowed) {
+          const seconds = retryAfterSeconds(bySite.retryAfterMs);
+          throw tooManyRequests(`Too many requests for this site. Please try again in ${seconds} seconds.`, seconds);
+        }
+      }
+    });
+
+    const tags = ['public'];
+    const security: Array<Record<string, string[]>> = [];
+    const endpointNote = '`endpoint` is this browser’s push endpoint; it must be an active subscriber of the site, else 404.';
+
+    app.post(
+      TRACK_PATH,
+      {
+        bodyLimit: EVENT_BODY_LIMIT_BYTES,
+        schema: {
+          tags,
+          security,
+          summary: 'Record an event about this browser’s subscriber (herald.track; CORS open)',
+          description: `${endpointNote} Fires every armed TRIGGERED notification of the site listening for \`event\`, for this subscriber, after its delay. The same \`idempotency_key\` twice is one event (\`duplicate: true\`).`,
+          params: siteIdParam,
+          body: publicTrackBody,
+          response: { 202: eventReceiptResponse },
+        },
+      },
+      async (request, reply) => reply.status(202).send(ok({ event: await events.trackFromBrowser(request.params.siteId, request.body) })),
+    );
+
+    app.post(
+      IDENTIFY_PATH,
+      {
+        bodyLimit: EVENT_BODY_LIMIT_BYTES,
+        schema: {
+          tags,
+          security,
+          summary: 'Attach your own user id to this browser’s subscriber (herald.identify; CORS open)',
+          description: `${endpointNote} The v1 events API can then address the subscriber by \`external_id\`.`,
+          params: siteIdParam,
+          body: publicIdentifyBody,
+          response: { 200: identifyResponse },
+        },
+      },
+      async (request) => ok({ subscriber: await events.identify(request.params.siteId, request.body) }),
+    );
+
+    app.post(
+      TAGS_PATH,
+      {
+        bodyLimit: EVENT_BODY_LIMIT_BYTES,
+        schema: {
+          tags,
+          security,
+          summary: 'Add or remove tags of this browser’s subscriber (herald.addTags / removeTags; CORS open)',
+          description: `${endpointNote} Removals apply first, then additions; a subscriber has at most 50 tags.`,
+          params: siteIdParam,
+          body: publicTagsBody,
+          response: { 200: tagsResponse },
+        },
+      },
+      async (request) => ok({ subscriber: await events.changeTags(request.params.siteId, request.body) }),
+    );
+  };
+}
+
+/** The site's backend: `Authorization: Bearer <site API key>` (Settings → API Keys). */
+function v1SiteEventRoutes(ctx: AppContext, events: SiteEventsService): FastifyPluginAsyncZod {
+  return async (app) => {
+    const apiKeys = createApiKeysService(ctx);
+    const perSite = new MemoryRateLimiter(SITE_EVENT_LIMITS.apiPerSite);
+
+    // The key is checked before the body, so a caller without a valid key learns nothing from validation errors.
+    app.addHook('preValidation', async (request: FastifyRequest) => {
+      const siteId = siteIdOf(request) ?? '';
+      const key = await apiKeys.authenticate(siteId, bearerToken(request));
+      const decision = perSite.hit(key.site_id, ctx.clock.now());
+      if (!decision.allowed) {
+        const seconds = retryAfterSeconds(decision.retryAfterMs);
+        throw tooManyRequests(`Too many events for this site. Please try again in ${seconds} seconds.`, seconds);
+      }
+    });
+
+    app.post(
+      '/v1/sites/:siteId/events',
+      {
+        bodyLimit: EVENT_BODY_LIMIT_BYTES,
+        schema: {
+          tags: ['v1'],
+          security: [{ siteApiKey: [] }],
+          summary: 'Send an event about a subscriber from your backend',
+          description:
+            'Address one subscriber by `subscriber_id`, or a person by `external_id` (set in the browser with `herald.identify()`; every active subscriber with it). Fires every armed TRIGGERED notification of the site listening for `event`, after its delay. The same `idempotency_key` for the same subscriber or external id is one event (`duplicate: true`). 401 for a missing, unknown or revoked key or a key of another site; 404 for a `subscriber_id` that is not an active subscriber of the site.',
+          params: siteIdParam,
+          body: apiEventBody,
+          response: { 202: eventReceiptResponse },
+        },
+      },
+      async (request, reply) => reply.status(202).send(ok({ event: await events.receiveFromApi(request.params.siteId, request.body) })),
+    );
+  };
+}
+
+/** Settings → Automation: what arrived lately. */
+function dashboardSiteEventRoutes(ctx: AppContext, events: SiteEventsService): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.addHook('preHandler', requireUser(ctx));
+    app.get(
+      '/sites/:siteId/events',
+      {
+        schema: {
+          tags: ['site-events'],
+          summary: 'The site’s recent events (from the SDK and the v1 API), newest first',
+          params: siteIdParam,
+          querystring: siteEventsQuery,
+          response: { 200: siteEventsResponse },
+        },
+      },
+      async (request) => ok({ events: await events.listRecent(currentUser(request).id, request.params.siteId, request.query.limit) }),
+    );
+  };
+}
+
+export function siteEventsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    const events = createSiteEventsService(ctx);
+    await app.register(publicSiteEventRoutes(ctx, events));
+    await app.register(v1SiteEventRoutes(ctx, events));
+    await app.register(dashboardSiteEventRoutes(ctx, events));
+  };
+}

@@ -1,0 +1,220 @@
+import crypto from 'node:crypto';
+import {
+  SUBSCRIBER_TAG_MAX_COUNT,
+  type ApiEventBody,
+  type EventReceipt,
+  type PublicIdentifyBody,
+  type PublicTagsBody,
+  type PublicTrackBody,
+  type SiteEvent,
+} from '@herald/contracts';
+import type { AppContext } from '../../context';
+import type { SiteEventRow, SiteEventSource } from '../../db/schema';
+import type { DueWorkSource } from '../../jobs/scheduler';
+import { badRequest, notFound } from '../../platform/errors';
+import { iso } from '../../platform/responses';
+import { fireTriggers } from '../notifications/triggered';
+import { requireOwnedSite } from '../sites/service';
+import { endpointHash } from '../subscribers/push-subscription';
+import * as repo from './repository';
+
+/** One person rarely has more browsers than this; an external id shared wider is a site bug, not an audience. */
+const MAX_SUBSCRIBERS_PER_EXTERNAL_ID = 100;
+/** Events are kept this long for the "recent events" list (run dedupe keys, which make sends idempotent, stay with the runs). */
+export const SITE_EVENT_RETENTION_MS = 30 * 86_400_000;
+
+export function toSiteEventResponse(row: SiteEventRow): SiteEvent {
+  return {
+    id: row.id,
+    event: row.name,
+    source: row.source,
+    subscriber_id: row.subscriber_id,
+    external_id: row.external_id,
+    data: row.data ? (JSON.parse(row.data) as Record<string, unknown>) : null,
+    idempotency_key: row.idempotency_key,
+    subscribers: row.subscriber_count,
+    triggered: row.triggered_count,
+    received_at: iso(row.received_at),
+  };
+}
+
+interface IncomingEvent {
+  siteId: string;
+  source: SiteEventSource;
+  name: string;
+  /** Who the event is about: the key an idempotency key is scoped to. */
+  target: { subscriberId: string } | { externalId: string };
+  subscriberIds: string[];
+  subscriberId: string | null;
+  externalId: string | null;
+  data: Record<string, unknown> | undefined;
+  idempotencyKey: string | undefined;
+}
+
+export function createSiteEventsService(ctx: Pick<AppContext, 'db' | 'clock' | 'wakeScheduler'>) {
+  const { db, clock } = ctx;
+
+  async function requireSite(siteId: string): Promise<void> {
+    if (!(await repo.siteExists(db, siteId))) throw notFound('Site');
+  }
+
+  /** The browser's push endpoint names an active subscriber of the site, else 404. */
+  async function activeSubscriberOfEndpoint(siteId: string, endpoint: string) {
+    await requireSite(siteId);
+    const subscriber = await repo.findActiveSubscriberByEndpointHash(db, siteId, endpointHash(endpoint));
+    if (!subscriber) throw notFound('Subscriber');
+    return subscriber;
+  }
+
+  /**
+   * Stores the event and creates the runs it triggers, in one transaction. An
+   * event repeating an idempotency key for the same target is stored and
+   * acted on once; the repeat answers `duplicate: true`.
+   */
+  async function receive(event: IncomingEvent): Promise<EventReceipt> {
+    const now = clock.now();
+    const id = crypto.randomUUID();
+    const target = 'subscriberId' in event.target ? `subscriber:${event.target.subscriberId}` : `external:${event.target.externalId}`;
+    const dedupeScope = event.idempotencyKey === undefined ? null : `${target}:${event.idempotencyKey}`;
+    const outcome = await db.transaction().execute(async (trx) => {
+      const stored = await repo.insertEventIfNew(trx, {
+        id,
+        site_id: event.siteId,
+        name: event.name,
+        source: event.source,
+        subscriber_id: event.subscriberId,
+        external_id: event.externalId,
+        data: event.data === undefined ? null : JSON.stringify(event.data),
+        idempotency_key: event.idempotencyKey ?? null,
+        dedupe_scope: dedupeScope,
+        subscriber_count: event.subscriberIds.length,
+        triggered_count: 0,
+        received_at: now,
+      });
+      if (!stored) {
+        const first = await repo.findEventByDedupeScope(trx, event.siteId, dedupeScope!);
+        return { receipt: { id: first?.id ?? id, event: event.name, duplicate: true, subscribers: first?.subscriber_count ?? 0, triggered: 0 }, earliestDueAt: null };
+      }
+      const fired = await fireTriggers(trx, {
+        siteId: event.siteId,
+        eventName: event.name,
+        subscriberIds: event.subscriberIds,
+        eventKey: event.idempotencyKey ?? id,
+        receivedAt: now,
+      });
+      if (fired.created) await repo.setTriggeredCount(trx, id, fired.created);
+      return {
+        receipt: { id, event: event.name, duplicate: false, subscribers: event.subscriberIds.length, triggered: fired.created },
+        earliestDueAt: fired.earliestDueAt,
+      };
+    });
+    if (outcome.earliestDueAt !== null && outcome.earliestDueAt <= now) ctx.wakeScheduler();
+    return outcome.receipt;
+  }
+
+  return {
+    /** Browser SDK `herald.track(event, data, { idempotencyKey })`. */
+    async trackFromBrowser(siteId: string, body: PublicTrackBody): Promise<EventReceipt> {
+      const subscriber = await activeSubscriberOfEndpoint(siteId, body.endpoint);
+      return receive({
+        siteId,
+        source: 'browser',
+        name: body.event,
+        target: { subscriberId: subscriber.id },
+        subscriberIds: [subscriber.id],
+        subscriberId: subscriber.id,
+        externalId: subscriber.external_id,
+        data: body.data,
+        idempotencyKey: body.idempotency_key,
+      });
+    },
+
+    /**
+     * v1 API: an event from the site's backend about a subscriber id (404 when
+     * it is not an active subscriber of the site) or an external id (every
+     * active subscriber with it; none is fine: the event is stored and sends nothing).
+     */
+    async receiveFromApi(siteId: string, body: ApiEventBody): Promise<EventReceipt> {
+      if (body.subscriber_id !== undefined) {
+        const subscriber = await repo.findActiveSubscriberById(db, siteId, body.subscriber_id);
+        if (!subscriber) throw notFound('Subscriber');
+        return receive({
+          siteId,
+          source: 'api',
+          name: body.event,
+          target: { subscriberId: subscriber.id },
+          subscriberIds: [subscriber.id],
+          subscriberId: subscriber.id,
+          externalId: subscriber.external_id,
+          data: body.data,
+          idempotencyKey: body.idempotency_key,
+        });
+      }
+      const externalId = body.external_id!;
+      const subscribers = await repo.findActiveSubscribersByExternalId(db, siteId, externalId, MAX_SUBSCRIBERS_PER_EXTERNAL_ID);
+      return receive({
+        siteId,
+        source: 'api',
+        name: body.event,
+        target: { externalId },
+        subscriberIds: subscribers.map((s) => s.id),
+        subscriberId: subscribers.length === 1 ? subscribers[0]!.id : null,
+        externalId,
+        data: body.data,
+        idempotencyKey: body.idempotency_key,
+      });
+    },
+
+    /** Browser SDK `herald.identify(externalId)`: the site's own user id for this browser's subscriber. */
+    async identify(siteId: string, body: PublicIdentifyBody): Promise<{ id: string; external_id: string }> {
+      const subscriber = await activeSubscriberOfEndpoint(siteId, body.endpoint);
+      await repo.setExternalId(db, subscriber.id, body.external_id, clock.now());
+      return { id: subscriber.id, external_id: body.external_id };
+    },
+
+    /** Browser SDK `herald.addTags` / `removeTags`: removals first, then additions. */
+    async changeTags(siteId: string, body: PublicTagsBody): Promise<{ id: string; tags: string[] }> {
+      const subscriber = await activeSubscriberOfEndpoint(siteId, body.endpoint);
+      const tags = await db.transaction().execute(async (trx) => {
+        await repo.removeTags(trx, subscriber.id, [...new Set(body.remove ?? [])]);
+        await repo.addTags(trx, subscriber.id, siteId, [...new Set(body.add ?? [])]);
+        const result = await repo.tagsOfSubscriber(trx, subscriber.id);
+        if (result.length > SUBSCRIBER_TAG_MAX_COUNT) throw badRequest(`a subscriber can have at most ${SUBSCRIBER_TAG_MAX_COUNT} tags`);
+        await repo.touchSubscriber(trx, subscriber.id, clock.now());
+        return result;
+      });
+      return { id: subscriber.id, tags };
+    },
+
+    /** Settings → Automation: the site's latest events, newest first. */
+    async listRecent(userId: string, siteId: string, limit: number): Promise<SiteEvent[]> {
+      await requireOwnedSite(ctx, userId, siteId);
+      return (await repo.listRecentEvents(db, siteId, limit)).map(toSiteEventResponse);
+    },
+  };
+}
+
+export type SiteEventsService = ReturnType<typeof createSiteEventsService>;
+
+const RETENTION_SWEEP_EVERY_MS = 60 * 60_000;
+const RETENTION_DELETE_BATCH = 5_000;
+
+/**
+ * A due-work source that deletes events older than SITE_EVENT_RETENTION_MS,
+ * at most once an hour per scheduler and in bounded batches. Deleting is
+ * idempotent, so two schedulers doing it at once is harmless.
+ */
+export function siteEventRetentionSource(ctx: Pick<AppContext, 'db'>): DueWorkSource {
+  let lastSweepAt = -Infinity;
+  return {
+    name: 'site-event-retention',
+    async runDue(now) {
+      if (now - lastSweepAt < RETENTION_SWEEP_EVERY_MS) return;
+      lastSweepAt = now;
+      for (let batch = 0; batch < 20; batch++) {
+        const deleted = await repo.deleteEventsReceivedBefore(ctx.db, now - SITE_EVENT_RETENTION_MS, RETENTION_DELETE_BATCH);
+        if (deleted < RETENTION_DELETE_BATCH) return;
+      }
+    },
+  };
+}

@@ -8,6 +8,7 @@ import { sitesRoutes } from './sites/routes';
 import { subscribersRoutes } from './subscribers/routes';
 import { trackingRoutes } from './tracking/routes';
 import { uploadsRoutes } from './uploads/routes';
+import { welcomeCampaignsRoutes } from './welcome-campaigns/routes';
 
 export const apiRoutes: Array<(ctx: AppContext) => FastifyPluginAsyncZod> = [
   authRoutes,
@@ -16,4 +17,5 @@ export const apiRoutes: Array<(ctx: AppContext) => FastifyPluginAsyncZod> = [
   uploadsRoutes,
   notificationsRoutes,
   trackingRoutes,
+  welcomeCampaignsRoutes,
 ];

@@ -3,6 +3,7 @@
 // tick, such as recurring schedules and feeds to poll). A feature adds one
 // line to each list it needs (see ARCHITECTURE.md, "Adding a feature").
 import type { AppContext } from '../context';
+import { dripStepGuard } from '../features/welcome-campaigns/enrollment';
 import type { JobQueue } from './queue';
 import type { DueWorkSource } from './scheduler';
 
@@ -14,7 +15,6 @@ export function registerFeatureJobs(ctx: AppContext, queue: JobQueue): void {
 
 /** The due-work sources a scheduler process checks on every tick. */
 export function featureDueWorkSources(ctx: AppContext, queue: JobQueue): DueWorkSource[] {
-  void ctx;
   void queue;
-  return [];
+  return [dripStepGuard(ctx)];
 }

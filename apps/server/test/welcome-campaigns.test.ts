@@ -176,11 +176,20 @@ describe('welcome campaigns API', () => {
       { title: 'Hello again', destination_url: 'https://shop.example/step-1' },
       { title: 'Step 2', destination_url: 'https://shop.example/step-2' },
     ]);
-    // A toggle alone writes no new version of the steps.
+    // A toggle, a rename, or a save of the same steps writes no new version of the steps.
     const before = await t.ctx.db.selectFrom('welcome_campaign_steps').select('id').where('campaign_id', '=', campaign.id).execute();
     await t.request('PATCH', `/api/welcome-campaigns/${campaign.id}`, { token: owner.token, body: { is_active: true } });
     await t.request('PATCH', `/api/welcome-campaigns/${campaign.id}`, { token: owner.token, body: { is_active: false, name: 'Renamed' } });
+    const resaved = await t.request('PATCH', `/api/welcome-campaigns/${campaign.id}`, {
+      token: owner.token,
+      body: { name: 'Renamed again', icon_url: null, utm_params: null, steps: [step(2, 30), step(1, 0, { title: 'Hello again' })] },
+    });
+    expect(resaved.body.data.campaign.steps.map((s: { id: string }) => s.id)).toEqual(cleared.body.data.campaign.steps.map((s: { id: string }) => s.id));
     expect(await t.ctx.db.selectFrom('welcome_campaign_steps').select('id').where('campaign_id', '=', campaign.id).execute()).toHaveLength(before.length);
+    // A changed delay is a new version.
+    const delayed = await t.request('PATCH', `/api/welcome-campaigns/${campaign.id}`, { token: owner.token, body: { steps: [step(1, 0, { title: 'Hello again' }), step(2, 45)] } });
+    expect(delayed.body.data.campaign.steps[1]).toMatchObject({ delay_minutes: 45 });
+    expect(await t.ctx.db.selectFrom('welcome_campaign_steps').select('id').where('campaign_id', '=', campaign.id).execute()).toHaveLength(before.length + 2);
   });
 
   it('deletes a campaign with every version of its steps and their notifications', async () => {

@@ -33,6 +33,9 @@ const protectedBareRoutes: RouteObject[] = [
 /** Signed-in pages inside the shell (sidebar + header). */
 const shellRoutes: RouteObject[] = [
   { path: '/settings', lazy: page(() => import('../features/sites/pages/settings-page'), 'SettingsPage') },
+  { path: '/campaigns', lazy: page(() => import('../features/welcome-campaigns/pages/campaigns-page'), 'CampaignsPage') },
+  { path: '/campaigns/new', lazy: page(() => import('../features/welcome-campaigns/pages/new-campaign-page'), 'NewCampaignPage') },
+  { path: '/campaigns/:id/edit', lazy: page(() => import('../features/welcome-campaigns/pages/edit-campaign-page'), 'EditCampaignPage') },
 ];
 
 export const routes: RouteObject[] = [

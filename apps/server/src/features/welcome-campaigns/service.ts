@@ -158,6 +158,12 @@ async function writeStepsVersion(
   await repo.insertSteps(trx, stepRows);
 }
 
+/** Everything a version of the steps sends: the steps in order with their delays and content as sent. */
+function versionSignature(campaign: WelcomeCampaignRow, steps: Array<{ sequence_order: number; delay_minutes: number; content: AuthoredStepContent }>): string {
+  const ordered = [...steps].sort((a, b) => a.sequence_order - b.sequence_order);
+  return JSON.stringify(ordered.map((step) => [step.delay_minutes, sentStepContent(step.content, campaign)]));
+}
+
 function utmColumns(params: { utm_source: string | null; utm_medium: string | null; utm_campaign: string | null } | null | undefined): Pick<UtmParams, 'utm_source' | 'utm_medium' | 'utm_campaign'> {
   return { utm_source: params?.utm_source ?? null, utm_medium: params?.utm_medium ?? null, utm_campaign: params?.utm_campaign ?? null };
 }
@@ -258,13 +264,15 @@ export function createWelcomeCampaignsService(ctx: AppContext) {
           updated_at: now,
         };
 
-        const contentChanged = body.steps !== undefined || body.icon_url !== undefined || body.utm_params !== undefined;
-        if (contentChanged) {
+        if (body.steps !== undefined || body.icon_url !== undefined || body.utm_params !== undefined) {
+          const currentSteps = ((await repo.stepsOfVersions(trx, [{ campaignId: id, version: current.steps_version }])).get(id) ?? []).map(authoredContentOfRow);
           const steps =
-            body.steps?.map((step) => ({ sequence_order: step.sequence_order, delay_minutes: step.delay_minutes, content: authoredContent(step) })) ??
-            ((await repo.stepsOfVersions(trx, [{ campaignId: id, version: current.steps_version }])).get(id) ?? []).map(authoredContentOfRow);
-          next.steps_version = current.steps_version + 1;
-          await writeStepsVersion(trx, next, steps, now);
+            body.steps?.map((step) => ({ sequence_order: step.sequence_order, delay_minutes: step.delay_minutes, content: authoredContent(step) })) ?? currentSteps;
+          // The edit form sends everything; a save that changes nothing that is sent keeps the current version.
+          if (versionSignature(next, steps) !== versionSignature(current, currentSteps)) {
+            next.steps_version = current.steps_version + 1;
+            await writeStepsVersion(trx, next, steps, now);
+          }
         }
 
         if (body.is_active === true && !current.is_active) {

@@ -53,7 +53,8 @@ export const stepFormSchema = z
       step.actions.forEach((action, index) => {
         if (!action.title) ctx.addIssue({ code: 'custom', path: ['actions', index, 'title'], message: 'Button text is required' });
         else if (action.title.length > 30) ctx.addIssue({ code: 'custom', path: ['actions', index, 'title'], message: 'Button text must be at most 30 characters' });
-        if (!isHttpUrl(action.url)) ctx.addIssue({ code: 'custom', path: ['actions', index, 'url'], message: URL_MESSAGE });
+        if (!action.url) ctx.addIssue({ code: 'custom', path: ['actions', index, 'url'], message: 'Button URL is required' });
+        else if (!isHttpUrl(action.url)) ctx.addIssue({ code: 'custom', path: ['actions', index, 'url'], message: URL_MESSAGE });
       });
     }
   });

@@ -56,19 +56,19 @@ export function CampaignCard({ campaign }: { campaign: WelcomeCampaign }) {
 
       <ol className="mx-5 mt-4 flex flex-col divide-y divide-slate-100 rounded-lg border border-slate-200 sm:mx-6" aria-label={`Steps of ${campaign.name}`}>
         {campaign.steps.map((step) => (
-          <li key={step.id} className="flex flex-col gap-0.5 px-3 py-2 text-sm sm:flex-row sm:items-baseline sm:gap-3">
-            <span className="shrink-0">
+          <li key={step.id} className="flex flex-col gap-0.5 px-3 py-2 text-sm">
+            <span>
               <span className="font-medium text-slate-800">
                 Step {step.sequence_order}: Send after {step.delay_minutes} minutes
               </span>
-              {step.delay_minutes % 60 === 0 ? <span className="text-slate-600"> ({friendlyDelay(step.delay_minutes)})</span> : null}
+              {step.delay_minutes % 60 === 0 ? <span className="whitespace-nowrap text-slate-600"> ({friendlyDelay(step.delay_minutes)})</span> : null}
             </span>
-            <span className="min-w-0 truncate text-slate-600">{step.notification.title}</span>
+            <span className="min-w-0 break-words text-slate-600">{step.notification.title}</span>
           </li>
         ))}
       </ol>
 
-      <dl className="mx-5 mt-4 grid grid-cols-2 gap-3 text-sm sm:mx-6 sm:grid-cols-4">
+      <dl className="mx-5 mt-4 mb-5 grid grid-cols-2 gap-3 text-sm sm:mx-6 sm:grid-cols-4">
         {[
           ['Enrolled', stats.enrolled],
           ['Sent', stats.sent],
@@ -82,7 +82,7 @@ export function CampaignCard({ campaign }: { campaign: WelcomeCampaign }) {
         ))}
       </dl>
 
-      <div className="mt-5 flex flex-wrap gap-2 border-t border-slate-200 px-5 py-4 sm:px-6">
+      <div className="mt-auto flex flex-wrap gap-2 border-t border-slate-200 px-5 py-4 pt-4 sm:px-6">
         <Button
           variant={campaign.is_active ? 'secondary' : 'primary'}
           size="sm"

@@ -37,7 +37,7 @@ export function CampaignForm({ defaultValues, submitLabel, submitting, segments,
   const submit = form.handleSubmit((valid) => onSubmit(valid));
 
   return (
-    <form onSubmit={(event) => void submit(event)} noValidate aria-label="Welcome campaign" className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_20rem] xl:grid-cols-[minmax(0,1fr)_22rem]">
+    <form onSubmit={(event) => void submit(event)} noValidate aria-label="Welcome campaign" className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_20rem] xl:grid-cols-[minmax(0,1fr)_22rem] [&_:is(input,textarea,select,button)]:scroll-mt-24">
       <div className="flex min-w-0 flex-col gap-6">
         <Card>
           <CardHeader>
@@ -235,24 +235,25 @@ function StepFields({ index, control, register, errors, canRemove, onRemove }: S
           <fieldset className="flex flex-col gap-1.5">
             <legend className="mb-1.5 text-sm font-medium text-slate-800">Send after</legend>
             <div className="flex flex-wrap items-center gap-2">
-              <Input
-                {...register(`steps.${index}.delay_value`)}
-                type="number"
-                min={0}
-                step={1}
-                inputMode="numeric"
-                className="w-24"
-                aria-label={`Delay of notification ${number}`}
-                aria-invalid={stepErrors?.delay_value ? true : undefined}
-                aria-describedby={stepErrors?.delay_value ? `campaign-step-${number}-delay-error` : undefined}
-              />
+              <div className="w-24">
+                <Input
+                  {...register(`steps.${index}.delay_value`)}
+                  type="number"
+                  min={0}
+                  step={1}
+                  inputMode="numeric"
+                  aria-label={`Delay of notification ${number}`}
+                  aria-invalid={stepErrors?.delay_value ? true : undefined}
+                  aria-describedby={stepErrors?.delay_value ? `campaign-step-${number}-delay-error` : undefined}
+                />
+              </div>
               <Select {...register(`steps.${index}.delay_unit`)} aria-label={`Delay unit of notification ${number}`} wrapperClassName="w-32">
                 <option value="minutes">minutes</option>
                 <option value="hours">hours</option>
                 <option value="days">days</option>
               </Select>
-              <span className="text-sm text-slate-600">after notification {index}</span>
             </div>
+            <p className="text-xs text-slate-600">Counted from notification {index}.</p>
             {stepErrors?.delay_value?.message ? (
               <p id={`campaign-step-${number}-delay-error`} className="text-xs font-medium text-red-700">
                 {stepErrors.delay_value.message}

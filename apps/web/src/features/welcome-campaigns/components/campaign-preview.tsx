@@ -24,6 +24,14 @@ export function stepTiming(step: Pick<StepFormValues, 'delay_value' | 'delay_uni
   return minutes === 0 ? `Right after notification ${index}` : `${capitalise(describeDelay(minutes))} after notification ${index}`;
 }
 
+/** The step selector's short form: "immediately", "1 day later". */
+function shortTiming(step: Pick<StepFormValues, 'delay_value' | 'delay_unit'> | undefined, index: number): string {
+  if (index === 0) return 'immediately';
+  if (!step || !/^\d+$/.test(step.delay_value.trim())) return `after notification ${index}`;
+  const minutes = toDelayMinutes(Number(step.delay_value), step.delay_unit);
+  return minutes === 0 ? `right after notification ${index}` : `${describeDelay(minutes)} later`;
+}
+
 function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
@@ -77,7 +85,7 @@ export function CampaignPreview({ steps, selected, onSelect, campaignIconUrl, si
           <Select {...control} value={String(index)} onChange={(event) => onSelect(Number(event.target.value))}>
             {steps.map((_step, i) => (
               <option key={i} value={i}>
-                {`Notification ${i + 1} — ${stepTiming(steps[i], i).toLowerCase()}`}
+                {`Notification ${i + 1} · ${shortTiming(steps[i], i)}`}
               </option>
             ))}
           </Select>

@@ -211,8 +211,8 @@ describe('new campaign form (spec §2 /campaigns/new)', () => {
     expect(within(preview).getByTestId('preview-host')).toHaveTextContent('blog.acme.example');
     expect(within(preview).getByTestId('preview-timing')).toHaveTextContent('1 day after notification 1');
     expect([...(selector as HTMLSelectElement).options].map((o) => o.text)).toEqual([
-      'Notification 1 — immediately after subscription',
-      'Notification 2 — 1 day after notification 1',
+      'Notification 1 · immediately',
+      'Notification 2 · 1 day later',
     ]);
   });
 });

@@ -3,6 +3,7 @@ import type { Config } from './config';
 import type { AppContext } from './context';
 import { openDatabase, type DatabaseHandle } from './db/database';
 import { migrateToLatest } from './db/migrate';
+import { enrolInWelcomeCampaign } from './features/welcome-campaigns/enrollment';
 import { systemClock, type Clock } from './platform/clock';
 import { createOutboxMailer, createSmtpMailer, type Mailer } from './platform/mail';
 import { loadOrCreateSecret } from './platform/secrets';
@@ -38,6 +39,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     log,
     wakeScheduler: () => undefined,
   };
+  ctx.subscriberCreatedHooks = [enrolInWelcomeCampaign(ctx)];
   return {
     ctx,
     database,

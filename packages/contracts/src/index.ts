@@ -8,3 +8,4 @@ export * from './tracking';
 export * from './segments';
 export * from './api-keys';
 export * from './site-events';
+export * from './welcome-campaigns';

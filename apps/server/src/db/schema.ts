@@ -316,3 +316,62 @@ export type RecurringScheduleRow = Selectable<RecurringSchedulesTable>;
 export type NotificationTriggerRow = Selectable<NotificationTriggersTable>;
 export type SiteApiKeyRow = Selectable<SiteApiKeysTable>;
 export type SiteEventRow = Selectable<SiteEventsTable>;
+
+// ---------------------------------------------------------------------------
+// Welcome campaigns (migration 0005): drip sequences for new subscribers.
+
+export interface WelcomeCampaignsTable {
+  id: string;
+  site_id: string;
+  name: string;
+  /** At most one active campaign per site (partial unique index). */
+  is_active: Flag;
+  icon_url: string | null;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  segment_id: string | null;
+  /** The version of the steps new subscribers are enrolled with. */
+  steps_version: number;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+/** One step of one version of a campaign: what the owner wrote, and the notification row that is sent. */
+export interface WelcomeCampaignStepsTable {
+  id: string;
+  campaign_id: string;
+  version: number;
+  sequence_order: number;
+  /** Minutes after the previous step (the first step: 0, immediately after subscription). */
+  delay_minutes: number;
+  notification_id: string;
+  title: string;
+  message: string;
+  destination_url: string;
+  icon_url: string | null;
+  image_url: string | null;
+  /** JSON array of up to two {title, url} action buttons. */
+  actions: string | null;
+  created_at: Millis;
+}
+
+/** A subscriber enrolled in a campaign, with the steps version it follows. */
+export interface WelcomeCampaignEnrollmentsTable {
+  id: string;
+  campaign_id: string;
+  site_id: string;
+  subscriber_id: string;
+  steps_version: number;
+  enrolled_at: Millis;
+}
+
+export interface Database {
+  welcome_campaigns: WelcomeCampaignsTable;
+  welcome_campaign_steps: WelcomeCampaignStepsTable;
+  welcome_campaign_enrollments: WelcomeCampaignEnrollmentsTable;
+}
+
+export type WelcomeCampaignRow = Selectable<WelcomeCampaignsTable>;
+export type WelcomeCampaignStepRow = Selectable<WelcomeCampaignStepsTable>;
+export type WelcomeCampaignEnrollmentRow = Selectable<WelcomeCampaignEnrollmentsTable>;

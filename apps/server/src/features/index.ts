@@ -11,6 +11,7 @@ import { sitesRoutes } from './sites/routes';
 import { subscribersRoutes } from './subscribers/routes';
 import { trackingRoutes } from './tracking/routes';
 import { uploadsRoutes } from './uploads/routes';
+import { welcomeCampaignsRoutes } from './welcome-campaigns/routes';
 
 export const apiRoutes: Array<(ctx: AppContext) => FastifyPluginAsyncZod> = [
   authRoutes,
@@ -22,4 +23,5 @@ export const apiRoutes: Array<(ctx: AppContext) => FastifyPluginAsyncZod> = [
   segmentsRoutes,
   apiKeysRoutes,
   siteEventsRoutes,
+  welcomeCampaignsRoutes,
 ];

@@ -5,6 +5,7 @@
 import type { AppContext } from '../context';
 import { recurringScheduleSource } from '../features/notifications/recurring-runs';
 import { siteEventRetentionSource } from '../features/site-events/service';
+import { dripStepGuard } from '../features/welcome-campaigns/enrollment';
 import type { JobQueue } from './queue';
 import type { DueWorkSource } from './scheduler';
 
@@ -17,8 +18,5 @@ export function registerFeatureJobs(ctx: AppContext, queue: JobQueue): void {
 /** The due-work sources a scheduler process checks on every tick. */
 export function featureDueWorkSources(ctx: AppContext, queue: JobQueue): DueWorkSource[] {
   void queue;
-  return [
-    recurringScheduleSource(ctx),
-    siteEventRetentionSource(ctx),
-  ];
+  return [dripStepGuard(ctx), recurringScheduleSource(ctx), siteEventRetentionSource(ctx)];
 }

@@ -39,6 +39,9 @@ const shellRoutes: RouteObject[] = [
   { path: '/subscribers', lazy: page(() => import('../features/subscribers/pages/subscribers-page'), 'SubscribersPage') },
   { path: '/settings', lazy: page(() => import('../features/sites/pages/settings-page'), 'SettingsPage') },
   { path: '/segments', lazy: page(() => import('../features/segments/pages/segments-page'), 'SegmentsPage') },
+  { path: '/campaigns', lazy: page(() => import('../features/welcome-campaigns/pages/campaigns-page'), 'CampaignsPage') },
+  { path: '/campaigns/new', lazy: page(() => import('../features/welcome-campaigns/pages/new-campaign-page'), 'NewCampaignPage') },
+  { path: '/campaigns/:id/edit', lazy: page(() => import('../features/welcome-campaigns/pages/edit-campaign-page'), 'EditCampaignPage') },
 ];
 
 export const routes: RouteObject[] = [

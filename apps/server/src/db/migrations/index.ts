@@ -7,6 +7,7 @@ import * as m0001 from './0001_accounts_and_sites';
 import * as m0002 from './0002_audience_and_delivery';
 import * as m0003 from './0003_segments';
 import * as m0004 from './0004_automation';
+import * as m0005 from './0005_welcome_campaigns';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -18,6 +19,7 @@ const modules: Record<string, MigrationModule> = {
   '0002_audience_and_delivery': m0002,
   '0003_segments': m0003,
   '0004_automation': m0004,
+  '0005_welcome_campaigns': m0005,
 };
 
 export function migrationsFor(kind: DatabaseKind): Record<string, Migration> {

@@ -1,0 +1,87 @@
+// A new subscriber enters the site's active welcome campaign (spec §2 "campaigns
+// trigger when a new user subscribes"; §4 "changes affect only future subscribers").
+import crypto from 'node:crypto';
+import type { AppContext } from '../../context';
+import { insertRun } from '../../delivery/runs';
+import type { DueWorkSource } from '../../jobs/scheduler';
+import type { SubscriberCreatedEvent, SubscriberCreatedHook } from '../subscribers/hooks';
+import * as repo from './repository';
+
+const MINUTE_MS = 60_000;
+/** How long a step waits, at least, when the step before it is still being sent. */
+export const DRIP_ORDER_WAIT_MS = 1000;
+
+/**
+ * Enrols a new subscriber in the site's active campaign, with the campaign's
+ * current version of the steps, and creates one run per step right away:
+ * step 1 due at subscription, each later step its delay after the one before.
+ * Each run targets only this subscriber (`subscriber_id`) and has the dedupe
+ * key `drip:<enrollmentId>:<NN>:<stepId>`, so it exists, and is sent, at most once;
+ * the enrolment itself is unique per (campaign, subscriber).
+ *
+ * Creating the runs up front keeps the schedule in the database, where the
+ * scheduler claims due runs exactly once; stopping a campaign cancels its
+ * pending runs (service.ts), and an unsubscribed subscriber's due steps are
+ * cancelled by `dripStepGuard` below.
+ */
+export function enrolInWelcomeCampaign(ctx: AppContext): SubscriberCreatedHook {
+  return async (event: SubscriberCreatedEvent) => {
+    const enrolled = await ctx.db.transaction().execute(async (trx) => {
+      if (!(await repo.lockSite(trx, ctx.dbKind, event.siteId, 'enrol'))) return false;
+      const campaign = await repo.findActiveCampaignOfSite(trx, event.siteId);
+      if (!campaign) return false;
+      const steps = (await repo.stepsOfVersions(trx, [{ campaignId: campaign.id, version: campaign.steps_version }])).get(campaign.id) ?? [];
+      if (!steps.length) return false;
+
+      const enrollmentId = crypto.randomUUID();
+      const now = ctx.clock.now();
+      const isNew = await repo.insertEnrollmentIfNew(trx, {
+        id: enrollmentId,
+        campaign_id: campaign.id,
+        site_id: event.siteId,
+        subscriber_id: event.subscriberId,
+        steps_version: campaign.steps_version,
+        enrolled_at: now,
+      });
+      if (!isNew) return false;
+
+      let dueAt = event.subscribedAt;
+      for (const step of steps) {
+        dueAt += step.delay_minutes * MINUTE_MS;
+        await insertRun(trx, {
+          id: crypto.randomUUID(),
+          notification_id: step.notification_id,
+          site_id: event.siteId,
+          dedupe_key: repo.dripRunKey(enrollmentId, step.sequence_order, step.id),
+          due_at: dueAt,
+          // The campaign's target segment as it is now; the audience check applies it when the step is due.
+          segment_id: campaign.segment_id,
+          subscriber_id: event.subscriberId,
+          created_at: now,
+        });
+      }
+      return true;
+    });
+    // Step 1 is due now: let this process's scheduler pick it up without waiting for its next tick.
+    if (enrolled) ctx.wakeScheduler();
+  };
+}
+
+/**
+ * Before the scheduler claims due runs (sources run first on every tick):
+ * drip steps whose subscriber has unsubscribed are cancelled, so they say
+ * why nothing was sent; a step whose previous step is still on its way waits
+ * for the next tick, so a subscriber's steps arrive in order. Both are
+ * conditional UPDATEs on pending runs, like the claim itself, so several
+ * schedulers may run them at once.
+ */
+export function dripStepGuard(ctx: Pick<AppContext, 'db' | 'log'>): DueWorkSource {
+  return {
+    name: 'welcome-campaign-drip-guard',
+    async runDue(now: number) {
+      const cancelled = await repo.cancelDueDripRunsOfInactiveSubscribers(ctx.db, now);
+      if (cancelled) ctx.log.info({ cancelled }, 'cancelled drip steps of unsubscribed subscribers');
+      await repo.deferDueDripRunsBehindEarlierSteps(ctx.db, now, now + DRIP_ORDER_WAIT_MS);
+    },
+  };
+}

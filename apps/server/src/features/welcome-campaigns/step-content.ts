@@ -1,0 +1,67 @@
+// What a campaign step sends, derived from what the owner wrote plus the
+// campaign's settings (UTM parameters, campaign icon).
+import { UTM_PARAM_NAMES, type ActionButton, type UtmParams } from '@herald/contracts';
+import type { WelcomeCampaignRow } from '../../db/schema';
+
+export function utmParamsOf(campaign: Pick<WelcomeCampaignRow, 'utm_source' | 'utm_medium' | 'utm_campaign'>): UtmParams | null {
+  const params: UtmParams = { utm_source: campaign.utm_source, utm_medium: campaign.utm_medium, utm_campaign: campaign.utm_campaign };
+  return UTM_PARAM_NAMES.some((name) => params[name]) ? params : null;
+}
+
+/**
+ * Adds the campaign's UTM parameters to a destination URL (spec §2 New
+ * campaign form, "UTM params"). A parameter the URL already carries is kept:
+ * what the owner typed into one step wins over the campaign-wide value.
+ * A URL that gains nothing is returned exactly as written.
+ */
+export function withUtmParams(url: string, params: UtmParams | null): string {
+  if (!params) return url;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  let changed = false;
+  for (const name of UTM_PARAM_NAMES) {
+    const value = params[name];
+    if (value && !parsed.searchParams.has(name)) {
+      parsed.searchParams.append(name, value);
+      changed = true;
+    }
+  }
+  return changed ? parsed.toString() : url;
+}
+
+export interface AuthoredStepContent {
+  title: string;
+  message: string;
+  destination_url: string;
+  icon_url: string | null;
+  image_url: string | null;
+  actions: ActionButton[];
+}
+
+export interface SentStepContent {
+  title: string;
+  message: string;
+  destination_url: string;
+  icon_url: string | null;
+  image_url: string | null;
+  /** JSON for notifications.actions, or null without buttons. */
+  actions: string | null;
+}
+
+/** The notification a step sends: UTM parameters on its links, the campaign icon when the step has none (then the site's, at send time). */
+export function sentStepContent(step: AuthoredStepContent, campaign: Pick<WelcomeCampaignRow, 'icon_url' | 'utm_source' | 'utm_medium' | 'utm_campaign'>): SentStepContent {
+  const utm = utmParamsOf(campaign);
+  const actions = step.actions.map((action) => ({ title: action.title, url: withUtmParams(action.url, utm) }));
+  return {
+    title: step.title,
+    message: step.message,
+    destination_url: withUtmParams(step.destination_url, utm),
+    icon_url: step.icon_url ?? campaign.icon_url,
+    image_url: step.image_url,
+    actions: actions.length ? JSON.stringify(actions) : null,
+  };
+}

@@ -1,0 +1,105 @@
+import { describeDelay, type WelcomeCampaign } from '@herald/contracts';
+import { Pencil, Power, PowerOff, Trash2 } from 'lucide-react';
+import { Badge, Button, ButtonLink, Card } from '../../../components/ui';
+import { errorMessage } from '../../../lib/api-client';
+import { confirmAction, notify } from '../../../lib/dialogs';
+import { useDeleteCampaignMutation, useUpdateCampaignMutation } from '../api';
+
+const dateFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+
+export function formatDate(isoDate: string): string {
+  return dateFormat.format(new Date(isoDate));
+}
+
+/** "2 hours", "3 days": the friendlier reading of a delay next to the spec's "X minutes". */
+function friendlyDelay(minutes: number): string {
+  return minutes === 0 ? 'immediately' : describeDelay(minutes);
+}
+
+/**
+ * Spec §2 Campaigns list: name, Active/Inactive, created date, "N
+ * notification(s) in sequence", "Step n: Send after X minutes" per step, and
+ * Activate/Deactivate, Edit Steps, Delete.
+ */
+export function CampaignCard({ campaign }: { campaign: WelcomeCampaign }) {
+  const update = useUpdateCampaignMutation();
+  const remove = useDeleteCampaignMutation();
+  const headingId = `campaign-${campaign.id}-name`;
+  const { stats } = campaign;
+
+  const toggle = () =>
+    update.mutate(
+      { id: campaign.id, changes: { is_active: !campaign.is_active } },
+      { onError: (error) => notify(errorMessage(error, campaign.is_active ? 'Failed to deactivate campaign' : 'Failed to activate campaign')) },
+    );
+
+  const onDelete = () => {
+    if (!confirmAction('Are you sure you want to delete this campaign?')) return;
+    remove.mutate(campaign, { onError: (error) => notify(errorMessage(error, 'Failed to delete campaign')) });
+  };
+
+  return (
+    <Card className="flex flex-col" aria-labelledby={headingId} role="article">
+      <div className="flex flex-col gap-3 px-5 pt-5 sm:px-6">
+        <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
+          <h2 id={headingId} className="min-w-0 text-base font-semibold break-words text-slate-900">
+            {campaign.name}
+          </h2>
+          <Badge tone={campaign.is_active ? 'success' : 'neutral'}>{campaign.is_active ? 'Active' : 'Inactive'}</Badge>
+        </div>
+        <p className="text-sm text-slate-600">
+          <span>Created {formatDate(campaign.created_at)}</span>
+          <span aria-hidden="true"> · </span>
+          <span>{campaign.steps_count} notification(s) in sequence</span>
+        </p>
+      </div>
+
+      <ol className="mx-5 mt-4 flex flex-col divide-y divide-slate-100 rounded-lg border border-slate-200 sm:mx-6" aria-label={`Steps of ${campaign.name}`}>
+        {campaign.steps.map((step) => (
+          <li key={step.id} className="flex flex-col gap-0.5 px-3 py-2 text-sm">
+            <span>
+              <span className="font-medium text-slate-800">
+                Step {step.sequence_order}: Send after {step.delay_minutes} minutes
+              </span>
+              {step.delay_minutes % 60 === 0 ? <span className="whitespace-nowrap text-slate-600"> ({friendlyDelay(step.delay_minutes)})</span> : null}
+            </span>
+            <span className="min-w-0 break-words text-slate-600">{step.notification.title}</span>
+          </li>
+        ))}
+      </ol>
+
+      <dl className="mx-5 mt-4 mb-5 grid grid-cols-2 gap-3 text-sm sm:mx-6 sm:grid-cols-4">
+        {[
+          ['Enrolled', stats.enrolled],
+          ['Sent', stats.sent],
+          ['Clicked', stats.clicked],
+          ['Click rate', `${stats.click_rate}%`],
+        ].map(([label, value]) => (
+          <div key={label} className="rounded-lg bg-slate-50 px-3 py-2">
+            <dt className="text-xs text-slate-600">{label}</dt>
+            <dd className="font-semibold text-slate-900">{value}</dd>
+          </div>
+        ))}
+      </dl>
+
+      <div className="mt-auto flex flex-wrap gap-2 border-t border-slate-200 px-5 py-4 pt-4 sm:px-6">
+        <Button
+          variant={campaign.is_active ? 'secondary' : 'primary'}
+          size="sm"
+          icon={campaign.is_active ? <PowerOff className="size-4" aria-hidden="true" /> : <Power className="size-4" aria-hidden="true" />}
+          loading={update.isPending}
+          onClick={toggle}
+          aria-describedby={headingId}
+        >
+          {campaign.is_active ? 'Deactivate' : 'Activate'}
+        </Button>
+        <ButtonLink to={`/campaigns/${encodeURIComponent(campaign.id)}/edit`} variant="secondary" size="sm" icon={<Pencil className="size-4" aria-hidden="true" />} aria-describedby={headingId}>
+          Edit Steps
+        </ButtonLink>
+        <Button variant="ghost" size="sm" className="text-red-700 hover:bg-red-50" icon={<Trash2 className="size-4" aria-hidden="true" />} loading={remove.isPending} onClick={onDelete} aria-describedby={headingId}>
+          Delete
+        </Button>
+      </div>
+    </Card>
+  );
+}

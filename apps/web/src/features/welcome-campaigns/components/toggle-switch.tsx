@@ -1,0 +1,50 @@
+import { useId, type ReactNode } from 'react';
+import { cn } from '../../../lib/class-names';
+
+interface ToggleSwitchProps {
+  /** The visible label; also the switch's accessible name. */
+  label: string;
+  checked: boolean;
+  onCheckedChange: (checked: boolean) => void;
+  /** A line under the label explaining what turning it on does. */
+  description?: ReactNode;
+  className?: string;
+}
+
+/**
+ * An on/off toggle (WAI-ARIA switch): a button with role="switch" and its own
+ * label. Kept in this feature until a shared switch lands in components/ui.
+ */
+export function ToggleSwitch({ label, checked, onCheckedChange, description, className }: ToggleSwitchProps) {
+  const id = useId();
+  const descriptionId = description ? `${id}-description` : undefined;
+  return (
+    <div className={cn('flex items-start justify-between gap-4', className)}>
+      <div className="min-w-0">
+        <label htmlFor={id} className="text-sm font-medium text-slate-800">
+          {label}
+        </label>
+        {description ? (
+          <p id={descriptionId} className="text-xs text-slate-600">
+            {description}
+          </p>
+        ) : null}
+      </div>
+      <button
+        id={id}
+        type="button"
+        role="switch"
+        aria-checked={checked}
+        aria-describedby={descriptionId}
+        onClick={() => onCheckedChange(!checked)}
+        className={cn(
+          'relative inline-flex h-6 w-11 shrink-0 items-center rounded-full transition-colors',
+          'focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600',
+          checked ? 'bg-indigo-600' : 'bg-slate-400',
+        )}
+      >
+        <span aria-hidden="true" className={cn('inline-block size-5 rounded-full bg-white shadow transition-transform', checked ? 'translate-x-5.5' : 'translate-x-0.5')} />
+      </button>
+    </div>
+  );
+}

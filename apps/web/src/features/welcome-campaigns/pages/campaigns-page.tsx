@@ -1,0 +1,64 @@
+import { CAMPAIGN_STEPS_IDEAL } from '@herald/contracts';
+import { Megaphone } from 'lucide-react';
+import { Alert, ButtonLink, EmptyState, PageHeader, Spinner } from '../../../components/ui';
+import { errorMessage } from '../../../lib/api-client';
+import { useCurrentSite } from '../../../lib/sites-store';
+import { useCampaignsQuery } from '../api';
+import { CampaignCard } from '../components/campaign-card';
+import { NoSiteSelected } from '../components/no-site-selected';
+
+const PAGE_TITLE = 'Welcome Campaigns';
+
+/** Spec §2 Campaigns list (/campaigns). */
+export function CampaignsPage() {
+  const { currentSite, loaded } = useCurrentSite();
+  if (!currentSite) {
+    return (
+      <>
+        <PageHeader title={PAGE_TITLE} />
+        <NoSiteSelected loaded={loaded} />
+      </>
+    );
+  }
+  return <CampaignsOfSite siteId={currentSite.id} siteName={currentSite.name} />;
+}
+
+function CampaignsOfSite({ siteId, siteName }: { siteId: string; siteName: string }) {
+  const campaigns = useCampaignsQuery(siteId);
+  return (
+    <>
+      <PageHeader
+        title={PAGE_TITLE}
+        description={`Drip sequences for ${siteName}: a campaign is triggered automatically when a new user subscribes.`}
+        actions={<ButtonLink to="/campaigns/new">+ New Campaign</ButtonLink>}
+      />
+      <Alert tone="info" className="mb-6" title="How welcome campaigns work">
+        When someone subscribes, the active campaign sends its first notification immediately and each next one after its delay. Only one campaign can be
+        active at a time, and changes apply to people who subscribe afterwards. {CAMPAIGN_STEPS_IDEAL.min}–{CAMPAIGN_STEPS_IDEAL.max} notifications work best.
+      </Alert>
+
+      {campaigns.isPending ? (
+        <div className="flex items-center gap-3 py-12 text-sm text-slate-600" role="status">
+          <Spinner /> Loading campaigns...
+        </div>
+      ) : campaigns.isError ? (
+        <Alert tone="error" title="Campaigns could not be loaded">
+          {errorMessage(campaigns.error, 'Failed to load campaigns')}
+        </Alert>
+      ) : campaigns.data.length === 0 ? (
+        <EmptyState
+          icon={<Megaphone className="size-6" />}
+          title="No campaigns yet"
+          description="Welcome new subscribers with a short series of notifications, sent automatically after they subscribe."
+          action={<ButtonLink to="/campaigns/new">Create your first campaign</ButtonLink>}
+        />
+      ) : (
+        <div className="grid gap-5 xl:grid-cols-2">
+          {campaigns.data.map((campaign) => (
+            <CampaignCard key={campaign.id} campaign={campaign} />
+          ))}
+        </div>
+      )}
+    </>
+  );
+}

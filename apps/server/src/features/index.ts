@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../context';
 import { authRoutes } from './auth/routes';
 import { notificationsRoutes } from './notifications/routes';
+import { rssFeedsRoutes } from './rss-feeds/routes';
 import { sitesRoutes } from './sites/routes';
 import { subscribersRoutes } from './subscribers/routes';
 import { trackingRoutes } from './tracking/routes';
@@ -16,4 +17,5 @@ export const apiRoutes: Array<(ctx: AppContext) => FastifyPluginAsyncZod> = [
   uploadsRoutes,
   notificationsRoutes,
   trackingRoutes,
+  rssFeedsRoutes,
 ];

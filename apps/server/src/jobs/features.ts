@@ -3,18 +3,16 @@
 // tick, such as recurring schedules and feeds to poll). A feature adds one
 // line to each list it needs (see ARCHITECTURE.md, "Adding a feature").
 import type { AppContext } from '../context';
+import { registerRssFeedJobs, rssFeedsDueWork } from '../features/rss-feeds/poll-job';
 import type { JobQueue } from './queue';
 import type { DueWorkSource } from './scheduler';
 
 /** Registers feature job handlers on a process that takes jobs. */
 export function registerFeatureJobs(ctx: AppContext, queue: JobQueue): void {
-  void ctx;
-  void queue;
+  registerRssFeedJobs(ctx, queue);
 }
 
 /** The due-work sources a scheduler process checks on every tick. */
 export function featureDueWorkSources(ctx: AppContext, queue: JobQueue): DueWorkSource[] {
-  void ctx;
-  void queue;
-  return [];
+  return [rssFeedsDueWork(ctx, queue)];
 }

@@ -5,6 +5,7 @@ import type { Migration } from 'kysely/migration';
 import type { DatabaseKind } from '../database';
 import * as m0001 from './0001_accounts_and_sites';
 import * as m0002 from './0002_audience_and_delivery';
+import * as m0006 from './0006_rss_feeds';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -14,6 +15,7 @@ interface MigrationModule {
 const modules: Record<string, MigrationModule> = {
   '0001_accounts_and_sites': m0001,
   '0002_audience_and_delivery': m0002,
+  '0006_rss_feeds': m0006,
 };
 
 export function migrationsFor(kind: DatabaseKind): Record<string, Migration> {

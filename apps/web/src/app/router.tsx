@@ -33,6 +33,7 @@ const protectedBareRoutes: RouteObject[] = [
 /** Signed-in pages inside the shell (sidebar + header). */
 const shellRoutes: RouteObject[] = [
   { path: '/settings', lazy: page(() => import('../features/sites/pages/settings-page'), 'SettingsPage') },
+  { path: '/rss-feeds', lazy: page(() => import('../features/rss-feeds/pages/rss-feeds-page'), 'RssFeedsPage') },
 ];
 
 export const routes: RouteObject[] = [

@@ -25,7 +25,9 @@ describe('RSS feed polling', () => {
 
   beforeAll(async () => {
     server = await LocalFeedServer.start();
-    h = await createDeliveryHarness({ clock, env: { OUTBOUND_ALLOW_HOSTS: '127.0.0.1' } });
+    // The scheduler's own timer stays out of the way (10 minutes): the test ticks it, and a
+    // poll that creates a send must wake it (as in production, where a tick is a second away).
+    h = await createDeliveryHarness({ clock, env: { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', SCHEDULER_INTERVAL_MS: '600000' } });
     subscriptions = [];
     for (let i = 0; i < 3; i++) subscriptions.push((await h.subscribe()).subscription.id);
   });

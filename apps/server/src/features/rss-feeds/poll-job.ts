@@ -6,7 +6,7 @@ import type { AppContext } from '../../context';
 import { createOutboundHttpFromConfig } from '../../platform/outbound-http';
 import { defineJob, type JobQueue } from '../../jobs/queue';
 import type { DueWorkSource } from '../../jobs/scheduler';
-import { checkFeed } from './feed-check';
+import { checkFeed, type CheckDeps } from './feed-check';
 import { claimDueFeeds } from './repository';
 
 export const pollRssFeedJob = defineJob('rss-poll', z.object({ feedId: z.string() }));
@@ -34,7 +34,8 @@ export function rssFeedsDueWork(ctx: Pick<AppContext, 'db' | 'config'>, queue: J
 
 /** Takes poll jobs in a worker process. */
 export function registerRssFeedJobs(ctx: AppContext, queue: JobQueue): void {
-  const deps = { ...ctx, outbound: createOutboundHttpFromConfig(ctx.config) };
+  // wakeScheduler is looked up on each call: the engine connects it after registering jobs.
+  const deps: CheckDeps = { db: ctx.db, clock: ctx.clock, config: ctx.config, log: ctx.log, wakeScheduler: () => ctx.wakeScheduler(), outbound: createOutboundHttpFromConfig(ctx.config) };
   queue.work(pollRssFeedJob, async ({ feedId }) => {
     const attempt = await checkFeed(deps, feedId, 'schedule');
     if (attempt.status === 'done' && attempt.check.outcome === 'error') ctx.log.info({ feedId, error: attempt.check.error }, 'feed check failed');

@@ -165,7 +165,7 @@ export function createRssFeedsService(ctx: AppContext, options: { outbound?: Out
     async checkNow(userId: string, id: string): Promise<{ check: RssFeedCheck; feed: RssFeed }> {
       const existing = await ownedFeed(userId, id);
       if (!existing.is_active) throw conflict('This feed is paused. Activate it to check it.');
-      const attempt = await checkFeed({ ...ctx, outbound }, id, 'manual');
+      const attempt = await checkFeed({ db, clock, config, log: ctx.log, wakeScheduler: () => ctx.wakeScheduler(), outbound }, id, 'manual');
       if (attempt.status === 'busy') throw conflict('This feed is being checked right now. Try again in a moment.');
       if (attempt.status === 'paused') throw conflict('This feed is paused. Activate it to check it.');
       if (attempt.status === 'gone') throw notFound('RSS feed');

@@ -9,3 +9,5 @@ export * from './segments';
 export * from './api-keys';
 export * from './site-events';
 export * from './welcome-campaigns';
+export * from './rss-feeds';
+export * from './utm';

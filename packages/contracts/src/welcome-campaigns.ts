@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { utmParamsInput } from './utm';
 import { envelope, httpUrl, optionalImageUrl } from './common';
 import { actionButton, actionButtons, notificationMessage, notificationTitle } from './notifications';
 
@@ -14,27 +15,11 @@ export const CAMPAIGN_STEPS_MAX = 20;
 export const CAMPAIGN_STEPS_IDEAL = { min: 3, max: 7 } as const;
 /** A step waits at most a year after the one before it. */
 export const CAMPAIGN_STEP_DELAY_MAX_MINUTES = 365 * 24 * 60;
-export const UTM_VALUE_MAX = 100;
 
 /** Spec §5: "step delay converted to minutes (immediately 0, hours x60, days x1440)". */
 export const DELAY_UNITS = ['minutes', 'hours', 'days'] as const;
 export type DelayUnit = (typeof DELAY_UNITS)[number];
 export const MINUTES_PER_DELAY_UNIT: Record<DelayUnit, number> = { minutes: 1, hours: 60, days: 1440 };
-
-export const UTM_PARAM_NAMES = ['utm_source', 'utm_medium', 'utm_campaign'] as const;
-export type UtmParamName = (typeof UTM_PARAM_NAMES)[number];
-
-const utmValue = z
-  .string()
-  .trim()
-  .max(UTM_VALUE_MAX, `UTM values must be at most ${UTM_VALUE_MAX} characters`)
-  .nullable()
-  .optional()
-  .transform((value) => value || null);
-
-/** Appended to every step's destination (and action button) URL when sending; empty values are left out. */
-export const utmParamsInput = z.object({ utm_source: utmValue, utm_medium: utmValue, utm_campaign: utmValue });
-export type UtmParams = { [K in UtmParamName]: string | null };
 
 export const campaignName = z
   .string({ message: 'Campaign name is required' })

@@ -375,3 +375,59 @@ export interface Database {
 export type WelcomeCampaignRow = Selectable<WelcomeCampaignsTable>;
 export type WelcomeCampaignStepRow = Selectable<WelcomeCampaignStepsTable>;
 export type WelcomeCampaignEnrollmentRow = Selectable<WelcomeCampaignEnrollmentsTable>;
+
+/** A feed a site watches for new items (spec §2 RSS Feeds, §3). */
+export interface RssFeedsTable {
+  id: string;
+  site_id: string;
+  name: string;
+  url: string;
+  icon_url: string | null;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  show_action_buttons: Flag;
+  create_draft: Flag;
+  max_pushes_per_day: number;
+  segment_id: string | null;
+  /** 1: checked on schedule; 0: paused. */
+  is_active: Flag;
+  /** 0 until a successful check has recorded the items already in the feed (they are never sent). */
+  baseline_recorded: ColumnType<Flag, Flag | undefined, Flag>;
+  /** Validators of the last successful fetch, for a conditional GET (RFC 9110 §13.1). */
+  etag: string | null;
+  last_modified: string | null;
+  last_fetched_at: Millis | null;
+  last_item_guid: string | null;
+  last_error: string | null;
+  /** Claimed by the scheduler with a conditional update (moved one interval ahead). */
+  next_check_at: Millis;
+  /** While a check runs, no other check of the same feed starts. */
+  poll_lease_until: Millis | null;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export type RssItemOutcome = 'baseline' | 'sent' | 'draft' | 'skipped';
+
+/** Every item a feed has seen, once: the primary key (feed, item) makes a second send impossible. */
+export interface RssFeedItemsTable {
+  feed_id: string;
+  item_key: string;
+  item_id: string;
+  link_key: string | null;
+  outcome: RssItemOutcome;
+  local_day: string;
+  notification_id: string | null;
+  seen_at: Millis;
+}
+
+export type RssFeedRow = Selectable<RssFeedsTable>;
+export type RssFeedItemRow = Selectable<RssFeedItemsTable>;
+
+
+// Declaration merging adds the RSS tables to Database above.
+export interface Database {
+  rss_feeds: RssFeedsTable;
+  rss_feed_items: RssFeedItemsTable;
+}

@@ -7,6 +7,7 @@ import { authRoutes } from './auth/routes';
 import { notificationsRoutes } from './notifications/routes';
 import { segmentsRoutes } from './segments/routes';
 import { siteEventsRoutes } from './site-events/routes';
+import { rssFeedsRoutes } from './rss-feeds/routes';
 import { sitesRoutes } from './sites/routes';
 import { subscribersRoutes } from './subscribers/routes';
 import { trackingRoutes } from './tracking/routes';
@@ -24,4 +25,5 @@ export const apiRoutes: Array<(ctx: AppContext) => FastifyPluginAsyncZod> = [
   apiKeysRoutes,
   siteEventsRoutes,
   welcomeCampaignsRoutes,
+  rssFeedsRoutes,
 ];

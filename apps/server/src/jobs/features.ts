@@ -5,18 +5,17 @@
 import type { AppContext } from '../context';
 import { recurringScheduleSource } from '../features/notifications/recurring-runs';
 import { siteEventRetentionSource } from '../features/site-events/service';
+import { registerRssFeedJobs, rssFeedsDueWork } from '../features/rss-feeds/poll-job';
 import { dripStepGuard } from '../features/welcome-campaigns/enrollment';
 import type { JobQueue } from './queue';
 import type { DueWorkSource } from './scheduler';
 
 /** Registers feature job handlers on a process that takes jobs. */
 export function registerFeatureJobs(ctx: AppContext, queue: JobQueue): void {
-  void ctx;
-  void queue;
+  registerRssFeedJobs(ctx, queue);
 }
 
 /** The due-work sources a scheduler process checks on every tick. */
 export function featureDueWorkSources(ctx: AppContext, queue: JobQueue): DueWorkSource[] {
-  void queue;
-  return [dripStepGuard(ctx), recurringScheduleSource(ctx), siteEventRetentionSource(ctx)];
+  return [dripStepGuard(ctx), recurringScheduleSource(ctx), rssFeedsDueWork(ctx, queue), siteEventRetentionSource(ctx)];
 }

@@ -42,6 +42,7 @@ const shellRoutes: RouteObject[] = [
   { path: '/campaigns', lazy: page(() => import('../features/welcome-campaigns/pages/campaigns-page'), 'CampaignsPage') },
   { path: '/campaigns/new', lazy: page(() => import('../features/welcome-campaigns/pages/new-campaign-page'), 'NewCampaignPage') },
   { path: '/campaigns/:id/edit', lazy: page(() => import('../features/welcome-campaigns/pages/edit-campaign-page'), 'EditCampaignPage') },
+  { path: '/rss-feeds', lazy: page(() => import('../features/rss-feeds/pages/rss-feeds-page'), 'RssFeedsPage') },
 ];
 
 export const routes: RouteObject[] = [

@@ -8,6 +8,7 @@ import * as m0002 from './0002_audience_and_delivery';
 import * as m0003 from './0003_segments';
 import * as m0004 from './0004_automation';
 import * as m0005 from './0005_welcome_campaigns';
+import * as m0006 from './0006_rss_feeds';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -20,6 +21,7 @@ const modules: Record<string, MigrationModule> = {
   '0003_segments': m0003,
   '0004_automation': m0004,
   '0005_welcome_campaigns': m0005,
+  '0006_rss_feeds': m0006,
 };
 
 export function migrationsFor(kind: DatabaseKind): Record<string, Migration> {

@@ -90,7 +90,9 @@ export function looksLikeHtml(text: string): boolean {
 /** Shortens text to at most `max` characters at a word boundary, ending with an ellipsis. */
 export function truncateText(text: string, max: number): string {
   if (text.length <= max) return text;
-  const cut = text.slice(0, max - 1);
+  let cut = text.slice(0, max - 1);
+  // Never split a surrogate pair (an emoji): half of one is not a character and becomes U+FFFD on the wire.
+  if (/[\ud800-\udbff]$/.test(cut)) cut = cut.slice(0, -1);
   const space = cut.lastIndexOf(' ');
   return `${(space > max * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }

@@ -1,6 +1,6 @@
 // What a campaign step sends, derived from what the owner wrote plus the
 // campaign's settings (UTM parameters, campaign icon).
-import { UTM_PARAM_NAMES, type ActionButton, type UtmParams } from '@herald/contracts';
+import { UTM_PARAM_NAMES, withUtmParams, type ActionButton, type UtmParams } from '@herald/contracts';
 import type { WelcomeCampaignRow } from '../../db/schema';
 
 export function utmParamsOf(campaign: Pick<WelcomeCampaignRow, 'utm_source' | 'utm_medium' | 'utm_campaign'>): UtmParams | null {
@@ -14,25 +14,6 @@ export function utmParamsOf(campaign: Pick<WelcomeCampaignRow, 'utm_source' | 'u
  * what the owner typed into one step wins over the campaign-wide value.
  * A URL that gains nothing is returned exactly as written.
  */
-export function withUtmParams(url: string, params: UtmParams | null): string {
-  if (!params) return url;
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return url;
-  }
-  let changed = false;
-  for (const name of UTM_PARAM_NAMES) {
-    const value = params[name];
-    if (value && !parsed.searchParams.has(name)) {
-      parsed.searchParams.append(name, value);
-      changed = true;
-    }
-  }
-  return changed ? parsed.toString() : url;
-}
-
 export interface AuthoredStepContent {
   title: string;
   message: string;

@@ -1,0 +1,175 @@
+import crypto from 'node:crypto';
+import type { CreateRssFeedInput, RssFeed, RssFeedCheck, UpdateRssFeedInput } from '@herald/contracts';
+import type { Updateable } from 'kysely';
+import type { AppContext } from '../../context';
+import type { RssFeedRow, RssFeedsTable, SiteRow } from '../../db/schema';
+import { createOutboundHttpFromConfig, type OutboundHttp } from '../../platform/outbound-http';
+import { badRequest, conflict, notFound } from '../../platform/errors';
+import { iso, isoOrNull } from '../../platform/responses';
+import { requireOwnedSite } from '../sites/service';
+import { checkFeed, localDayOf } from './feed-check';
+import * as repo from './repository';
+
+export function toRssFeedResponse(row: RssFeedRow, today: { sent: number; skipped: number } = { sent: 0, skipped: 0 }): RssFeed {
+  return {
+    id: row.id,
+    site_id: row.site_id,
+    name: row.name,
+    url: row.url,
+    icon_url: row.icon_url,
+    utm_params: { utm_source: row.utm_source, utm_medium: row.utm_medium, utm_campaign: row.utm_campaign },
+    show_action_buttons: row.show_action_buttons === 1,
+    create_draft: row.create_draft === 1,
+    max_pushes_per_day: row.max_pushes_per_day,
+    segment_id: row.segment_id,
+    is_active: row.is_active === 1,
+    last_fetched_at: isoOrNull(row.last_fetched_at),
+    last_item_guid: row.last_item_guid,
+    last_error: row.last_error,
+    next_check_at: row.is_active === 1 ? iso(row.next_check_at) : null,
+    pushes_today: today.sent,
+    skipped_today: today.skipped,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}
+
+const flag = (value: boolean) => (value ? 1 : 0);
+
+export function createRssFeedsService(ctx: AppContext, options: { outbound?: OutboundHttp } = {}) {
+  const { db, clock, config } = ctx;
+  const outbound = options.outbound ?? createOutboundHttpFromConfig(config);
+
+  async function ownedFeed(userId: string, id: string): Promise<RssFeedRow> {
+    const row = await repo.findFeedOfUser(db, userId, id);
+    if (!row) throw notFound('RSS feed');
+    return row;
+  }
+
+  /**
+   * Segments are built in parallel by another feature; until they are
+   * connected, no segment id can belong to the site, so only "all
+   * subscribers" (null) is accepted.
+   */
+  async function checkSegment(site: SiteRow, segmentId: string | null | undefined): Promise<void> {
+    void site;
+    if (segmentId) throw badRequest('Segment not found');
+  }
+
+  async function withToday(row: RssFeedRow, site?: SiteRow): Promise<RssFeed> {
+    const timezone = (site ?? (await repo.findSite(db, row.site_id)))?.timezone ?? 'UTC';
+    const counts = await repo.countTodayOfFeeds(db, [{ feedId: row.id, localDay: localDayOf(clock.now(), timezone) }]);
+    return toRssFeedResponse(row, counts.get(row.id));
+  }
+
+  return {
+    async list(userId: string, siteId: string): Promise<RssFeed[]> {
+      const site = await requireOwnedSite(ctx, userId, siteId);
+      const rows = await repo.listFeedsOfSite(db, siteId);
+      const localDay = localDayOf(clock.now(), site.timezone);
+      const counts = await repo.countTodayOfFeeds(
+        db,
+        rows.map((r) => ({ feedId: r.id, localDay })),
+      );
+      return rows.map((row) => toRssFeedResponse(row, counts.get(row.id)));
+    },
+
+    async get(userId: string, id: string): Promise<RssFeed> {
+      return withToday(await ownedFeed(userId, id));
+    },
+
+    async create(userId: string, siteId: string, body: CreateRssFeedInput): Promise<RssFeed> {
+      const site = await requireOwnedSite(ctx, userId, siteId);
+      await checkSegment(site, body.segmentId);
+      const now = clock.now();
+      const isActive = body.is_active ?? true;
+      const row: RssFeedRow = {
+        id: crypto.randomUUID(),
+        site_id: site.id,
+        name: body.name,
+        url: body.url,
+        icon_url: body.iconUrl ?? null,
+        utm_source: body.utmParams?.utm_source ?? null,
+        utm_medium: body.utmParams?.utm_medium ?? null,
+        utm_campaign: body.utmParams?.utm_campaign ?? null,
+        show_action_buttons: flag(body.showActionButtons),
+        create_draft: flag(body.createDraft),
+        max_pushes_per_day: body.maxPushesPerDay,
+        segment_id: body.segmentId ?? null,
+        is_active: flag(isActive),
+        baseline_recorded: 0,
+        etag: null,
+        last_modified: null,
+        last_fetched_at: null,
+        last_item_guid: null,
+        last_error: null,
+        // The first check (which only records what the feed already lists) runs right away.
+        next_check_at: now,
+        poll_lease_until: null,
+        created_at: now,
+        updated_at: now,
+      };
+      await repo.insertFeed(db, row);
+      if (isActive) ctx.wakeScheduler();
+      return toRssFeedResponse(row);
+    },
+
+    /**
+     * Spec §7 PATCH: `{ is_active }` pauses or activates; the other fields edit.
+     * A new address, or activating a paused feed, starts the feed over: the
+     * next check records what it lists without sending, so neither another
+     * feed's back catalogue nor what was published while paused is pushed.
+     */
+    async update(userId: string, id: string, body: UpdateRssFeedInput): Promise<RssFeed> {
+      const existing = await ownedFeed(userId, id);
+      const site = await requireOwnedSite(ctx, userId, existing.site_id);
+      if (body.segmentId !== undefined) await checkSegment(site, body.segmentId);
+      const now = clock.now();
+      const changes: Updateable<RssFeedsTable> = { updated_at: now };
+      if (body.name !== undefined) changes.name = body.name;
+      if (body.iconUrl !== undefined) changes.icon_url = body.iconUrl;
+      if (body.utmParams !== undefined) {
+        changes.utm_source = body.utmParams?.utm_source ?? null;
+        changes.utm_medium = body.utmParams?.utm_medium ?? null;
+        changes.utm_campaign = body.utmParams?.utm_campaign ?? null;
+      }
+      if (body.showActionButtons !== undefined) changes.show_action_buttons = flag(body.showActionButtons);
+      if (body.createDraft !== undefined) changes.create_draft = flag(body.createDraft);
+      if (body.maxPushesPerDay !== undefined) changes.max_pushes_per_day = body.maxPushesPerDay;
+      if (body.segmentId !== undefined) changes.segment_id = body.segmentId;
+      if (body.is_active !== undefined) changes.is_active = flag(body.is_active);
+
+      const urlChanged = body.url !== undefined && body.url !== existing.url;
+      const activated = body.is_active === true && existing.is_active === 0;
+      if (urlChanged) {
+        changes.url = body.url;
+        changes.last_item_guid = null;
+        changes.last_error = null;
+        changes.last_fetched_at = null;
+      }
+      if (urlChanged || activated) {
+        Object.assign(changes, { baseline_recorded: 0, etag: null, last_modified: null, next_check_at: now });
+      }
+      await repo.updateFeed(db, id, changes);
+      const nextActive = body.is_active ?? existing.is_active === 1;
+      if (nextActive && (urlChanged || activated)) ctx.wakeScheduler();
+      return withToday((await repo.findFeed(db, id))!, site);
+    },
+
+    async remove(userId: string, id: string): Promise<void> {
+      await ownedFeed(userId, id);
+      await repo.deleteFeed(db, id);
+    },
+
+    /** "Check now": checks the feed in this request and answers what happened. */
+    async checkNow(userId: string, id: string): Promise<{ check: RssFeedCheck; feed: RssFeed }> {
+      const existing = await ownedFeed(userId, id);
+      if (!existing.is_active) throw conflict('This feed is paused. Activate it to check it.');
+      const attempt = await checkFeed({ db, clock, config, log: ctx.log, wakeScheduler: () => ctx.wakeScheduler(), outbound }, id, 'manual');
+      if (attempt.status === 'busy') throw conflict('This feed is being checked right now. Try again in a moment.');
+      if (attempt.status === 'paused') throw conflict('This feed is paused. Activate it to check it.');
+      if (attempt.status === 'gone') throw notFound('RSS feed');
+      return { check: attempt.check, feed: await withToday((await repo.findFeed(db, id))!) };
+    },
+  };
+}

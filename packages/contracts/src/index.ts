@@ -5,3 +5,4 @@ export * from './subscribers';
 export * from './uploads';
 export * from './notifications';
 export * from './tracking';
+export * from './analytics';

@@ -2,6 +2,7 @@
 // one line here (see ARCHITECTURE.md, "Adding a feature").
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../context';
+import { analyticsRoutes } from './analytics/routes';
 import { authRoutes } from './auth/routes';
 import { notificationsRoutes } from './notifications/routes';
 import { sitesRoutes } from './sites/routes';
@@ -16,4 +17,5 @@ export const apiRoutes: Array<(ctx: AppContext) => FastifyPluginAsyncZod> = [
   uploadsRoutes,
   notificationsRoutes,
   trackingRoutes,
+  analyticsRoutes,
 ];

@@ -32,6 +32,8 @@ const protectedBareRoutes: RouteObject[] = [
 
 /** Signed-in pages inside the shell (sidebar + header). */
 const shellRoutes: RouteObject[] = [
+  { path: '/dashboard', lazy: page(() => import('../features/dashboard/pages/dashboard-page'), 'DashboardPage') },
+  { path: '/help', lazy: page(() => import('../features/help/pages/help-page'), 'HelpPage') },
   { path: '/settings', lazy: page(() => import('../features/sites/pages/settings-page'), 'SettingsPage') },
 ];
 

@@ -23,7 +23,8 @@ export function EngagementChart({ days, sample, className }: { days: EngagementD
       sample={sample}
       className={className}
       table={
-        <table className="sr-only">
+        <div className="sr-only">
+        <table>
           <caption>Clicks by day of the week{sample ? ' (sample data)' : ''}</caption>
           <thead>
             <tr>
@@ -40,10 +41,11 @@ export function EngagementChart({ days, sample, className }: { days: EngagementD
             ))}
           </tbody>
         </table>
+        </div>
       }
     >
       <ResponsiveContainer width="100%" height={280}>
-        <BarChart data={days} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
+        <BarChart accessibilityLayer={false} data={days} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
           <CartesianGrid stroke="#e2e8f0" strokeDasharray="3 3" vertical={false} />
           <XAxis dataKey="name" tick={{ fill: '#475569', fontSize: 12 }} tickLine={false} axisLine={{ stroke: '#cbd5e1' }} />
           <YAxis allowDecimals={false} tick={{ fill: '#475569', fontSize: 12 }} tickLine={false} axisLine={false} width={48} tickFormatter={formatCount} />
@@ -52,6 +54,7 @@ export function EngagementChart({ days, sample, className }: { days: EngagementD
             labelFormatter={(label) => WEEKDAY_FULL_NAMES[label as EngagementDay['name']] ?? String(label)}
             cursor={{ fill: '#eef2ff' }}
             contentStyle={{ borderRadius: 8, borderColor: '#cbd5e1', fontSize: 12 }}
+            itemStyle={{ color: '#0f172a' }}
           />
           <Bar dataKey="clicks" name="Clicks" fill={sample ? '#a5b4fc' : '#4f46e5'} radius={[4, 4, 0, 0]} maxBarSize={48} isAnimationActive={false} />
         </BarChart>

@@ -11,6 +11,9 @@ const SERIES = [
   { key: 'clicked', name: 'Clicked', color: '#d97706' },
 ] as const;
 
+/** Keeps legend and tooltip in the order sent, delivered, clicked (Recharts sorts alphabetically by default). */
+const seriesOrder = (item: { dataKey?: unknown }) => SERIES.findIndex((series) => series.key === item.dataKey);
+
 /** Spec §2 Dashboard: line chart of the last 7 days (sent, delivered, clicked). */
 export function PerformanceChart({ days, sample, className }: { days: ChartDay[]; sample: boolean; className?: string }) {
   const title = `Last ${days.length} Days`;
@@ -22,7 +25,8 @@ export function PerformanceChart({ days, sample, className }: { days: ChartDay[]
       sample={sample}
       className={className}
       table={
-        <table className="sr-only">
+        <div className="sr-only">
+        <table>
           <caption>
             Sent, delivered and clicked notifications per day{sample ? ' (sample data)' : ''}
           </caption>
@@ -47,10 +51,11 @@ export function PerformanceChart({ days, sample, className }: { days: ChartDay[]
             ))}
           </tbody>
         </table>
+        </div>
       }
     >
       <ResponsiveContainer width="100%" height={280}>
-        <LineChart data={data} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
+        <LineChart accessibilityLayer={false} data={data} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
           <CartesianGrid stroke="#e2e8f0" strokeDasharray="3 3" vertical={false} />
           <XAxis dataKey="label" tick={{ fill: '#475569', fontSize: 12 }} tickLine={false} axisLine={{ stroke: '#cbd5e1' }} interval="preserveStartEnd" minTickGap={8} />
           <YAxis allowDecimals={false} tick={{ fill: '#475569', fontSize: 12 }} tickLine={false} axisLine={false} width={48} tickFormatter={formatCount} />
@@ -58,8 +63,10 @@ export function PerformanceChart({ days, sample, className }: { days: ChartDay[]
             formatter={(value) => formatCount(Number(value))}
             labelFormatter={(_label, payload) => String(payload[0]?.payload.fullDate ?? _label)}
             contentStyle={{ borderRadius: 8, borderColor: '#cbd5e1', fontSize: 12 }}
+            itemStyle={{ color: '#0f172a' }}
+            itemSorter={seriesOrder}
           />
-          <Legend iconType="plainline" wrapperStyle={{ fontSize: 12, color: '#334155' }} />
+          <Legend itemSorter={seriesOrder} iconType="plainline" wrapperStyle={{ fontSize: 12, color: '#334155' }} />
           {SERIES.map((series) => (
             <Line
               key={series.key}

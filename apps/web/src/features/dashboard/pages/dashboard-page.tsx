@@ -127,10 +127,12 @@ function DashboardContent({ site, data }: { site: Site; data: DashboardData }) {
         <EngagementChart days={sample ? sampleEngagement(data.engagement) : data.engagement} sample={sample} className="min-w-0 lg:col-span-2" />
       </div>
 
-      <div className="grid grid-cols-1 gap-6 lg:grid-cols-2 xl:grid-cols-3">
+      <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-2">
         <RecentNotifications items={data.recentNotifications} timeZone={period.timezone} className="min-w-0" />
-        <RecurringPanel siteId={site.id} className="min-w-0" />
-        <WelcomeCampaignsPanel siteId={site.id} timeZone={period.timezone} className="min-w-0 lg:col-span-2 xl:col-span-1" />
+        <div className="flex min-w-0 flex-col gap-6">
+          <RecurringPanel siteId={site.id} />
+          <WelcomeCampaignsPanel siteId={site.id} timeZone={period.timezone} />
+        </div>
       </div>
     </div>
   );

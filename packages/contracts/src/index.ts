@@ -11,3 +11,4 @@ export * from './site-events';
 export * from './welcome-campaigns';
 export * from './rss-feeds';
 export * from './utm';
+export * from './analytics';

@@ -3,6 +3,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../context';
 import { apiKeysRoutes } from './api-keys/routes';
+import { analyticsRoutes } from './analytics/routes';
 import { authRoutes } from './auth/routes';
 import { notificationsRoutes } from './notifications/routes';
 import { segmentsRoutes } from './segments/routes';
@@ -26,4 +27,5 @@ export const apiRoutes: Array<(ctx: AppContext) => FastifyPluginAsyncZod> = [
   siteEventsRoutes,
   welcomeCampaignsRoutes,
   rssFeedsRoutes,
+  analyticsRoutes,
 ];

@@ -23,7 +23,7 @@ describe('login page (spec §2 /login, §8)', () => {
     expect(api.calls[0]?.body).toEqual({ email: 'ada@example.com', password: 'correct horse' });
 
     response.resolve(ok({ user: makeUser(), token: 'new-token' }));
-    expect(await screen.findByText('Unexpected Application Error!')).toBeInTheDocument(); // /dashboard arrives with a later issue
+    expect(await screen.findByRole('heading', { name: 'Dashboard', level: 1 })).toBeInTheDocument();
     expect(pathname()).toBe('/dashboard');
     expect(useAuthStore.getState()).toMatchObject({ isAuthenticated: true, token: 'new-token', user: makeUser() });
     expect(localStorage.getItem(TOKEN_STORAGE_KEY)).toBe('new-token');

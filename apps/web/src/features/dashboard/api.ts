@@ -1,0 +1,61 @@
+import { DASHBOARD_DEFAULT_DAYS, dashboardResponse, envelope, notificationListResponse, type DashboardData, type Notification } from '@herald/contracts';
+import { useQuery } from '@tanstack/react-query';
+import { z } from 'zod';
+import { ApiError, apiRequest } from '../../lib/api-client';
+
+// Spec §7: the dashboard's three calls. Fetchers and hooks side by side.
+
+export const dashboardQueryKey = (siteId: string, days: number) => ['sites', siteId, 'analytics', 'dashboard', days] as const;
+
+export function fetchDashboard(siteId: string, days = DASHBOARD_DEFAULT_DAYS): Promise<DashboardData> {
+  return apiRequest(`/sites/${encodeURIComponent(siteId)}/analytics/dashboard?days=${days}`, { schema: dashboardResponse });
+}
+
+export function useDashboardQuery(siteId: string, days = DASHBOARD_DEFAULT_DAYS) {
+  return useQuery({ queryKey: dashboardQueryKey(siteId, days), queryFn: () => fetchDashboard(siteId, days) });
+}
+
+/** Spec §2 Dashboard "Recurring Notifications panel": GET /sites/{siteId}/notifications?type=RECURRING. */
+export const recurringNotificationsQueryKey = (siteId: string) => ['sites', siteId, 'notifications', { type: 'RECURRING' }] as const;
+
+export async function fetchRecurringNotifications(siteId: string): Promise<Notification[]> {
+  return (await apiRequest(`/sites/${encodeURIComponent(siteId)}/notifications?type=RECURRING`, { schema: notificationListResponse })).notifications;
+}
+
+export function useRecurringNotificationsQuery(siteId: string) {
+  return useQuery({ queryKey: recurringNotificationsQueryKey(siteId), queryFn: () => fetchRecurringNotifications(siteId) });
+}
+
+/**
+ * The fields of a welcome campaign the dashboard shows (spec §3). Read
+ * leniently: the panel needs the name, state, step count and creation date only.
+ */
+const welcomeCampaignSummary = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    is_active: z.boolean(),
+    created_at: z.string(),
+    steps_count: z.number().optional(),
+    steps: z.array(z.unknown()).optional(),
+  })
+  .transform(({ steps, steps_count, ...campaign }) => ({ ...campaign, steps_count: steps_count ?? steps?.length ?? 0 }));
+export type WelcomeCampaignSummary = z.output<typeof welcomeCampaignSummary>;
+
+const welcomeCampaignsResponse = envelope(z.object({ campaigns: z.array(welcomeCampaignSummary) }));
+
+export const welcomeCampaignsQueryKey = (siteId: string) => ['sites', siteId, 'welcome-campaigns'] as const;
+
+/** GET /sites/{siteId}/welcome-campaigns (data.campaigns). A 404 means the site has none (or the server has no campaigns yet). */
+export async function fetchWelcomeCampaigns(siteId: string): Promise<WelcomeCampaignSummary[]> {
+  try {
+    return (await apiRequest(`/sites/${encodeURIComponent(siteId)}/welcome-campaigns`, { schema: welcomeCampaignsResponse })).campaigns;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return [];
+    throw error;
+  }
+}
+
+export function useWelcomeCampaignsQuery(siteId: string) {
+  return useQuery({ queryKey: welcomeCampaignsQueryKey(siteId), queryFn: () => fetchWelcomeCampaigns(siteId) });
+}

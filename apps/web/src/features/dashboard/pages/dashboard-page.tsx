@@ -1,0 +1,139 @@
+import type { DashboardData, Site } from '@herald/contracts';
+import { BarChart3, Bell, Coins, MousePointerClick, Plus, Users } from 'lucide-react';
+import { Alert, Button, ButtonLink, EmptyState, PageHeader, Spinner } from '../../../components/ui';
+import { errorMessage } from '../../../lib/api-client';
+import { DASHBOARD_HELP } from '../../../lib/help-texts';
+import { useCurrentSite } from '../../../lib/sites-store';
+import { useDashboardQuery } from '../api';
+import { MetricCard } from '../components/metric-card';
+import { EngagementChart } from '../components/engagement-chart';
+import { PerformanceChart } from '../components/performance-chart';
+import { RecentNotifications } from '../components/recent-notifications';
+import { RecurringPanel } from '../components/recurring-panel';
+import { WelcomeCampaignsPanel } from '../components/welcome-campaigns-panel';
+import { formatCount, formatMoney, formatRate } from '../dashboard-format';
+import { sampleChart, sampleEngagement } from '../sample-data';
+
+function Loading() {
+  return (
+    <div className="flex items-center gap-3 py-12 text-sm text-slate-600" role="status">
+      <Spinner /> Loading analytics...
+    </div>
+  );
+}
+
+/** Spec §2 Dashboard. */
+export function DashboardPage() {
+  const { currentSite, loaded } = useCurrentSite();
+  if (!currentSite) {
+    return (
+      <>
+        <PageHeader title="Dashboard" />
+        {loaded ? (
+          <EmptyState
+            icon={<BarChart3 className="size-6" />}
+            title="No Site Selected"
+            description="Create or select a site to view analytics"
+            action={
+              <ButtonLink to="/sites/new" icon={<Plus className="hidden size-4 sm:block" aria-hidden="true" />}>
+                New Site
+              </ButtonLink>
+            }
+          />
+        ) : (
+          <Loading />
+        )}
+      </>
+    );
+  }
+  // key: another site starts from its own loading state.
+  return <SiteDashboard key={currentSite.id} site={currentSite} />;
+}
+
+function SiteDashboard({ site }: { site: Site }) {
+  const query = useDashboardQuery(site.id);
+  return (
+    <>
+      <PageHeader
+        title="Dashboard"
+        description={query.data ? `${site.name}: the last ${query.data.period.days} days, in ${query.data.period.timezone} time.` : site.name}
+      />
+      {query.isPending ? (
+        <Loading />
+      ) : query.isError ? (
+        <Alert tone="error" title="Could not load analytics">
+          <div className="flex flex-wrap items-center gap-3">
+            {errorMessage(query.error, 'Please try again.')}
+            <Button variant="secondary" size="sm" onClick={() => void query.refetch()}>
+              Try again
+            </Button>
+          </div>
+        </Alert>
+      ) : (
+        <DashboardContent site={site} data={query.data} />
+      )}
+    </>
+  );
+}
+
+function DashboardContent({ site, data }: { site: Site; data: DashboardData }) {
+  const { metrics, period } = data;
+  const comparedWith = `previous ${period.days} ${period.days === 1 ? 'day' : 'days'}`;
+  const sample = !data.hasData;
+  return (
+    <div className="flex flex-col gap-6">
+      <section aria-labelledby="dashboard-metrics">
+        <h2 id="dashboard-metrics" className="sr-only">
+          Key figures
+        </h2>
+        <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 xl:grid-cols-4">
+          <MetricCard
+            title="Total Subscribers"
+            help={DASHBOARD_HELP.totalSubscribers}
+            value={formatCount(metrics.totalSubscribers.value)}
+            metric={metrics.totalSubscribers}
+            comparedWith={comparedWith}
+            icon={<Users className="size-5" />}
+          />
+          <MetricCard
+            title="Notifications Sent"
+            help={DASHBOARD_HELP.notificationsSent}
+            value={formatCount(metrics.notificationsSent.value)}
+            metric={metrics.notificationsSent}
+            comparedWith={comparedWith}
+            icon={<Bell className="size-5" />}
+          />
+          <MetricCard
+            title="Click Rate"
+            help={DASHBOARD_HELP.clickRate}
+            value={formatRate(metrics.clickRate.value)}
+            metric={metrics.clickRate}
+            comparedWith={comparedWith}
+            icon={<MousePointerClick className="size-5" />}
+          />
+          <MetricCard
+            title="Value Generated"
+            help={DASHBOARD_HELP.valueGenerated}
+            value={formatMoney(metrics.valueGenerated.value, metrics.valueGenerated.currency)}
+            metric={metrics.valueGenerated}
+            comparedWith={comparedWith}
+            icon={<Coins className="size-5" />}
+          />
+        </div>
+      </section>
+
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-5">
+        <PerformanceChart days={sample ? sampleChart(data.chart) : data.chart} sample={sample} className="min-w-0 lg:col-span-3" />
+        <EngagementChart days={sample ? sampleEngagement(data.engagement) : data.engagement} sample={sample} className="min-w-0 lg:col-span-2" />
+      </div>
+
+      <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-2">
+        <RecentNotifications items={data.recentNotifications} timeZone={period.timezone} className="min-w-0" />
+        <div className="flex min-w-0 flex-col gap-6">
+          <RecurringPanel siteId={site.id} />
+          <WelcomeCampaignsPanel siteId={site.id} timeZone={period.timezone} />
+        </div>
+      </div>
+    </div>
+  );
+}

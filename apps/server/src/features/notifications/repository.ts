@@ -92,6 +92,10 @@ export async function deletePendingRun(db: Db, dedupeKey: string): Promise<boole
   return Number(result.numDeletedRows) > 0;
 }
 
+export function latestRunOfNotification(db: Db, notificationId: string): Promise<RunRow | undefined> {
+  return db.selectFrom('notification_runs').selectAll().where('notification_id', '=', notificationId).orderBy('created_at', 'desc').orderBy('id').limit(1).executeTakeFirst();
+}
+
 export function findRunByKey(db: Db, dedupeKey: string): Promise<RunRow | undefined> {
   return db.selectFrom('notification_runs').selectAll().where('dedupe_key', '=', dedupeKey).executeTakeFirst();
 }

@@ -178,6 +178,13 @@ export function createNotificationsService(ctx: AppContext) {
     return row;
   }
 
+  /** A notification the dashboard may change. A welcome-campaign step belongs to its campaign (edited there, versioned). */
+  async function changeableNotification(userId: string, id: string): Promise<NotificationRow> {
+    const row = await ownedNotification(userId, id);
+    if (row.source === 'campaign') throw conflict('This notification is a welcome campaign step: change it from its campaign');
+    return row;
+  }
+
   /** Spec help text: scheduling up to 30 days ahead; a schedule time in the past is refused. */
   function parseScheduledAt(value: string, site: SiteRow): number {
     const at = parseDateTimeInZone(value, site.timezone);
@@ -310,7 +317,7 @@ export function createNotificationsService(ctx: AppContext) {
      * read when a run is sent, and a new schedule starts from now on.
      */
     async update(userId: string, id: string, body: NotificationPatchInput): Promise<Notification> {
-      const existing = await ownedNotification(userId, id);
+      const existing = await changeableNotification(userId, id);
       if (existing.status !== 'draft' && existing.status !== 'scheduled') {
         throw conflict(`A ${existing.status} notification cannot be edited`);
       }
@@ -389,7 +396,7 @@ export function createNotificationsService(ctx: AppContext) {
 
     /** Spec §4: only draft and scheduled notifications can be deleted. */
     async remove(userId: string, id: string): Promise<void> {
-      const existing = await ownedNotification(userId, id);
+      const existing = await changeableNotification(userId, id);
       if (existing.status !== 'draft' && existing.status !== 'scheduled') {
         throw conflict(`A ${existing.status} notification cannot be deleted`);
       }
@@ -408,7 +415,7 @@ export function createNotificationsService(ctx: AppContext) {
 
     /** Spec §2/§4: "Send Now" is offered for drafts only. */
     async sendNow(userId: string, id: string): Promise<Notification> {
-      const existing = await ownedNotification(userId, id);
+      const existing = await changeableNotification(userId, id);
       if (existing.type !== 'ONE_TIME') throw conflict('Only one-time notifications can be sent now');
       if (existing.status !== 'draft') throw conflict('Only draft notifications can be sent now');
       const now = clock.now();
@@ -432,7 +439,7 @@ export function createNotificationsService(ctx: AppContext) {
      * Triggered: disarmed; sends still waiting for their delay are cancelled too.
      */
     async cancel(userId: string, id: string): Promise<Notification> {
-      const existing = await ownedNotification(userId, id);
+      const existing = await changeableNotification(userId, id);
       if (existing.status !== 'scheduled') throw conflict('Only scheduled notifications can be cancelled');
       const now = clock.now();
       await db.transaction().execute(async (trx) => {
@@ -451,7 +458,7 @@ export function createNotificationsService(ctx: AppContext) {
 
     /** Spec §4: completed, cancelled and failed notifications can be duplicated (into a new draft). */
     async duplicate(userId: string, id: string): Promise<Notification> {
-      const existing = await ownedNotification(userId, id);
+      const existing = await changeableNotification(userId, id);
       const now = clock.now();
       const copy: NotificationRow = {
         ...existing,
@@ -494,11 +501,12 @@ export function createNotificationsService(ctx: AppContext) {
 
     /** Spec §4: a failed notification can be retried: its failed deliveries are sent again. */
     async retry(userId: string, id: string): Promise<Notification> {
-      const existing = await ownedNotification(userId, id);
+      const existing = await changeableNotification(userId, id);
       if (existing.status !== 'failed') throw conflict('Only failed notifications can be retried');
       const now = clock.now();
       await db.transaction().execute(async (trx) => {
-        const run = await repo.findRunByKey(trx, oneTimeRunKey(id));
+        // The one-time send's run, or (feed items) the run that created it: the latest.
+        const run = await repo.latestRunOfNotification(trx, id);
         if (!run || !(await repo.reopenFailedRun(trx, run, now))) throw conflict('There is nothing to retry');
         await repo.updateNotification(trx, id, { status: 'sending', last_error: null, completed_at: null, updated_at: now });
       });

@@ -2,6 +2,7 @@
 // conditional UPDATE (reliability guide, "Due work is claimed, not read") and
 // a running check holds a short lease, so two schedulers, a scheduled check
 // and "Check now" never check one feed at the same time.
+import type { SegmentUse } from '../segments/repository';
 import type { Insertable, Kysely, Transaction, Updateable } from 'kysely';
 import type { Database, RssFeedItemsTable, RssFeedRow, RssFeedsTable, RssItemOutcome, SiteRow } from '../../db/schema';
 
@@ -193,4 +194,17 @@ export async function pruneSeenItems(db: Db, feedId: string, seenBefore: number,
   let query = db.deleteFrom('rss_feed_items').where('feed_id', '=', feedId).where('seen_at', '<', seenBefore);
   if (keepKeys.length) query = query.where('item_key', 'not in', keepKeys);
   await query.execute();
+}
+
+/** Feeds that target a segment (deleting it is refused while they exist; see segments/segment-uses.ts). */
+export async function feedsUsingSegment(db: Db, siteId: string, segmentId: string): Promise<SegmentUse[]> {
+  const rows = await db
+    .selectFrom('rss_feeds')
+    .select(['id', 'name'])
+    .where('site_id', '=', siteId)
+    .where('segment_id', '=', segmentId)
+    .orderBy('created_at')
+    .limit(50)
+    .execute();
+  return rows.map((row) => ({ key: `rss-feed:${row.id}`, kind: 'RSS feed', name: row.name }));
 }

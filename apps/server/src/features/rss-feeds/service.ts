@@ -4,11 +4,12 @@ import type { Updateable } from 'kysely';
 import type { AppContext } from '../../context';
 import type { RssFeedRow, RssFeedsTable, SiteRow } from '../../db/schema';
 import { createOutboundHttpFromConfig, type OutboundHttp } from '../../platform/outbound-http';
-import { badRequest, conflict, notFound } from '../../platform/errors';
+import { conflict, notFound } from '../../platform/errors';
 import { iso, isoOrNull } from '../../platform/responses';
 import { requireOwnedSite } from '../sites/service';
 import { checkFeed, localDayOf } from './feed-check';
 import * as repo from './repository';
+import { requireSegmentOfSite } from '../segments/service';
 
 export function toRssFeedResponse(row: RssFeedRow, today: { sent: number; skipped: number } = { sent: 0, skipped: 0 }): RssFeed {
   return {
@@ -46,14 +47,9 @@ export function createRssFeedsService(ctx: AppContext, options: { outbound?: Out
     return row;
   }
 
-  /**
-   * Segments are built in parallel by another feature; until they are
-   * connected, no segment id can belong to the site, so only "all
-   * subscribers" (null) is accepted.
-   */
+  /** A feed may target a segment of its own site (null: all subscribers). */
   async function checkSegment(site: SiteRow, segmentId: string | null | undefined): Promise<void> {
-    void site;
-    if (segmentId) throw badRequest('Segment not found');
+    if (segmentId) await requireSegmentOfSite(db, site.id, segmentId);
   }
 
   async function withToday(row: RssFeedRow, site?: SiteRow): Promise<RssFeed> {

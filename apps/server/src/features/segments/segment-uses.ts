@@ -3,6 +3,8 @@
 // to ALL subscribers, so a deleted segment must not silently widen a send.
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/schema';
+import { feedsUsingSegment } from '../rss-feeds/repository';
+import { campaignsUsingSegment } from '../welcome-campaigns/repository';
 import { notificationsUsingSegment, runsUsingSegment, type SegmentUse } from './repository';
 
 export type { SegmentUse } from './repository';
@@ -16,7 +18,7 @@ export type SegmentUseFinder = (db: Db, siteId: string, segmentId: string) => Pr
  * Everything that can target a segment. A feature whose rows carry a
  * segment (RSS feeds, welcome campaigns) adds its finder here, one line each.
  */
-export const segmentUseFinders: SegmentUseFinder[] = [notificationsUsingSegment, runsUsingSegment];
+export const segmentUseFinders: SegmentUseFinder[] = [notificationsUsingSegment, runsUsingSegment, campaignsUsingSegment, feedsUsingSegment];
 
 const NAMES_SHOWN = 3;
 

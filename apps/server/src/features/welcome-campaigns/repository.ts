@@ -1,5 +1,6 @@
 // SQL of welcome campaigns: campaigns, their versioned steps, enrolments,
 // and the drip runs (notification_runs with `drip:` dedupe keys) they create.
+import type { SegmentUse } from '../segments/repository';
 import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
 import type { DatabaseKind } from '../../db/database';
 import type {
@@ -277,4 +278,17 @@ export async function deferDueDripRunsBehindEarlierSteps(db: Db, now: number, un
     )
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
+}
+
+/** Campaigns that target a segment (deleting it is refused while they exist; see segments/segment-uses.ts). */
+export async function campaignsUsingSegment(db: Db, siteId: string, segmentId: string): Promise<SegmentUse[]> {
+  const rows = await db
+    .selectFrom('welcome_campaigns')
+    .select(['id', 'name'])
+    .where('site_id', '=', siteId)
+    .where('segment_id', '=', segmentId)
+    .orderBy('created_at')
+    .limit(50)
+    .execute();
+  return rows.map((row) => ({ key: `welcome-campaign:${row.id}`, kind: 'welcome campaign', name: row.name }));
 }

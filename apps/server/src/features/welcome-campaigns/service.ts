@@ -11,11 +11,12 @@ import {
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context';
 import type { Database, WelcomeCampaignRow, WelcomeCampaignStepRow } from '../../db/schema';
-import { badRequest, notFound } from '../../platform/errors';
+import { notFound } from '../../platform/errors';
 import { iso } from '../../platform/responses';
 import { requireOwnedSite } from '../sites/service';
 import * as repo from './repository';
 import { sentStepContent, utmParamsOf, type AuthoredStepContent } from './step-content';
+import { requireSegmentOfSite } from '../segments/service';
 
 const NO_COUNTERS: repo.SendCounters = { sent: 0, delivered: 0, clicked: 0, failed: 0 };
 
@@ -177,16 +178,6 @@ export function createWelcomeCampaignsService(ctx: AppContext) {
     return row;
   }
 
-  /**
-   * Optional targeting (spec §3 Segment). Segments arrive with their own
-   * feature; until a site has segments no id can match, exactly as for
-   * notifications (see notifications/service.ts checkSegment).
-   */
-  function checkSegment(siteName: string, segmentId: string | null | undefined): void {
-    if (!segmentId) return;
-    throw badRequest(`Segment not found for site ${siteName}`);
-  }
-
   /** Spec §4: "only one can be active at a time". The others stop, including their enrolled subscribers' future steps. */
   async function deactivateOthers(trx: Transaction<Database>, siteId: string, keepId: string, now: number): Promise<void> {
     const deactivated = await repo.deactivateOtherCampaigns(trx, siteId, keepId, now);
@@ -211,7 +202,7 @@ export function createWelcomeCampaignsService(ctx: AppContext) {
 
     async create(userId: string, siteId: string, body: CampaignInput): Promise<WelcomeCampaign> {
       const site = await requireOwnedSite(ctx, userId, siteId);
-      checkSegment(site.name, body.segment_id);
+      if (body.segment_id) await requireSegmentOfSite(db, site.id, body.segment_id);
       const now = clock.now();
       const campaign: WelcomeCampaignRow = {
         id: crypto.randomUUID(),
@@ -248,7 +239,7 @@ export function createWelcomeCampaignsService(ctx: AppContext) {
     async update(userId: string, id: string, body: CampaignPatchInput): Promise<WelcomeCampaign> {
       const owned = await ownedCampaign(userId, id);
       const site = await requireOwnedSite(ctx, userId, owned.site_id);
-      if (body.segment_id !== undefined) checkSegment(site.name, body.segment_id);
+      if (body.segment_id) await requireSegmentOfSite(db, site.id, body.segment_id);
       const now = clock.now();
       await db.transaction().execute(async (trx) => {
         if (!(await repo.lockSite(trx, dbKind, owned.site_id, 'change'))) throw notFound('Campaign');

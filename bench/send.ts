@@ -71,62 +71,34 @@ async function measure(subscriberCount: number, baselineMessages: number): Promi
     for (let made = 0; made < subscriberCount; ) {
       const page = await push.createSubscriptions(Math.min(10_000, subscriberCount - made), { applicationServerKey: site.vapid_public_key });
       const now = Date.now();
-      await ctx.db
-        .insertInto('subscribers')
-        .values(
-          page.map((s) => ({
-            id: crypto.randomUUID(),
-            site_id: site.id,
-            endpoint: s.endpoint,
-            endpoint_hash: crypto.createHash('sha256').update(s.endpoint).digest('hex'),
-            p256dh: s.keys.p256dh,
-            auth: s.keys.auth,
-            browser: 'Chrome',
-            os: 'Windows',
-            country: 'Unknown',
-            language: null,
-            timezone: null,
-            user_agent: null,
-            external_id: null,
-            is_active: 1,
-            subscribed_at: now,
-            last_seen_at: now,
-            unsubscribed_at: null,
-            updated_at: now,
-          })),
-        )
-        .execute()
-        .catch(async () => {
-          // SQLite caps bound parameters per statement: insert in slices.
-          for (let i = 0; i < page.length; i += 1000) {
-            const slice = page.slice(i, i + 1000);
-            await ctx.db
-              .insertInto('subscribers')
-              .values(
-                slice.map((s) => ({
-                  id: crypto.randomUUID(),
-                  site_id: site.id,
-                  endpoint: s.endpoint,
-                  endpoint_hash: crypto.createHash('sha256').update(s.endpoint).digest('hex'),
-                  p256dh: s.keys.p256dh,
-                  auth: s.keys.auth,
-                  browser: 'Chrome',
-                  os: 'Windows',
-                  country: 'Unknown',
-                  language: null,
-                  timezone: null,
-                  user_agent: null,
-                  external_id: null,
-                  is_active: 1,
-                  subscribed_at: now,
-                  last_seen_at: now,
-                  unsubscribed_at: null,
-                  updated_at: now,
-                })),
-              )
-              .execute();
-          }
-        });
+      // SQLite caps bound parameters per statement: insert in slices.
+      for (let i = 0; i < page.length; i += 1000) {
+        await ctx.db
+          .insertInto('subscribers')
+          .values(
+            page.slice(i, i + 1000).map((s) => ({
+              id: crypto.randomUUID(),
+              site_id: site.id,
+              endpoint: s.endpoint,
+              endpoint_hash: crypto.createHash('sha256').update(s.endpoint).digest('hex'),
+              p256dh: s.keys.p256dh,
+              auth: s.keys.auth,
+              browser: 'Chrome',
+              os: 'Windows',
+              country: 'Unknown',
+              language: null,
+              timezone: null,
+              user_agent: null,
+              external_id: null,
+              is_active: 1,
+              subscribed_at: now,
+              last_seen_at: now,
+              unsubscribed_at: null,
+              updated_at: now,
+            })),
+          )
+          .execute();
+      }
       for (const s of page) {
         if (sampleSubscriptions.length < baselineMessages) sampleSubscriptions.push({ endpoint: s.endpoint, keys: s.keys });
         if (sampleKeys.length < 1000) sampleKeys.push(s.keys);

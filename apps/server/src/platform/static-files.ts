@@ -64,7 +64,7 @@ export async function registerStaticFiles(app: FastifyInstance, dirs: StaticDirs
   });
 
   const indexHtml = webBuilt ? fs.readFileSync(path.join(dirs.web, 'index.html'), 'utf8') : undefined;
-  app.get('/*', async (request, reply) => {
+  app.get('/*', { schema: { hide: true } }, async (request, reply) => {
     const pathname = request.url.split('?')[0] ?? '/';
     if (pathname.startsWith('/api/') || pathname.startsWith('/sdk/') || pathname.startsWith('/uploads/') || /\.[a-z0-9]+$/i.test(pathname)) {
       return reply.status(404).send({ success: false, error: { message: `Route GET ${pathname} not found`, code: 'not_found' } });
@@ -77,7 +77,7 @@ export async function registerStaticFiles(app: FastifyInstance, dirs: StaticDirs
     }
     return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml);
   });
-  app.get('/', async (_request, reply) => {
+  app.get('/', { schema: { hide: true } }, async (_request, reply) => {
     if (!indexHtml) return reply.status(503).type('text/plain; charset=utf-8').send('The Herald dashboard has not been built yet. Run `npm run build`.');
     return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml);
   });

@@ -114,7 +114,17 @@ describe('a worker stopped in the middle of a send', () => {
         async () => (await api(restarted, 'GET', `/notifications/${s.notificationId}`, s.token)).body.data?.notification.status === 'completed',
         90_000,
         'the send to complete after restart',
-      );
+      ).catch((error: unknown) => {
+        const db = new SQLite(path.join(restarted.dataDir, 'herald.db'), { readonly: true });
+        const state = JSON.stringify({
+          run: db.prepare('select status, fanout_done, lease_until, total_count, sent_count, failed_count from notification_runs').all(),
+          deliveries: db.prepare('select status, count(*) n, min(lease_until) minLease, max(lease_until) maxLease, max(next_attempt_at) nextAt, max(attempts) att from deliveries group by status').all(),
+          notification: db.prepare('select status, total_count, sent_count from notifications').all(),
+          now: Date.now(),
+        });
+        db.close();
+        throw new Error(`${String(error)}\n${state}\n--- after the restart:\n${restarted.output().slice(-3000)}`);
+      });
 
       const rows = deliveryRows(restarted, s.notificationId);
       expect(rows).toHaveLength(SUBSCRIBERS);

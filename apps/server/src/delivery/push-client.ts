@@ -147,6 +147,8 @@ export interface OriginStats {
 
 export interface PushClientStats {
   inFlight: number;
+  /** Outcomes handed to an onResult that has not settled yet (they count against the concurrency). */
+  awaitingResults: number;
   parked: number;
   origins: OriginStats[];
 }
@@ -386,7 +388,8 @@ export class PushClient {
           batch.pendingResults--;
           this.awaitingResults--;
           wakeBatch();
-          this.wakeRoomWaiters();
+          // Room freed: parked messages may start, and batches may pull more.
+          this.schedule();
         };
         result.then(settled, (error: unknown) => {
           fail(error);
@@ -438,6 +441,7 @@ export class PushClient {
   stats(): PushClientStats {
     return {
       inFlight: this.inFlight,
+      awaitingResults: this.awaitingResults,
       parked: this.parkedCount,
       origins: [...this.origins.values()].map((o) => ({
         origin: o.origin,
@@ -557,7 +561,7 @@ export class PushClient {
   private schedule(): void {
     if (this.parkedCount > 0) {
       for (const origin of this.parkedOrigins) {
-        if (this.inFlight >= this.concurrency) break;
+        if (this.inFlight + this.awaitingResults >= this.concurrency) break;
         while (origin.parked.length > 0 && this.inFlight + this.awaitingResults < this.concurrency && this.isReady(origin)) {
           this.parkedCount--;
           this.start(origin.parked.shift()!);

@@ -39,7 +39,8 @@ export function Switch({ label, checked, onCheckedChange, description, disabled,
         className={cn(
           'relative inline-flex h-6 w-11 shrink-0 items-center rounded-full transition-colors',
           'focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 disabled:cursor-not-allowed disabled:opacity-60',
-          checked ? 'bg-indigo-600' : 'bg-slate-300',
+          // The off track keeps 3:1 against the card (WCAG 1.4.11), so the control is visible before it is turned on.
+          checked ? 'bg-indigo-600' : 'bg-slate-500',
         )}
       >
         <span

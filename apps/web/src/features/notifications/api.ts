@@ -9,11 +9,11 @@ import {
 } from '@herald/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
-import { ApiError, apiRequest } from '../../lib/api-client';
+import { apiRequest } from '../../lib/api-client';
 
-// Spec §7 Notifications (plus cancel, duplicate, retry from §4), the
-// notification performance call (§7 Analytics) and the site's segments for
-// the target select. Fetchers and hooks side by side.
+// Spec §7 Notifications (plus cancel, duplicate, retry from §4) and the
+// notification performance call (§7 Analytics). Fetchers and hooks side by
+// side; the target select's segments come from lib/segment-options.
 
 /** While a notification is being sent, its progress is fetched this often. */
 export const SENDING_POLL_MS = 2000;
@@ -24,7 +24,6 @@ const notificationsKey = (siteId: string) => ['sites', siteId, 'notifications'] 
 export const notificationListKey = (siteId: string, filter: StatusFilter) => [...notificationsKey(siteId), filter] as const;
 export const notificationKey = (id: string) => ['notifications', id] as const;
 export const performanceKey = (id: string) => ['notifications', id, 'performance'] as const;
-export const segmentsKey = (siteId: string) => ['sites', siteId, 'segments'] as const;
 
 const byId = (id: string) => `/notifications/${encodeURIComponent(id)}`;
 
@@ -62,29 +61,6 @@ export function fetchPerformance(id: string) {
 
 export function usePerformanceQuery(id: string, live: boolean) {
   return useQuery({ queryKey: performanceKey(id), queryFn: () => fetchPerformance(id), refetchInterval: live ? SENDING_POLL_MS : false });
-}
-
-/** GET /api/sites/{siteId}/segments (spec §7 Segments); only what the target select needs. */
-const segmentsResponse = envelope(
-  z.object({ segments: z.array(z.object({ id: z.string(), name: z.string(), estimated_count: z.number().nullable().optional() })) }),
-);
-export type SegmentOption = z.infer<typeof segmentsResponse>['data']['segments'][number];
-
-/**
- * A server without the segments feature answers 404: that means "no
- * segments", and the form offers "All Subscribers" only.
- */
-export async function fetchSegments(siteId: string): Promise<SegmentOption[]> {
-  try {
-    return (await apiRequest(`/sites/${encodeURIComponent(siteId)}/segments`, { schema: segmentsResponse })).segments;
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return [];
-    throw error;
-  }
-}
-
-export function useSegmentsQuery(siteId: string | undefined) {
-  return useQuery({ queryKey: segmentsKey(siteId ?? ''), queryFn: () => fetchSegments(siteId!), enabled: Boolean(siteId) });
 }
 
 export async function createNotification(input: { siteId: string; body: NotificationBody }): Promise<Notification> {

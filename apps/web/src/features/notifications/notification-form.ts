@@ -70,6 +70,16 @@ export const DEFAULT_FORM_VALUES: NotificationFormValues = {
   trigger_delay: '0',
 };
 
+/**
+ * The type a link asks the new-notification form to start with
+ * (`?type=RECURRING`, as the dashboard's Recurring panel links); any case is
+ * accepted, anything else is ignored.
+ */
+export function typeFromQuery(value: string | null): NotificationType | undefined {
+  const wanted = value?.trim().toUpperCase();
+  return NOTIFICATION_TYPES.find((type) => type === wanted);
+}
+
 export const EMPTY_ACTION: ActionButtonValues = { title: '', url: '' };
 
 const DAY_MS = 86_400_000;

@@ -1,5 +1,4 @@
 import {
-  envelope,
   rssFeedCheckResponse,
   rssFeedDeletedResponse,
   rssFeedListResponse,
@@ -10,8 +9,7 @@ import {
   type UpdateRssFeedBody,
 } from '@herald/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { z } from 'zod';
-import { ApiError, apiRequest } from '../../lib/api-client';
+import { apiRequest } from '../../lib/api-client';
 
 // Spec §7 RSS feeds: fetchers and hooks side by side. Every change refreshes
 // the site's feed list.
@@ -31,25 +29,6 @@ export function useRssFeedsQuery(siteId: string) {
     queryFn: () => fetchRssFeeds(siteId),
     refetchInterval: (query) => (query.state.data?.some((feed) => feed.is_active && feed.last_fetched_at === null && !feed.last_error) ? FIRST_CHECK_REFRESH_MS : false),
   });
-}
-
-/** The part of a segment the targeting select needs; the segments feature owns the full shape. */
-const segmentOption = z.object({ id: z.string(), name: z.string() });
-const segmentsResponse = envelope(z.object({ segments: z.array(segmentOption) }));
-export type SegmentOption = z.infer<typeof segmentOption>;
-
-/** GET /sites/{siteId}/segments → data.segments; a 404 means the site has no segments (yet). */
-export async function fetchSegmentOptions(siteId: string): Promise<SegmentOption[]> {
-  try {
-    return (await apiRequest(`/sites/${encodeURIComponent(siteId)}/segments`, { schema: segmentsResponse })).segments;
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return [];
-    throw error;
-  }
-}
-
-export function useSegmentOptionsQuery(siteId: string) {
-  return useQuery({ queryKey: ['sites', siteId, 'segments', 'options'], queryFn: () => fetchSegmentOptions(siteId), retry: false });
 }
 
 export async function createRssFeed(input: { siteId: string; body: CreateRssFeedBody }): Promise<RssFeed> {

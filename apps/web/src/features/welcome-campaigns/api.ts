@@ -2,13 +2,11 @@ import {
   campaignDeletedResponse,
   campaignListResponse,
   campaignResponse,
-  envelope,
   type CampaignBody,
   type CampaignPatchBody,
   type WelcomeCampaign,
 } from '@herald/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { z } from 'zod';
 import { ApiError, apiRequest } from '../../lib/api-client';
 
 // Spec §7 Welcome campaigns: fetchers and hooks side by side. Every change
@@ -73,22 +71,4 @@ export async function deleteCampaign(campaign: Pick<WelcomeCampaign, 'id' | 'sit
 export function useDeleteCampaignMutation() {
   const refresh = useRefreshCampaigns();
   return useMutation({ mutationFn: deleteCampaign, onSuccess: (_result, campaign) => refresh(campaign) });
-}
-
-/** The part of a segment the target selector shows. */
-const segmentsResponse = envelope(z.object({ segments: z.array(z.object({ id: z.string(), name: z.string() })) }));
-export type SegmentOption = z.infer<typeof segmentsResponse>['data']['segments'][number];
-
-/** Spec §7 GET /sites/{siteId}/segments (data.segments). A 404 means the site has no segments (yet). */
-export async function fetchSegments(siteId: string): Promise<SegmentOption[]> {
-  try {
-    return (await apiRequest(`/sites/${encodeURIComponent(siteId)}/segments`, { schema: segmentsResponse })).segments;
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return [];
-    throw error;
-  }
-}
-
-export function useSegmentsQuery(siteId: string) {
-  return useQuery({ queryKey: ['sites', siteId, 'segments', 'campaign-target-options'], queryFn: () => fetchSegments(siteId) });
 }

@@ -5,6 +5,7 @@ import {
   NOTIFICATION_TYPES,
   RECURRING_INTERVALS,
   type Notification,
+  type NotificationType,
   type Site,
 } from '@herald/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
@@ -13,11 +14,12 @@ import { useMemo } from 'react';
 import { Controller, useFieldArray, useForm, useWatch, type Control, type FieldErrors, type UseFormRegister } from 'react-hook-form';
 import { useNavigate } from 'react-router';
 import { ImagePicker } from '../../../components/image-picker';
+import { SegmentSelectField } from '../../../components/segment-select';
 import { Alert, Button, ButtonLink, Card, CardContent, CardDescription, CardHeader, CardTitle, Field, Input, Select, Switch, Textarea } from '../../../components/ui';
 import { errorMessage } from '../../../lib/api-client';
 import { cn } from '../../../lib/class-names';
 import { notify } from '../../../lib/dialogs';
-import { useCreateNotificationMutation, useSegmentsQuery, useUpdateNotificationMutation } from '../api';
+import { useCreateNotificationMutation, useUpdateNotificationMutation } from '../api';
 import {
   DEFAULT_FORM_VALUES,
   EMPTY_ACTION,
@@ -27,7 +29,7 @@ import {
   toNotificationBody,
   type NotificationFormValues,
 } from '../notification-form';
-import { formatCount, INTERVAL_LABELS, intervalUnit, TYPE_LABELS } from '../notification-labels';
+import { INTERVAL_LABELS, intervalUnit, TYPE_LABELS } from '../notification-labels';
 import { NotificationPreview } from './notification-preview';
 
 interface NotificationFormProps {
@@ -35,6 +37,8 @@ interface NotificationFormProps {
   site: Site | null;
   /** Edit mode when given (spec §2: /notifications/{id}/edit is the same form). */
   notification?: Notification;
+  /** A new notification's type, e.g. from the dashboard's "+ New" recurring link (/notifications/new?type=RECURRING). */
+  initialType?: NotificationType;
 }
 
 /** "12/50": how much of a limit is used; red past the limit. */
@@ -51,17 +55,16 @@ function Counter({ length, max, testId }: { length: number; max: number; testId:
  * the §3 payload with status "DRAFT"; the server makes it "scheduled" when a
  * schedule time is given.
  */
-export function NotificationForm({ site, notification }: NotificationFormProps) {
+export function NotificationForm({ site, notification, initialType }: NotificationFormProps) {
   const navigate = useNavigate();
   const timeZone = site?.settings.timezone ?? 'UTC';
   const schema = useMemo(() => notificationFormSchema(timeZone), [timeZone]);
   const form = useForm<NotificationFormValues>({
     resolver: zodResolver(schema),
-    defaultValues: notification ? toFormValues(notification, timeZone) : DEFAULT_FORM_VALUES,
+    defaultValues: notification ? toFormValues(notification, timeZone) : { ...DEFAULT_FORM_VALUES, type: initialType ?? DEFAULT_FORM_VALUES.type },
   });
   const { errors } = form.formState;
   const values = useWatch({ control: form.control }) as NotificationFormValues;
-  const segments = useSegmentsQuery(site?.id);
   const create = useCreateNotificationMutation();
   const update = useUpdateNotificationMutation();
   const pending = create.isPending || update.isPending;
@@ -80,9 +83,6 @@ export function NotificationForm({ site, notification }: NotificationFormProps) 
     if (notification) update.mutate({ id: notification.id, changes: body }, done);
     else create.mutate({ siteId: site.id, body }, done);
   });
-
-  const segmentOptions = segments.data ?? [];
-  const unknownSegment = values.segment_id && segments.isSuccess && !segmentOptions.some((s) => s.id === values.segment_id);
 
   return (
     <form
@@ -123,30 +123,20 @@ export function NotificationForm({ site, notification }: NotificationFormProps) 
                   </Select>
                 )}
               </Field>
-              <Field
-                label="Target Segment"
-                error={errors.segment_id?.message}
-                hint={segments.isError ? `Segments could not be loaded: ${errorMessage(segments.error, 'please try again later')}.` : undefined}
-              >
-                {(control) => (
-                  // Controlled, so a saved segment is shown once the segment list arrives.
-                  <Controller
-                    control={form.control}
-                    name="segment_id"
-                    render={({ field }) => (
-                      <Select {...control} {...field}>
-                        <option value="">All Subscribers</option>
-                        {segmentOptions.map((segment) => (
-                          <option key={segment.id} value={segment.id}>
-                            {segment.estimated_count != null ? `${segment.name} (~${formatCount(segment.estimated_count)} subscribers)` : segment.name}
-                          </option>
-                        ))}
-                        {unknownSegment ? <option value={values.segment_id}>Deleted segment</option> : null}
-                      </Select>
-                    )}
+              <Controller
+                control={form.control}
+                name="segment_id"
+                render={({ field, fieldState }) => (
+                  <SegmentSelectField
+                    siteId={site?.id}
+                    name={field.name}
+                    value={field.value}
+                    onChange={field.onChange}
+                    onBlur={field.onBlur}
+                    error={fieldState.error?.message}
                   />
                 )}
-              </Field>
+              />
             </CardContent>
           </Card>
 

@@ -4,7 +4,8 @@ import { useEffect, useRef, type ReactNode } from 'react';
 import { useNavigate } from 'react-router';
 import { Alert, Button, Card, CardContent, CardHeader, CardTitle, DateTime, Spinner } from '../../../components/ui';
 import { errorMessage } from '../../../lib/api-client';
-import { usePerformanceQuery, useSegmentsQuery } from '../api';
+import { useSegmentOptions } from '../../../lib/segment-options';
+import { usePerformanceQuery } from '../api';
 import { formatCount, formatPercent, repeatsText, triggerText, TYPE_LABELS } from '../notification-labels';
 import { NotificationActions } from './notification-actions';
 import { SendingProgress, StatusBadge } from './notification-badges';
@@ -51,7 +52,7 @@ export function NotificationView({ notification, site, timeZone }: NotificationV
     if (wasSending.current && !sending) void refetchPerformance();
     wasSending.current = sending;
   }, [sending, refetchPerformance]);
-  const segments = useSegmentsQuery(notification.segment_id ? notification.site_id : undefined);
+  const segments = useSegmentOptions(notification.segment_id ? notification.site_id : undefined);
   const segmentName = notification.segment_id
     ? (segments.data?.find((s) => s.id === notification.segment_id)?.name ?? (segments.isPending ? 'Loading...' : 'Deleted segment'))
     : 'All Subscribers';

@@ -1,7 +1,9 @@
 import { ArrowLeft } from 'lucide-react';
+import { useSearchParams } from 'react-router';
 import { ButtonLink, PageHeader, Spinner } from '../../../components/ui';
 import { useCurrentSite } from '../../../lib/sites-store';
 import { NotificationForm } from '../components/notification-form';
+import { typeFromQuery } from '../notification-form';
 
 export const BackToNotifications = () => (
   <ButtonLink to="/notifications" variant="ghost" size="sm" icon={<ArrowLeft className="size-4" aria-hidden="true" />}>
@@ -9,9 +11,11 @@ export const BackToNotifications = () => (
   </ButtonLink>
 );
 
-/** Spec §2 /notifications/new. */
+/** Spec §2 /notifications/new; `?type=ONE_TIME|RECURRING|TRIGGERED` preselects the type. */
 export function NewNotificationPage() {
   const { currentSite, loaded } = useCurrentSite();
+  const [searchParams] = useSearchParams();
+  const initialType = typeFromQuery(searchParams.get('type'));
   return (
     <>
       <PageHeader
@@ -24,8 +28,8 @@ export function NewNotificationPage() {
           <Spinner /> Loading sites...
         </p>
       ) : (
-        // A different site starts a fresh form (its segments and timezone differ).
-        <NotificationForm key={currentSite?.id ?? 'no-site'} site={currentSite} />
+        // A different site starts a fresh form (its segments and timezone differ), as does a link asking for another type.
+        <NotificationForm key={`${currentSite?.id ?? 'no-site'}:${initialType ?? ''}`} site={currentSite} initialType={initialType} />
       )}
     </>
   );

@@ -62,15 +62,40 @@ describe('notification form: fields and validation (spec §2, §5)', () => {
     expect(screen.getByLabelText(/^Destination URL/)).toBeRequired();
   });
 
-  it('a server without segments (404) just means "no segments": no error is shown', async () => {
-    setUp({ [SEGMENTS]: fail(404, 'Route GET:/api/sites/site-1/segments not found') });
+  it('says when the segments could not be loaded, and still offers All Subscribers', async () => {
+    setUp({ [SEGMENTS]: fail(503, 'Database is busy') });
     renderApp('/notifications/new');
 
     const segment = await screen.findByRole('combobox', { name: 'Target Segment' });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitFor(() => expect(segment).toHaveAccessibleDescription('Segments could not be loaded: Database is busy.'), { timeout: 5000 });
     expect([...(segment as HTMLSelectElement).options].map((o) => o.textContent)).toEqual(['All Subscribers']);
-    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
-    expect(screen.queryByText(/could not be loaded/)).not.toBeInTheDocument();
+  });
+
+  it.each([
+    ['RECURRING', 'RECURRING'],
+    ['TRIGGERED', 'TRIGGERED'],
+    ['one_time', 'ONE_TIME'],
+    ['recurring', 'RECURRING'],
+    ['WEEKLY', 'ONE_TIME'],
+  ])('starts with the type a link asks for: ?type=%s → %s', async (asked, shown) => {
+    setUp();
+    renderApp(`/notifications/new?type=${asked}`);
+    expect(await screen.findByRole('combobox', { name: /Notification Type/ })).toHaveValue(shown);
+    // The type's own section is the one shown.
+    expect(screen.queryByLabelText(/^Start Date & Time/) !== null).toBe(shown === 'RECURRING');
+    expect(screen.queryByLabelText(/^Schedule Time/) !== null).toBe(shown === 'ONE_TIME');
+  });
+
+  it('the dashboard\'s "+ New" recurring link sends a recurring notification without choosing the type again', async () => {
+    const api = setUp({ [CREATE]: created });
+    const dialogs = captureDialogs();
+    const { user } = renderApp('/notifications/new?type=RECURRING');
+    await fillContent(user);
+    setDateTime(/^Start Date & Time/, '2026-03-02T09:00');
+    await save(user);
+    await waitFor(() => expect(api.callsTo(CREATE)).toHaveLength(1));
+    expect(api.callsTo(CREATE)[0]?.body).toMatchObject({ type: 'RECURRING', recurring_schedule: { interval_type: 'DAILY', interval_value: 1, start_date: '2026-03-02T09:00', end_date: null } });
+    await waitFor(() => expect(dialogs.alerts).toEqual(['Notification created successfully!']));
   });
 
   it('requires title, message and destination URL, and sends nothing until they are valid', async () => {

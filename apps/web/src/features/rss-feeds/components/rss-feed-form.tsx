@@ -1,10 +1,12 @@
 import { RSS_MAX_PUSHES_PER_DAY_DEFAULT, RSS_MAX_PUSHES_PER_DAY_MAX, type CreateRssFeedBody, type RssFeed } from '@herald/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useForm } from 'react-hook-form';
-import { Button, Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle, CodeBlock, Field, Input, Select } from '../../../components/ui';
+import { Controller, useForm } from 'react-hook-form';
+import { ImagePicker } from '../../../components/image-picker';
+import { SegmentSelectField } from '../../../components/segment-select';
+import { Button, Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle, CodeBlock, Field, Input } from '../../../components/ui';
 import { errorMessage } from '../../../lib/api-client';
 import { notify } from '../../../lib/dialogs';
-import { useCreateRssFeedMutation, useSegmentOptionsQuery, useUpdateRssFeedMutation } from '../api';
+import { useCreateRssFeedMutation, useUpdateRssFeedMutation } from '../api';
 import { rssFeedForm, type RssFeedForm } from '../feed-form-schema';
 import { CheckboxField } from './checkbox-field';
 
@@ -81,7 +83,6 @@ export function RssFeedFormCard({ siteId, feed, onDone }: RssFeedFormProps) {
   const editing = feed !== undefined;
   const create = useCreateRssFeedMutation(siteId);
   const update = useUpdateRssFeedMutation(siteId);
-  const segments = useSegmentOptionsQuery(siteId);
   const form = useForm<RssFeedForm>({ resolver: zodResolver(rssFeedForm), defaultValues: formValues(feed) });
   const { errors } = form.formState;
   const createDraft = form.watch('createDraft');
@@ -142,14 +143,20 @@ export function RssFeedFormCard({ siteId, feed, onDone }: RssFeedFormProps) {
             </p>
             <CodeBlock code={EXAMPLE_FEED_XML} label="Example RSS feed" wrap={false} className="mt-3" />
           </details>
-          <Field
-            label="Feed Icon"
-            error={errors.iconUrl?.message}
-            hint="Shown with each notification; your site's icon is used when empty."
-            className="sm:col-span-2"
-          >
-            {(control) => <Input {...control} {...form.register('iconUrl')} type="url" inputMode="url" placeholder="https://example.com/icon.png" />}
-          </Field>
+          <Controller
+            control={form.control}
+            name="iconUrl"
+            render={({ field, fieldState }) => (
+              <ImagePicker
+                label="Feed Icon"
+                value={field.value}
+                onChange={field.onChange}
+                error={fieldState.error?.message}
+                hint="Shown with each notification; your site's icon is used when empty. Recommended size: 192x192 pixels (square)."
+                className="sm:col-span-2"
+              />
+            )}
+          />
           <fieldset className="grid gap-4 sm:col-span-2 sm:grid-cols-3">
             <legend className="mb-2 text-sm font-medium text-slate-800">UTM Parameters</legend>
             <Field label="utm_source" error={errors.utm_source?.message}>
@@ -179,18 +186,21 @@ export function RssFeedFormCard({ siteId, feed, onDone }: RssFeedFormProps) {
               <Input {...control} {...form.register('maxPushesPerDay', { valueAsNumber: true })} type="number" inputMode="numeric" min={1} max={RSS_MAX_PUSHES_PER_DAY_MAX} step={1} />
             )}
           </Field>
-          <Field label="Target Segment" error={errors.segmentId?.message} hint="Who receives the notifications.">
-            {(control) => (
-              <Select {...control} {...form.register('segmentId')}>
-                <option value="">All Subscribers</option>
-                {(segments.data ?? []).map((segment) => (
-                  <option key={segment.id} value={segment.id}>
-                    {segment.name}
-                  </option>
-                ))}
-              </Select>
+          <Controller
+            control={form.control}
+            name="segmentId"
+            render={({ field, fieldState }) => (
+              <SegmentSelectField
+                siteId={siteId}
+                name={field.name}
+                value={field.value}
+                onChange={field.onChange}
+                onBlur={field.onBlur}
+                error={fieldState.error?.message}
+                hint="Who receives the notifications."
+              />
             )}
-          </Field>
+          />
         </CardContent>
         <CardFooter>
           <Button variant="secondary" onClick={onDone} disabled={pending}>

@@ -55,7 +55,7 @@ function setUp(routes: Parameters<typeof mockApi>[0] = {}, feeds: RssFeed[] = []
     'GET /api/auth/me': ok({ user: makeUser() }),
     'GET /api/sites': ok({ sites: [site] }),
     'GET /api/sites/site-1/rss-feeds': ok({ feeds }),
-    'GET /api/sites/site-1/segments': fail(404, 'Route GET /api/sites/site-1/segments not found'),
+    'GET /api/sites/site-1/segments': ok({ segments: [] }),
     ...routes,
   });
 }
@@ -129,7 +129,8 @@ describe('RSS feeds page (spec §2 RSS Feeds)', () => {
 
     await user.type(screen.getByLabelText(/^Feed Name/), '  Acme posts ');
     await user.type(screen.getByLabelText(/^RSS Feed URL/), 'https://blog.acme.example/feed.xml');
-    await user.type(screen.getByLabelText(/^Feed Icon/), 'https://blog.acme.example/icon.png');
+    await user.type(screen.getByLabelText('Feed Icon URL'), 'https://blog.acme.example/icon.png');
+    expect(within(screen.getByRole('group', { name: 'Feed Icon' })).getByRole('img', { name: 'Feed Icon preview' })).toHaveAttribute('src', 'https://blog.acme.example/icon.png');
     await user.type(screen.getByLabelText('utm_source'), 'herald');
     await user.type(screen.getByLabelText('utm_medium'), 'push');
     await user.type(screen.getByLabelText('utm_campaign'), 'spring');
@@ -139,7 +140,7 @@ describe('RSS feeds page (spec §2 RSS Feeds)', () => {
     await user.clear(pushes);
     await user.type(pushes, '3');
     const segment = screen.getByRole('combobox', { name: /Target Segment/ });
-    await waitFor(() => expect([...(segment as HTMLSelectElement).options].map((o) => o.textContent)).toEqual(['All Subscribers', 'Chrome users']));
+    await waitFor(() => expect([...(segment as HTMLSelectElement).options].map((o) => o.textContent)).toEqual(['All Subscribers', 'Chrome users (~3 subscribers)']));
     await user.selectOptions(segment, 'seg-1');
     await user.click(screen.getByRole('button', { name: 'Add Feed' }));
 
@@ -158,12 +159,13 @@ describe('RSS feeds page (spec §2 RSS Feeds)', () => {
     expect(screen.queryByRole('form', { name: 'Add RSS Feed' })).not.toBeInTheDocument();
   });
 
-  it('offers only "All Subscribers" when the site has no segments (404), and sends null', async () => {
+  it('offers only "All Subscribers" when the site has no segments, and sends null', async () => {
     const api = setUp({ 'POST /api/sites/site-1/rss-feeds': ok({ feed: makeFeed() }, 201) });
     const dialogs = captureDialogs();
     const { user } = renderApp('/rss-feeds');
     await user.click(await screen.findByRole('button', { name: '+ Add Feed' }));
     const segment = screen.getByRole('combobox', { name: /Target Segment/ });
+    await waitFor(() => expect(api.callsTo('GET /api/sites/site-1/segments')).toHaveLength(1));
     expect([...(segment as HTMLSelectElement).options].map((o) => o.textContent)).toEqual(['All Subscribers']);
     await user.type(screen.getByLabelText(/^Feed Name/), 'News');
     await user.type(screen.getByLabelText(/^RSS Feed URL/), 'http://news.example/rss');

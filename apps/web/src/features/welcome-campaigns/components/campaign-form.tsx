@@ -3,17 +3,18 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { Plus, Trash2, UserPlus } from 'lucide-react';
 import { useState } from 'react';
 import { Controller, useFieldArray, useForm, useWatch, type Control, type FieldErrors, type UseFormRegister } from 'react-hook-form';
-import { Button, ButtonLink, Card, CardContent, CardDescription, CardHeader, CardTitle, Field, Input, Select, Textarea } from '../../../components/ui';
+import { ImagePicker } from '../../../components/image-picker';
+import { SegmentSelectField } from '../../../components/segment-select';
+import { Button, ButtonLink, Card, CardContent, CardDescription, CardHeader, CardTitle, Field, Input, Select, Switch, Textarea } from '../../../components/ui';
 import { campaignFormSchema, emptyStep, type CampaignFormValues } from '../campaign-form-schema';
-import type { SegmentOption } from '../api';
 import { CampaignPreview, stepTiming } from './campaign-preview';
-import { ToggleSwitch } from './toggle-switch';
 
 interface CampaignFormProps {
   defaultValues: CampaignFormValues;
   submitLabel: string;
   submitting: boolean;
-  segments: readonly SegmentOption[];
+  /** The site whose segments the target select offers. */
+  siteId: string;
   site: { url: string; icon: string | null };
   onSubmit: (values: CampaignFormValues) => void;
 }
@@ -23,7 +24,7 @@ interface CampaignFormProps {
  * timeline of notifications that begins immediately after subscription, and
  * a preview with a step selector. Save stays disabled until there is a name.
  */
-export function CampaignForm({ defaultValues, submitLabel, submitting, segments, site, onSubmit }: CampaignFormProps) {
+export function CampaignForm({ defaultValues, submitLabel, submitting, siteId, site, onSubmit }: CampaignFormProps) {
   const form = useForm<CampaignFormValues>({ resolver: zodResolver(campaignFormSchema), defaultValues, mode: 'onTouched' });
   const { control, register } = form;
   const { errors } = form.formState;
@@ -49,7 +50,7 @@ export function CampaignForm({ defaultValues, submitLabel, submitting, segments,
               control={control}
               name="is_active"
               render={({ field }) => (
-                <ToggleSwitch
+                <Switch
                   label="Active"
                   checked={field.value}
                   onCheckedChange={field.onChange}
@@ -60,31 +61,39 @@ export function CampaignForm({ defaultValues, submitLabel, submitting, segments,
             <Field label="Campaign Name" required error={errors.name?.message}>
               {(c) => <Input {...c} {...register('name')} autoComplete="off" placeholder="e.g. Welcome series" />}
             </Field>
-            <Field
-              label="Campaign Icon URL"
-              error={errors.icon_url?.message}
-              hint="Shown on notifications without an icon of their own (192×192 px recommended)."
-            >
-              {(c) => <Input {...c} {...register('icon_url')} type="url" inputMode="url" placeholder="https://example.com/icon.png" />}
-            </Field>
-            <Field label="Target" hint="Who enters the campaign when they subscribe.">
-              {(c) => (
-                <Select {...c} {...register('segment_id')}>
-                  <option value="">All Subscribers</option>
-                  {segments.map((segment) => (
-                    <option key={segment.id} value={segment.id}>
-                      {segment.name}
-                    </option>
-                  ))}
-                </Select>
+            <Controller
+              control={control}
+              name="icon_url"
+              render={({ field, fieldState }) => (
+                <ImagePicker
+                  label="Campaign Icon"
+                  value={field.value}
+                  onChange={field.onChange}
+                  error={fieldState.error?.message}
+                  hint="Shown on notifications without an icon of their own. Recommended size: 192x192 pixels (square)."
+                />
               )}
-            </Field>
+            />
+            <Controller
+              control={control}
+              name="segment_id"
+              render={({ field }) => (
+                <SegmentSelectField
+                  siteId={siteId}
+                  name={field.name}
+                  value={field.value}
+                  onChange={field.onChange}
+                  onBlur={field.onBlur}
+                  hint="Who enters the campaign when they subscribe."
+                />
+              )}
+            />
             <div className="flex flex-col gap-4 rounded-lg border border-slate-200 p-4">
               <Controller
                 control={control}
                 name="utm_enabled"
                 render={({ field }) => (
-                  <ToggleSwitch
+                  <Switch
                     label="UTM parameters"
                     checked={field.value}
                     onCheckedChange={field.onChange}
@@ -271,28 +280,37 @@ function StepFields({ index, control, register, errors, canRemove, onRemove }: S
         <Field label="Destination URL" required error={stepErrors?.destination_url?.message}>
           {(c) => <Input {...c} {...register(`steps.${index}.destination_url`)} type="url" inputMode="url" placeholder="https://example.com/welcome" />}
         </Field>
-        <Field label="Icon URL" error={stepErrors?.icon_url?.message} hint="Leave empty to use the campaign icon.">
-          {(c) => <Input {...c} {...register(`steps.${index}.icon_url`)} type="url" inputMode="url" placeholder="https://example.com/icon.png" />}
-        </Field>
+        <Controller
+          control={control}
+          name={`steps.${index}.icon_url`}
+          render={({ field, fieldState }) => (
+            <ImagePicker label="Icon" value={field.value} onChange={field.onChange} error={fieldState.error?.message} hint="Leave empty to use the campaign icon." />
+          )}
+        />
 
         <Controller
           control={control}
           name={`steps.${index}.large_image`}
           render={({ field }) => (
-            <ToggleSwitch label="Large image" checked={field.value} onCheckedChange={field.onChange} description="A wide picture under the text (1200×628 px recommended)." />
+            <Switch label="Large image" checked={field.value} onCheckedChange={field.onChange} description="A wide picture under the text (1200×628 px recommended)." />
           )}
         />
         {step?.large_image ? (
-          <Field label="Image URL" required error={stepErrors?.image_url?.message}>
-            {(c) => <Input {...c} {...register(`steps.${index}.image_url`)} type="url" inputMode="url" placeholder="https://example.com/banner.png" />}
-          </Field>
+          <Controller
+            control={control}
+            name={`steps.${index}.image_url`}
+            render={({ field, fieldState }) => (
+              // The switch right above names it; the picker's own name stays for assistive technology.
+              <ImagePicker label="Image" hideLabel value={field.value} onChange={field.onChange} error={fieldState.error?.message} />
+            )}
+          />
         ) : null}
 
         <Controller
           control={control}
           name={`steps.${index}.actions_enabled`}
           render={({ field }) => (
-            <ToggleSwitch
+            <Switch
               label="Action buttons"
               checked={field.value}
               onCheckedChange={(on) => {

@@ -12,7 +12,7 @@ function setUp(routes: Record<string, MockResponse | ((call: { body: unknown }) 
   return mockApi({
     'GET /api/auth/me': ok({ user: makeUser() }),
     'GET /api/sites': ok({ sites: [site] }),
-    'GET /api/sites/site-1/segments': fail(404, 'Route GET /api/sites/site-1/segments not found'),
+    'GET /api/sites/site-1/segments': ok({ segments: [] }),
     ...routes,
   });
 }
@@ -31,7 +31,11 @@ describe('new campaign form (spec §2 /campaigns/new)', () => {
     // No delay for the first notification, and nothing to remove while it is the only one.
     expect(within(step(1)).queryByRole('spinbutton')).not.toBeInTheDocument();
     expect(screen.queryByRole('button', { name: /Remove Notification/ })).not.toBeInTheDocument();
-    expect([...(screen.getByRole('combobox', { name: 'Target' }) as HTMLSelectElement).options].map((o) => o.text)).toEqual(['All Subscribers']);
+    expect([...(screen.getByRole('combobox', { name: 'Target Segment' }) as HTMLSelectElement).options].map((o) => o.text)).toEqual(['All Subscribers']);
+    // The campaign icon, and each step's icon, take a URL or an upload (the shared image picker).
+    expect(screen.getByRole('group', { name: 'Campaign Icon' })).toBeInTheDocument();
+    expect(within(step(1)).getByRole('group', { name: 'Icon' })).toHaveAccessibleDescription('Leave empty to use the campaign icon.');
+    expect(within(step(1)).getByRole('button', { name: 'Upload file' })).toBeInTheDocument();
 
     const save = screen.getByRole('button', { name: 'Save Campaign' });
     expect(save).toBeDisabled();
@@ -86,7 +90,7 @@ describe('new campaign form (spec §2 /campaigns/new)', () => {
     await user.click(await screen.findByRole('switch', { name: 'Active' }));
     await enter(screen.getByLabelText(/^Campaign Name/), '  Onboarding  ');
     await enter(screen.getByLabelText(/^Campaign Icon URL/), 'https://shop.acme.example/icon.png');
-    await user.selectOptions(screen.getByRole('combobox', { name: 'Target' }), 'Chrome users');
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Target Segment' }), await screen.findByRole('option', { name: 'Chrome users (~3 subscribers)' }));
     await user.click(screen.getByRole('switch', { name: 'UTM parameters' }));
     await enter(screen.getByLabelText('utm_source'), 'herald');
     await enter(screen.getByLabelText('utm_medium'), 'push');
@@ -187,6 +191,47 @@ describe('new campaign form (spec §2 /campaigns/new)', () => {
     expect(pathname()).toBe('/campaigns/new');
   });
 
+  it('takes the campaign icon, a step icon and a step large image as uploads (the shared image picker), and sends their URLs', async () => {
+    const uploaded = ['https://herald.example/uploads/campaign.png', 'https://herald.example/uploads/step.png', 'https://herald.example/uploads/banner.png'];
+    const api = setUp({
+      'POST /api/upload/image': () => ok({ url: uploaded[api.callsTo('POST /api/upload/image').length - 1] }, 201),
+      'POST /api/sites/site-1/welcome-campaigns': ok({ campaign: makeCampaign() }, 201),
+    });
+    captureDialogs();
+    const { user, pathname } = renderApp('/campaigns/new');
+    const png = (name: string) => new File([new Uint8Array(8)], name, { type: 'image/png' });
+    const upload = async (picker: HTMLElement, label: string, file: File) => {
+      await user.click(within(picker).getByRole('button', { name: 'Upload file' }));
+      await user.upload(within(picker).getByLabelText(`Upload ${label}`), file);
+    };
+
+    await user.type(await screen.findByLabelText(/^Campaign Name/), 'Welcome');
+    const campaignIcon = screen.getByRole('group', { name: 'Campaign Icon' });
+    await upload(campaignIcon, 'Campaign Icon', png('campaign.png'));
+    expect(await within(campaignIcon).findByRole('img', { name: 'Campaign Icon preview' })).toHaveAttribute('src', uploaded[0]);
+
+    await user.type(within(step(1)).getByLabelText(/^Title/), 'Hi');
+    await user.type(within(step(1)).getByLabelText(/^Message/), 'Hello');
+    await user.type(within(step(1)).getByLabelText(/^Destination URL/), 'https://shop.acme.example/');
+    const stepIcon = within(step(1)).getByRole('group', { name: 'Icon' });
+    await upload(stepIcon, 'Icon', png('step.png'));
+    expect(await within(stepIcon).findByRole('img', { name: 'Icon preview' })).toHaveAttribute('src', uploaded[1]);
+
+    await user.click(within(step(1)).getByRole('switch', { name: 'Large image' }));
+    // Switched on without an image: the step says what is missing.
+    await user.click(screen.getByRole('button', { name: 'Save Campaign' }));
+    expect(await within(step(1)).findByText('Image URL is required for a large image')).toBeInTheDocument();
+    const image = within(step(1)).getByRole('group', { name: 'Image' });
+    await upload(image, 'Image', png('banner.png'));
+    expect(await within(image).findByRole('img', { name: 'Image preview' })).toHaveAttribute('src', uploaded[2]);
+
+    await user.click(screen.getByRole('button', { name: 'Save Campaign' }));
+    await waitFor(() => expect(pathname()).toBe('/campaigns'));
+    const body = api.callsTo('POST /api/sites/site-1/welcome-campaigns')[0]?.body as { icon_url: string; steps: { notification: { icon_url: string; image_url: string } }[] };
+    expect(body.icon_url).toBe(uploaded[0]);
+    expect(body.steps[0]?.notification).toMatchObject({ icon_url: uploaded[1], image_url: uploaded[2] });
+  });
+
   it('previews the chosen step: text as text, placeholders, host, and when it goes out', async () => {
     setUp();
     const { user } = renderApp('/campaigns/new');
@@ -238,6 +283,8 @@ describe('edit campaign (/campaigns/{id}/edit)', () => {
     const { user, pathname } = renderApp('/campaigns/campaign-1/edit');
 
     expect(await screen.findByLabelText(/^Campaign Name/)).toHaveValue('Welcome series');
+    expect(screen.getByLabelText('Campaign Icon URL')).toHaveValue('https://shop.acme.example/icon.png');
+    expect(within(step(2)).getByLabelText('Image URL')).toHaveValue('https://shop.acme.example/big.png');
     expect(screen.getByText(/Changes apply to people who subscribe from now on/)).toBeInTheDocument();
     expect(screen.getByRole('switch', { name: 'UTM parameters' })).toHaveAttribute('aria-checked', 'true');
     expect(screen.getByLabelText('utm_campaign')).toHaveValue('welcome');

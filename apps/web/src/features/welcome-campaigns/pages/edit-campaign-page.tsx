@@ -4,7 +4,7 @@ import { Alert, ButtonLink, EmptyState, PageHeader, Spinner } from '../../../com
 import { ApiError, errorMessage } from '../../../lib/api-client';
 import { notify } from '../../../lib/dialogs';
 import { useSitesStore } from '../../../lib/sites-store';
-import { useCampaignQuery, useSegmentsQuery, useUpdateCampaignMutation } from '../api';
+import { useCampaignQuery, useUpdateCampaignMutation } from '../api';
 import { campaignFormValues, toCampaignBody } from '../campaign-form-schema';
 import { CampaignForm } from '../components/campaign-form';
 import type { WelcomeCampaign } from '@herald/contracts';
@@ -55,7 +55,6 @@ export function EditCampaignPage() {
 function EditCampaignForm({ campaign }: { campaign: WelcomeCampaign }) {
   const navigate = useNavigate();
   const update = useUpdateCampaignMutation();
-  const segments = useSegmentsQuery(campaign.site_id);
   // The campaign's own site (it may not be the one selected in the header).
   const site = useSitesStore((s) => s.sites.find((candidate) => candidate.id === campaign.site_id));
 
@@ -65,31 +64,25 @@ function EditCampaignForm({ campaign }: { campaign: WelcomeCampaign }) {
       <Alert tone="info" className="mb-6">
         Changes apply to people who subscribe from now on. Subscribers already in this campaign keep receiving the notifications they started with.
       </Alert>
-      {segments.isPending ? (
-        <div className="flex items-center gap-3 py-12 text-sm text-slate-600" role="status">
-          <Spinner /> Loading...
-        </div>
-      ) : (
-        <CampaignForm
-          defaultValues={campaignFormValues(campaign)}
-          submitLabel="Save Changes"
-          submitting={update.isPending}
-          segments={segments.data ?? []}
-          site={{ url: site?.url ?? '', icon: site?.settings.icon ?? null }}
-          onSubmit={(values) =>
-            update.mutate(
-              { id: campaign.id, changes: toCampaignBody(values) },
-              {
-                onSuccess: () => {
-                  notify('Campaign updated successfully!');
-                  void navigate('/campaigns');
-                },
-                onError: (error) => notify(errorMessage(error, 'Failed to update campaign')),
+      <CampaignForm
+        defaultValues={campaignFormValues(campaign)}
+        submitLabel="Save Changes"
+        submitting={update.isPending}
+        siteId={campaign.site_id}
+        site={{ url: site?.url ?? '', icon: site?.settings.icon ?? null }}
+        onSubmit={(values) =>
+          update.mutate(
+            { id: campaign.id, changes: toCampaignBody(values) },
+            {
+              onSuccess: () => {
+                notify('Campaign updated successfully!');
+                void navigate('/campaigns');
               },
-            )
-          }
-        />
-      )}
+              onError: (error) => notify(errorMessage(error, 'Failed to update campaign')),
+            },
+          )
+        }
+      />
     </>
   );
 }

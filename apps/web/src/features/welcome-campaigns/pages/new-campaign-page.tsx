@@ -1,9 +1,9 @@
 import { useNavigate } from 'react-router';
-import { PageHeader, Spinner } from '../../../components/ui';
+import { PageHeader } from '../../../components/ui';
 import { errorMessage } from '../../../lib/api-client';
 import { notify } from '../../../lib/dialogs';
 import { useCurrentSite } from '../../../lib/sites-store';
-import { useCreateCampaignMutation, useSegmentsQuery } from '../api';
+import { useCreateCampaignMutation } from '../api';
 import { emptyCampaignForm, toCampaignBody } from '../campaign-form-schema';
 import { CampaignForm } from '../components/campaign-form';
 import { NoSiteSelected } from '../components/no-site-selected';
@@ -27,36 +27,29 @@ export function NewCampaignPage() {
 function NewCampaignForSite({ site }: { site: { id: string; url: string; settings: { icon: string | null } } }) {
   const navigate = useNavigate();
   const create = useCreateCampaignMutation();
-  const segments = useSegmentsQuery(site.id);
 
   return (
     <>
       <PageHeader title={PAGE_TITLE} description="A series of notifications sent automatically to each new subscriber." />
-      {segments.isPending ? (
-        <div className="flex items-center gap-3 py-12 text-sm text-slate-600" role="status">
-          <Spinner /> Loading...
-        </div>
-      ) : (
-        <CampaignForm
-          defaultValues={emptyCampaignForm()}
-          submitLabel="Save Campaign"
-          submitting={create.isPending}
-          segments={segments.data ?? []}
-          site={{ url: site.url, icon: site.settings.icon }}
-          onSubmit={(values) =>
-            create.mutate(
-              { siteId: site.id, body: toCampaignBody(values) },
-              {
-                onSuccess: () => {
-                  notify('Campaign created successfully!');
-                  void navigate('/campaigns');
-                },
-                onError: (error) => notify(errorMessage(error, 'Failed to create campaign')),
+      <CampaignForm
+        defaultValues={emptyCampaignForm()}
+        submitLabel="Save Campaign"
+        submitting={create.isPending}
+        siteId={site.id}
+        site={{ url: site.url, icon: site.settings.icon }}
+        onSubmit={(values) =>
+          create.mutate(
+            { siteId: site.id, body: toCampaignBody(values) },
+            {
+              onSuccess: () => {
+                notify('Campaign created successfully!');
+                void navigate('/campaigns');
               },
-            )
-          }
-        />
-      )}
+              onError: (error) => notify(errorMessage(error, 'Failed to create campaign')),
+            },
+          )
+        }
+      />
     </>
   );
 }

@@ -1,0 +1,58 @@
+import type { ReactNode } from 'react';
+import { errorMessage } from '../lib/api-client';
+import { segmentOptionLabel, useSegmentOptions } from '../lib/segment-options';
+import { Field, Select } from './ui';
+
+interface SegmentSelectFieldProps {
+  /** Whose segments to offer; without a site only "All Subscribers" is offered. */
+  siteId: string | undefined;
+  label?: string;
+  /** The chosen segment's id; '' is "All Subscribers". */
+  value: string;
+  onChange: (segmentId: string) => void;
+  onBlur?: () => void;
+  name?: string;
+  hint?: ReactNode;
+  error?: string | undefined;
+  disabled?: boolean;
+  className?: string;
+}
+
+/**
+ * The target select of the notification, welcome campaign and RSS feed forms:
+ * "All Subscribers" or one of the site's segments with its estimated count
+ * (spec §2, §3 estimated_count). Controlled, so a saved segment shows as soon
+ * as the list arrives; a saved segment missing from the list stays selected
+ * (and is named as such) rather than silently becoming "All Subscribers".
+ */
+export function SegmentSelectField({ siteId, label = 'Target Segment', value, onChange, onBlur, name, hint, error, disabled, className }: SegmentSelectFieldProps) {
+  const segments = useSegmentOptions(siteId);
+  const options = segments.data ?? [];
+  const savedButMissing = value !== '' && !options.some((option) => option.id === value);
+  const missingLabel = segments.isSuccess ? 'Deleted segment' : segments.isError ? 'Saved segment' : 'Loading segments...';
+  const shownHint = segments.isError ? `Segments could not be loaded: ${errorMessage(segments.error, 'please try again later')}.` : hint;
+
+  return (
+    <Field label={label} hint={shownHint} error={error} className={className}>
+      {(control) => (
+        <Select
+          {...control}
+          name={name}
+          value={value}
+          disabled={disabled}
+          aria-busy={segments.isFetching || undefined}
+          onChange={(event) => onChange(event.target.value)}
+          onBlur={onBlur}
+        >
+          <option value="">All Subscribers</option>
+          {options.map((option) => (
+            <option key={option.id} value={option.id}>
+              {segmentOptionLabel(option)}
+            </option>
+          ))}
+          {savedButMissing ? <option value={value}>{missingLabel}</option> : null}
+        </Select>
+      )}
+    </Field>
+  );
+}

@@ -1,0 +1,38 @@
+import { envelope, segment } from '@herald/contracts';
+import { useQuery } from '@tanstack/react-query';
+import { z } from 'zod';
+import { apiRequest } from './api-client';
+
+// The site's segments as the target selects of the notification, welcome
+// campaign and RSS feed forms offer them (spec §7 GET /sites/{siteId}/segments
+// → data.segments). One query key for all three, so they share one fetch and
+// one cache entry.
+
+/**
+ * ['sites', siteId, 'segments']. The segments feature (features/segments/api.ts)
+ * invalidates exactly this key after every create, edit, delete and estimate,
+ * so each target select offers the new list the next time it is shown.
+ */
+export const segmentOptionsKey = (siteId: string) => ['sites', siteId, 'segments'] as const;
+
+/** Only what a select shows; the segments page keeps the whole segments (with rules) under its own key. */
+const segmentOption = segment.pick({ id: true, name: true, estimated_count: true });
+const segmentOptionsResponse = envelope(z.object({ segments: z.array(segmentOption) }));
+export type SegmentOption = z.infer<typeof segmentOption>;
+
+export async function fetchSegmentOptions(siteId: string): Promise<SegmentOption[]> {
+  return (await apiRequest(`/sites/${encodeURIComponent(siteId)}/segments`, { schema: segmentOptionsResponse })).segments;
+}
+
+/** The site's segments, newest first; nothing is fetched without a site. */
+export function useSegmentOptions(siteId: string | undefined) {
+  return useQuery({ queryKey: segmentOptionsKey(siteId ?? ''), queryFn: () => fetchSegmentOptions(siteId!), enabled: Boolean(siteId) });
+}
+
+const countFormat = new Intl.NumberFormat('en-US');
+
+/** "VIP buyers (~1,200 subscribers)": the spec §3 estimated_count (active subscribers matching now). */
+export function segmentOptionLabel(option: SegmentOption): string {
+  const count = option.estimated_count;
+  return `${option.name} (~${countFormat.format(count)} ${count === 1 ? 'subscriber' : 'subscribers'})`;
+}

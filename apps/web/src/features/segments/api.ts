@@ -9,6 +9,7 @@ import {
 } from '@herald/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { apiRequest } from '../../lib/api-client';
+import { segmentOptionsKey } from '../../lib/segment-options';
 
 // Spec §7 Segments. Fetchers and hooks side by side; mutations keep the
 // cached list in step with what the server answered.
@@ -19,8 +20,7 @@ import { apiRequest } from '../../lib/api-client';
  * whole segments, with their rules, one level below, so neither reads the
  * other's shape. A change here refreshes theirs.
  */
-const siteSegmentsKey = (siteId: string) => ['sites', siteId, 'segments'] as const;
-export const segmentListKey = (siteId: string) => [...siteSegmentsKey(siteId), 'with-rules'] as const;
+export const segmentListKey = (siteId: string) => [...segmentOptionsKey(siteId), 'with-rules'] as const;
 
 const byId = (id: string) => `/segments/${encodeURIComponent(id)}`;
 
@@ -55,7 +55,7 @@ function useSegmentListUpdater() {
   const queryClient = useQueryClient();
   return (siteId: string, change: (segments: Segment[]) => Segment[]) => {
     queryClient.setQueryData<Segment[]>(segmentListKey(siteId), (segments) => (segments ? change(segments) : segments));
-    void queryClient.invalidateQueries({ queryKey: siteSegmentsKey(siteId), exact: true });
+    void queryClient.invalidateQueries({ queryKey: segmentOptionsKey(siteId), exact: true });
   };
 }
 

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config';
+
+describe('configuration from the environment', () => {
+  it('has working defaults: port 3000, SQLite in ./data, PUBLIC_URL from the port, registration closed', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(3000);
+    expect(config.database).toMatchObject({ kind: 'sqlite' });
+    expect((config.database as { file: string }).file).toMatch(/data[/\\]herald\.db$/);
+    expect(config.publicUrl).toBe('http://localhost:3000');
+    expect(config.allowRegistration).toBe(false);
+    expect(config.redisUrl).toBeUndefined();
+    expect(config.rssPollIntervalSeconds).toBe(900);
+  });
+
+  it('switches to PostgreSQL with a postgres:// URL and reads the lists', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://herald:pw@db:5432/herald',
+      REDIS_URL: 'redis://cache:6379',
+      PORT: '8080',
+      PUBLIC_URL: 'https://push.example.com/',
+      ALLOW_REGISTRATION: 'true',
+      EXTRA_PUSH_ORIGINS: 'http://127.0.0.1:9911, https://push.internal',
+      OUTBOUND_ALLOW_HOSTS: 'Intranet.Example, 127.0.0.1',
+      ADMIN_EMAIL: 'Owner@Example.com',
+      ADMIN_PASSWORD: 'long enough',
+    });
+    expect(config.database).toEqual({ kind: 'postgres', url: 'postgres://herald:pw@db:5432/herald' });
+    expect(config.publicUrl).toBe('https://push.example.com');
+    expect(config.extraPushOrigins).toEqual(['http://127.0.0.1:9911', 'https://push.internal']);
+    expect(config.outboundAllowHosts).toEqual(['intranet.example', '127.0.0.1']);
+    expect(config.admin).toEqual({ email: 'owner@example.com', password: 'long enough', name: 'Owner' });
+    expect(config.allowRegistration).toBe(true);
+    expect(config.mailFrom).toBe('Herald <no-reply@push.example.com>');
+  });
+
+  it('refuses bad values with one clear line per problem, naming the variable', () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', PUBLIC_URL: 'ftp://x', ALLOW_REGISTRATION: 'maybe', EXTRA_PUSH_ORIGINS: 'not a url', SECRET_KEY: 'short' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
+    expect(problems).toMatch(/^PORT: must be a number .*"eighty"/m);
+    expect(problems).toMatch(/^DATABASE_URL: must start with postgres:\/\//m);
+    expect(problems).toMatch(/^PUBLIC_URL: must be an http:\/\/ or https:\/\/ URL/m);
+    expect(problems).toMatch(/^ALLOW_REGISTRATION: must be true or false/m);
+    expect(problems).toMatch(/^EXTRA_PUSH_ORIGINS: "not a url" is not an http\(s\) origin/m);
+    expect(problems).toMatch(/^SECRET_KEY: must be at least 32 characters$/m);
+    // Secrets are never echoed.
+    expect(problems).not.toContain('short');
+  });
+
+  it('needs ADMIN_PASSWORD with ADMIN_EMAIL, of at least 8 characters', () => {
+    expect(() => loadConfig({ ADMIN_EMAIL: 'a@example.com' })).toThrow(/ADMIN_PASSWORD: must be set when ADMIN_EMAIL is set/);
+    expect(() => loadConfig({ ADMIN_EMAIL: 'a@example.com', ADMIN_PASSWORD: 'short' })).toThrow(/at least 8 characters/);
+  });
+});

@@ -1,6 +1,6 @@
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { AppContext } from './context';
 import { apiRoutes } from './features';
@@ -22,6 +22,11 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     bodyLimit: 1024 * 1024,
     // A slow client must not hold a socket forever.
     requestTimeout: 30_000,
+    // Dashboard API calls are logged; the browser SDK's public calls (one per
+    // subscriber, per push) and static files would drown everything else.
+    logController: new LogController({
+      disableRequestLogging: (request: { url?: string }) => !request.url?.startsWith('/api/') || request.url.startsWith('/api/public/'),
+    }),
     routerOptions: { maxParamLength: 200 },
   });
   app.setValidatorCompiler(validatorCompiler);

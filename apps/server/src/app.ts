@@ -18,7 +18,13 @@ export interface BuildAppOptions {
 export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.log,
-    trustProxy: ctx.config.trustProxy,
+    // TRUST_PROXY trusts exactly one hop, the peer that connected (our own
+    // proxy): the client is the address it appended to X-Forwarded-For, the
+    // header's last entry. Trusting every hop (`true`) would take the first
+    // entry, which the client writes itself, so any client could pick its
+    // address and reset the per-address limits. (Fastify's numeric hop count
+    // trusts nothing, hence the function: proxy-addr numbers the socket 0.)
+    trustProxy: ctx.config.trustProxy ? (_address: string, hop: number) => hop === 0 : false,
     bodyLimit: 1024 * 1024,
     // A slow client must not hold a socket forever.
     requestTimeout: 30_000,

@@ -2,6 +2,8 @@
 // a full database dump, the app's route list (from the OpenAPI document and
 // from Fastify's own route tree), multipart bodies and hand-built images.
 import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
@@ -318,4 +320,54 @@ export async function seedTenant(t: TestApp, label: string): Promise<Tenant> {
 export function expectErrorBody(body: unknown, context: string): void {
   expect(body, context).toMatchObject({ success: false, error: { message: expect.any(String) } });
   expect(((body as { error: { message: string } }).error.message).length, context).toBeGreaterThan(0);
+}
+
+// ---------------------------------------------------------------------------
+// A local HTTP server that records every request: a canary that must stay
+// silent, or a scripted feed / redirect source.
+
+export type CanaryHandler = (request: http.IncomingMessage, response: http.ServerResponse) => void;
+
+export class Canary {
+  readonly requests: Array<{ method: string; url: string; headers: http.IncomingHttpHeaders }> = [];
+  private readonly handlers = new Map<string, CanaryHandler>();
+
+  private constructor(
+    private readonly server: http.Server,
+    readonly host: string,
+    readonly port: number,
+  ) {}
+
+  static async start(host = '127.0.0.1'): Promise<Canary> {
+    const server = http.createServer();
+    await new Promise<void>((resolve) => server.listen(0, host, resolve));
+    const canary = new Canary(server, host, (server.address() as AddressInfo).port);
+    server.on('request', (request: http.IncomingMessage, response: http.ServerResponse) => {
+      canary.requests.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers });
+      const handler = canary.handlers.get((request.url ?? '/').split('?')[0]!);
+      if (handler) handler(request, response);
+      else {
+        response.writeHead(200, { 'content-type': 'text/plain' });
+        response.end('canary');
+      }
+    });
+    return canary;
+  }
+
+  get origin(): string {
+    return `http://${this.host}:${this.port}`;
+  }
+
+  url(path: string): string {
+    return `${this.origin}${path}`;
+  }
+
+  on(path: string, handler: CanaryHandler): void {
+    this.handlers.set(path, handler);
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
 }

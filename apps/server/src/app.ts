@@ -6,7 +6,8 @@ import type { AppContext } from './context';
 import { apiRoutes } from './features';
 import { SITE_API_KEY_SECURITY_SCHEME } from './features/api-keys/routes';
 import { uploadedFilesRoutes } from './features/uploads/routes';
-import { registerErrorHandler } from './platform/error-handler';
+import { registerErrorHandler, sendFrameworkError } from './platform/error-handler';
+import { registerNulCharacterGuard } from './platform/nul-characters';
 import { DASHBOARD_CSP, defaultStaticDirs, registerStaticFiles, type StaticDirs } from './platform/static-files';
 
 export interface BuildAppOptions {
@@ -29,10 +30,12 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     // A slow client must not hold a socket forever.
     requestTimeout: 30_000,
     routerOptions: { maxParamLength: 200 },
+    frameworkErrors: sendFrameworkError,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
+  registerNulCharacterGuard(app);
 
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('x-content-type-options', 'nosniff');

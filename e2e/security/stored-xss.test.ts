@@ -77,6 +77,9 @@ describe('stored XSS (headless Chromium)', () => {
   it('refuses javascript: and other non-http URLs wherever a URL is saved', async () => {
     const site = await created('POST', '/sites', { name: 'Probe', url: 'https://probe.example' });
     const content = { title: 'T', message: 'M', destination_url: 'https://probe.example/' };
+    const notification = (await created('POST', `/sites/${site.site.id}/notifications`, content)).notification;
+    const campaign = (await created('POST', `/sites/${site.site.id}/welcome-campaigns`, { name: 'C', is_active: false, steps: [{ sequence_order: 1, delay_minutes: 0, notification: content }] })).campaign;
+    const feed = (await created('POST', `/sites/${site.site.id}/rss-feeds`, { name: 'F', url: 'https://probe.example/feed', is_active: false })).feed;
     for (const url of JAVASCRIPT_URLS) {
       const attempts: Array<[string, string, unknown]> = [
         ['POST', '/sites', { name: 'S', url }],
@@ -90,6 +93,11 @@ describe('stored XSS (headless Chromium)', () => {
         ['POST', `/sites/${site.site.id}/welcome-campaigns`, { name: 'C', is_active: false, icon_url: url, steps: [{ sequence_order: 1, delay_minutes: 0, notification: content }] }],
         ['POST', `/sites/${site.site.id}/rss-feeds`, { name: 'F', url }],
         ['POST', `/sites/${site.site.id}/rss-feeds`, { name: 'F', url: 'https://probe.example/feed', iconUrl: url }],
+        ['PATCH', `/notifications/${notification.id}`, { destination_url: url }],
+        ['PATCH', `/notifications/${notification.id}`, { actions: [{ title: 'Go', url }] }],
+        ['PATCH', `/welcome-campaigns/${campaign.id}`, { steps: [{ sequence_order: 1, delay_minutes: 0, notification: { ...content, destination_url: url } }] }],
+        ['PATCH', `/welcome-campaigns/${campaign.id}`, { icon_url: url }],
+        ['PATCH', `/rss-feeds/${feed.id}`, { url }],
       ];
       for (const [method, path, body] of attempts) {
         const response = await api(method, path, body);
@@ -133,7 +141,7 @@ describe('stored XSS (headless Chromium)', () => {
       })
     ).notification.id;
     ids.triggered = (await created('POST', `/sites/${site.id}/notifications`, { type: 'TRIGGERED', title: P.iframe, message: P.anchor, destination_url: PAYLOAD_URL, trigger: { event: 'never_sent', delay_minutes: 5 } })).notification.id;
-    // Event names cannot carry markup at all.
+    // Event names cannot carry markup at all (the automation page lists them).
     expect((await api('POST', `/sites/${site.id}/notifications`, { type: 'TRIGGERED', title: 't', message: 'm', destination_url: 'https://x.example', trigger: { event: P.img } })).status).toBe(400);
 
     ids.campaign = (
@@ -165,6 +173,8 @@ describe('stored XSS (headless Chromium)', () => {
     await created('POST', `/public/sites/${site.id}/tags`, { endpoint, add: [P.svgShort] }, 200);
     await created('POST', `/public/sites/${site.id}/identify`, { endpoint, external_id: P.img }, 200);
     await created('POST', `/public/sites/${site.id}/track`, { endpoint, event: 'viewed_product', data: { note: P.img, nested: { html: P.script } }, idempotency_key: P.svg }, 202);
+    expect((await api('POST', `/public/sites/${site.id}/track`, { endpoint, event: P.svg })).status).toBe(400);
+    expect((await api('POST', `/v1/sites/${site.id}/events`, { event: P.script, external_id: 'x' }, { authorization: `Bearer ${key.key}` })).status).toBe(400);
     const v1 = await api('POST', `/v1/sites/${site.id}/events`, { event: 'viewed_cart', external_id: P.script, data: { [P.img]: P.svg } }, { authorization: `Bearer ${key.key}` });
     expect(v1.status).toBe(202);
 

@@ -6,7 +6,8 @@ import type { AppContext } from './context';
 import { apiRoutes } from './features';
 import { SITE_API_KEY_SECURITY_SCHEME } from './features/api-keys/routes';
 import { uploadedFilesRoutes } from './features/uploads/routes';
-import { registerErrorHandler } from './platform/error-handler';
+import { registerErrorHandler, sendFrameworkError } from './platform/error-handler';
+import { registerNulCharacterGuard } from './platform/nul-characters';
 import { DASHBOARD_CSP, defaultStaticDirs, registerStaticFiles, type StaticDirs } from './platform/static-files';
 
 export interface BuildAppOptions {
@@ -18,7 +19,13 @@ export interface BuildAppOptions {
 export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.log,
-    trustProxy: ctx.config.trustProxy,
+    // TRUST_PROXY trusts exactly one hop, the peer that connected (our own
+    // proxy): the client is the address it appended to X-Forwarded-For, the
+    // header's last entry. Trusting every hop (`true`) would take the first
+    // entry, which the client writes itself, so any client could pick its
+    // address and reset the per-address limits. (Fastify's numeric hop count
+    // trusts nothing, hence the function: proxy-addr numbers the socket 0.)
+    trustProxy: ctx.config.trustProxy ? (_address: string, hop: number) => hop === 0 : false,
     bodyLimit: 1024 * 1024,
     // A slow client must not hold a socket forever.
     requestTimeout: 30_000,
@@ -28,10 +35,12 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
       disableRequestLogging: (request: { url?: string }) => !request.url?.startsWith('/api/') || request.url.startsWith('/api/public/'),
     }),
     routerOptions: { maxParamLength: 200 },
+    frameworkErrors: sendFrameworkError,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
+  registerNulCharacterGuard(app);
 
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('x-content-type-options', 'nosniff');

@@ -1,8 +1,8 @@
 import net from 'node:net';
 
-// The client address is Fastify's `request.ip`: the socket's peer address, or
-// the X-Forwarded-For client when TRUST_PROXY is set (app.ts passes
-// config.trustProxy to Fastify). These helpers only normalise it.
+// The client address is Fastify's `request.ip`: the socket's peer address, or,
+// when TRUST_PROXY is set, the address our proxy appended to X-Forwarded-For
+// (app.ts trusts exactly one hop). These helpers only normalise it.
 
 /** `::ffff:203.0.113.5` (an IPv4 client on a dual-stack socket) becomes `203.0.113.5`; a zone id is dropped. */
 export function normalizeAddress(address: string): string {

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { HttpError } from './errors';
 
@@ -48,4 +48,21 @@ export function registerErrorHandler(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     void reply.status(404).send({ success: false, error: { message: `Route ${request.method} ${request.url.split('?')[0]} not found`, code: 'not_found' } });
   });
+}
+
+/**
+ * Fastify's `frameworkErrors` option: the router refuses some addresses
+ * before any route or error handler runs (a malformed %-escape, a path
+ * parameter over maxParamLength) and would answer with its own body shape.
+ * These answers keep the spec §8 envelope like every other error.
+ */
+export function sendFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const statusCode = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
+  const message =
+    error.code === 'FST_ERR_BAD_URL'
+      ? 'The address is not valid (malformed %-encoding)'
+      : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? 'An id in the address is too long'
+        : 'The address could not be read';
+  void reply.status(statusCode).send({ success: false, error: { message, code: error.code } });
 }

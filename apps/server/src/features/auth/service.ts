@@ -4,6 +4,7 @@ import type { AppContext } from '../../context';
 import { isUniqueViolation } from '../../db/database';
 import type { UserRow } from '../../db/schema';
 import type { AuthenticatedUser } from '../../platform/authenticate';
+import { rateLimitKeyOfAddress } from '../../platform/client-address';
 import { badRequest, conflict, forbidden, tooManyRequests, unauthorized } from '../../platform/errors';
 import { burnPasswordCheck, hashPassword, verifyPassword } from '../../platform/passwords';
 import { DatabaseRateLimiter } from '../../platform/rate-limit';
@@ -89,7 +90,8 @@ export function createAuthService(ctx: AppContext) {
     async login(email: string, password: string, clientAddress: string): Promise<{ user: User; token: string }> {
       const now = clock.now();
       const accountKey = `login:account:${email}`;
-      const addressKey = `login:address:${clientAddress}`;
+      // Per /64 for IPv6 (a client owns the whole prefix and can rotate through it), per address for IPv4.
+      const addressKey = `login:address:${rateLimitKeyOfAddress(clientAddress)}`;
       const [account, address] = await Promise.all([
         limiter.current(accountKey, LOGIN_WINDOW_MS, now),
         limiter.current(addressKey, LOGIN_WINDOW_MS, now),

@@ -7,6 +7,7 @@ import { truncateText } from '../../src/features/rss-feeds/feed-text';
 
 const item = (overrides: Partial<FeedItem> = {}): FeedItem => ({
   id: 'post-1',
+  guid: 'post-1',
   title: 'A short title',
   link: 'https://blog.example/posts/1?ref=feed',
   summary: 'What the post says.',

@@ -349,4 +349,24 @@ describe('RSS feed polling', () => {
     expect((await feedRow(feed.id)).next_check_at).toBe(clock.now() + INTERVAL);
     await api('DELETE', `/api/rss-feeds/${feed.id}`);
   });
+
+  it('sends an item whose guid the document repeats once (a reused guid, a duplicated item)', async () => {
+    server.serve('/repeats.xml', { body: rssDocument(baseItems) });
+    const feed = await createFeed('/repeats.xml');
+    await tickUntilChecked(feed.id);
+    const reused = { guid: 'post-9', title: 'Ninth post', link: 'https://blog.example/9', description: 'Nine', pubDate: new Date(Date.UTC(2026, 2, 10)) };
+    const sameGuidOtherPost = { ...reused, title: 'Ninth post, again', link: 'https://blog.example/9b', description: 'Nine b' };
+    server.serve('/repeats.xml', { body: rssDocument([reused, reused, sameGuidOtherPost, ...baseItems]) });
+    const before = (await rssNotifications()).length;
+    clock.advance(INTERVAL);
+    await tickUntilChecked(feed.id);
+    await sendsSettled();
+    const created = (await rssNotifications()).slice(before);
+    expect(created.map((n) => n.title)).toEqual(['Ninth post']);
+    expect(pushesOf(created[0]!.id)).toHaveLength(subscriptions.length);
+    clock.advance(INTERVAL);
+    await tickUntilChecked(feed.id);
+    await sendsSettled();
+    expect((await rssNotifications()).length).toBe(before + 1);
+  });
 });

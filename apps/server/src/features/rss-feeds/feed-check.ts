@@ -177,8 +177,14 @@ async function fetchAndProcess(deps: CheckDeps, feed: RssFeedRow, site: SiteRow)
     distinctLinks,
   );
   const knownByLink = entries.filter((e) => !seen.items.has(e.itemKey) && e.linkKey && linkUses.get(e.linkKey) === 1 && seen.links.has(e.linkKey));
-  if (knownByLink.length) await repo.recordSeenItems(db, knownByLink.map((e) => seenRow(e, 'baseline', null)));
-  const fresh = entries.filter((e) => !seen.items.has(e.itemKey) && !knownByLink.includes(e));
+  // A guid the publisher repeats within the document (a reused guid, a duplicated item) sends once:
+  // its first occurrence stands for the others (security guide: a repeated GUID never sends twice).
+  const firstWithGuid = new Map<string, Entry>();
+  for (const e of entries) if (e.item.guid && !firstWithGuid.has(e.item.guid)) firstWithGuid.set(e.item.guid, e);
+  const repeatedGuid = entries.filter((e) => e.item.guid && firstWithGuid.get(e.item.guid) !== e && !seen.items.has(e.itemKey));
+  const alreadyKnown = [...knownByLink, ...repeatedGuid];
+  if (alreadyKnown.length) await repo.recordSeenItems(db, alreadyKnown.map((e) => seenRow(e, 'baseline', null)));
+  const fresh = entries.filter((e) => !seen.items.has(e.itemKey) && !alreadyKnown.includes(e));
 
   const today = await repo.countOutcomesOnDay(db, feed.id, localDay);
   const plan = planNewItems(newestFirst(fresh), {

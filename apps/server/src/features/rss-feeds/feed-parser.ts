@@ -45,6 +45,8 @@ export interface FeedItem {
    * rdf:about, else `sha256:` of link, title and date (or description).
    */
   id: string;
+  /** The guid / atom:id / rdf:about the publisher declared, or null (a repeated guid keeps it; `id` differs). */
+  guid: string | null;
   /** Plain text; empty when the item has none (the caller writes a notification from the summary). */
   title: string;
   /** Absolute http(s) URL, or null. */
@@ -360,7 +362,7 @@ export function parseFeed(body: Buffer, options: ParseFeedOptions): ParsedFeed {
       for (let n = 2; seenIds.has(id); n += 1) id = `${derived}#${n}`;
     }
     seenIds.add(id);
-    items.push({ id, title, link, summary, imageUrl, publishedAt });
+    items.push({ id, guid: declaredId || null, title, link, summary, imageUrl, publishedAt });
     if (items.length >= maxItems) done = true;
   }
 

@@ -66,7 +66,12 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     },
     transform: jsonSchemaTransform,
   });
-  await app.register(fastifySwaggerUi, { routePrefix: '/api/docs' });
+  // The interactive docs get a policy of their own (Swagger UI styles inline;
+  // no upgrade-insecure-requests, which would break a plain-http install).
+  await app.register(fastifySwaggerUi, {
+    routePrefix: '/api/docs',
+    staticCSP: "default-src 'self'; base-uri 'self'; img-src 'self' data:; object-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'self'",
+  });
 
   await app.register(
     async (api) => {

@@ -10,6 +10,7 @@ import {
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { ApiError, apiRequest } from '../../lib/api-client';
+import { invalidateSiteAnalytics, siteSegmentsKey } from '../../lib/site-queries';
 
 // Spec §7 Notifications (plus cancel, duplicate, retry from §4), the
 // notification performance call (§7 Analytics) and the site's segments for
@@ -24,7 +25,7 @@ const notificationsKey = (siteId: string) => ['sites', siteId, 'notifications'] 
 export const notificationListKey = (siteId: string, filter: StatusFilter) => [...notificationsKey(siteId), filter] as const;
 export const notificationKey = (id: string) => ['notifications', id] as const;
 export const performanceKey = (id: string) => ['notifications', id, 'performance'] as const;
-export const segmentsKey = (siteId: string) => ['sites', siteId, 'segments'] as const;
+export const segmentsKey = siteSegmentsKey;
 
 const byId = (id: string) => `/notifications/${encodeURIComponent(id)}`;
 
@@ -110,12 +111,16 @@ export async function runNotificationCommand(input: { id: string; command: Notif
   return (await apiRequest(`${byId(input.id)}/${input.command}`, { method: 'POST', schema: notificationResponse })).notification;
 }
 
-/** After any change the site's lists, the notification and its performance are fetched again. */
+/**
+ * After any change the site's lists (the dashboard's recurring panel too), the
+ * notification with its performance, and the dashboard's figures are fetched again.
+ */
 function useRefreshAfterChange() {
   const queryClient = useQueryClient();
   return (notification: Pick<Notification, 'id' | 'site_id'>) => {
     void queryClient.invalidateQueries({ queryKey: notificationsKey(notification.site_id) });
     void queryClient.invalidateQueries({ queryKey: notificationKey(notification.id) });
+    void invalidateSiteAnalytics(queryClient, notification.site_id);
   };
 }
 
@@ -136,6 +141,7 @@ export function useDeleteNotificationMutation() {
     onSuccess: (_result, notification) => {
       queryClient.removeQueries({ queryKey: notificationKey(notification.id) });
       void queryClient.invalidateQueries({ queryKey: notificationsKey(notification.site_id) });
+      void invalidateSiteAnalytics(queryClient, notification.site_id);
     },
   });
 }

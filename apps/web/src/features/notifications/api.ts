@@ -98,6 +98,21 @@ export async function updateNotification(input: { id: string; changes: Notificat
   return (await apiRequest(byId(input.id), { method: 'PATCH', body: input.changes, schema: notificationResponse })).notification;
 }
 
+/**
+ * Spec §4 "Recurring schedule: has an active flag": pauses or resumes a
+ * recurring notification without touching anything else (the server keeps
+ * the schedule; occurrences that fall while paused are not sent).
+ */
+export async function setRecurringActive(input: { id: string; isActive: boolean }): Promise<Notification> {
+  return (await apiRequest(byId(input.id), { method: 'PATCH', body: { recurring_schedule: { is_active: input.isActive } }, schema: notificationResponse }))
+    .notification;
+}
+
+export function useRecurringActiveMutation() {
+  const refresh = useRefreshAfterChange();
+  return useMutation({ mutationFn: setRecurringActive, onSuccess: refresh });
+}
+
 const deletedResponse = envelope(z.object({ deleted: z.literal(true) }));
 
 export async function deleteNotification(id: string): Promise<void> {

@@ -223,6 +223,40 @@ describe('notifications list (spec §2 Notifications list)', () => {
     expect(await screen.findByRole('form', { name: 'Edit notification' }, { timeout: 3000 })).toBeInTheDocument();
   });
 
+  it('Pause and Resume switch a scheduled recurring notification’s active flag (spec §4) with PATCH recurring_schedule.is_active', async () => {
+    let isActive = true;
+    const weekly = () =>
+      makeNotification({ ...recurring, status: 'scheduled', recurringSchedule: { ...recurring.recurringSchedule!, isActive } });
+    const api = setUp({
+      [LIST]: () => list([weekly()], { all: 1, scheduled: 1 }),
+      'PATCH /api/notifications/r1': (call) => {
+        isActive = (call.body as { recurring_schedule: { is_active: boolean } }).recurring_schedule.is_active;
+        return ok({ notification: weekly() });
+      },
+    });
+    const { user } = renderApp('/notifications');
+    await screen.findByRole('article', { name: 'Daily digest' });
+    expect(buttonsOf('Daily digest')).toEqual(['Edit', 'Pause', 'Cancel', 'Delete']);
+
+    await user.click(within(card('Daily digest')).getByRole('button', { name: 'Pause' }));
+    expect(await within(card('Daily digest')).findByRole('button', { name: 'Resume' })).toBeInTheDocument();
+    expect(within(card('Daily digest')).getByText('(paused)')).toBeInTheDocument();
+    expect(api.callsTo('PATCH /api/notifications/r1')[0]!.body).toEqual({ recurring_schedule: { is_active: false } });
+
+    await user.click(within(card('Daily digest')).getByRole('button', { name: 'Resume' }));
+    expect(await within(card('Daily digest')).findByRole('button', { name: 'Pause' })).toBeInTheDocument();
+    expect(api.callsTo('PATCH /api/notifications/r1')[1]!.body).toEqual({ recurring_schedule: { is_active: true } });
+  });
+
+  it('Pause failing alerts the server message, else "Failed to pause notification"', async () => {
+    const weekly = makeNotification({ ...recurring, status: 'scheduled' });
+    setUp({ [LIST]: list([weekly], { all: 1, scheduled: 1 }), 'PATCH /api/notifications/r1': fail(500) });
+    const dialogs = captureDialogs();
+    const { user } = renderApp('/notifications');
+    await user.click(within(await screen.findByRole('article', { name: 'Daily digest' })).getByRole('button', { name: 'Pause' }));
+    await waitFor(() => expect(dialogs.alerts).toEqual(['Failed to pause notification']));
+  });
+
   it('Retry asks first and sends a failed notification again', async () => {
     const api = setUp({ [LIST]: list([failed]), 'POST /api/notifications/f1/retry': ok({ notification: { ...failed, status: 'sending', last_error: null } }) });
     const dialogs = captureDialogs(true);

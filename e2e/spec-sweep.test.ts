@@ -345,6 +345,15 @@ describe('spec sweep (headless Chromium at 375 and 1280 px)', () => {
       await page.getByRole('img', { name: 'Private key hidden' }).waitFor();
       await text(page, 'Never share your private key');
     });
+    await sweep(page, '/settings?tab=automation', width, async () => {
+      await heading(page, 'How automation works');
+      // On a phone the tabs scroll sideways: the selected one is scrolled into sight.
+      const tab = page.getByRole('tab', { name: 'Automation' });
+      expect(await tab.getAttribute('aria-selected')).toBe('true');
+      const box = (await tab.boundingBox())!;
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(width);
+    });
     await sweep(page, '/help', width, async () => {
       await heading(page, 'Browse by topic');
       const topics = page.getByRole('region', { name: 'Browse by topic' }).getByRole('link');

@@ -61,6 +61,15 @@ describe('notifications list (spec §2 Notifications list)', () => {
     expect(within(card('Broken send')).getByTestId('failure-reason')).toHaveTextContent('Failed: The site has no VAPID keys');
   });
 
+  it('a recurring or triggered notification’s date is its latest send: "Last sent"', async () => {
+    const sentTrigger = makeNotification({ ...triggered, status: 'scheduled', sent_at: '2026-03-03T08:15:00.000Z' });
+    setUp({ [LIST]: list([sentTrigger, completed], { all: 2, scheduled: 1, completed: 1 }) });
+    renderApp('/notifications');
+    await screen.findByRole('article', { name: 'Cart reminder' });
+    expect(within(card('Cart reminder')).getByText('Last sent').nextSibling).toHaveTextContent('Mar 3, 2026, 8:15 AM');
+    expect(within(card('Spring launch')).getByText('Sent').nextSibling).toHaveTextContent('Mar 1, 2026, 12:00 PM');
+  });
+
   it('shows dates in the site’s timezone', async () => {
     const tokyo = makeSite({ id: 'site-1', settings: { ...site.settings, timezone: 'Asia/Tokyo' } });
     signIn();

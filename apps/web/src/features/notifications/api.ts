@@ -18,6 +18,9 @@ import { invalidateSiteAnalytics, siteSegmentsKey } from '../../lib/site-queries
 
 /** While a notification is being sent, its progress is fetched this often. */
 export const SENDING_POLL_MS = 2000;
+/** While a one-time notification is scheduled within the next hour, its status is fetched this often, so the send shows up. */
+export const DUE_SOON_POLL_MS = 30_000;
+const DUE_SOON_WINDOW_MS = 60 * 60_000;
 
 export type StatusFilter = 'all' | Extract<NotificationStatus, 'draft' | 'scheduled' | 'sending' | 'completed'>;
 
@@ -35,13 +38,26 @@ export function fetchNotifications(siteId: string, filter: StatusFilter) {
 }
 
 const isSending = (notification: Notification) => notification.status === 'sending';
+const isDueSoon = (notification: Notification, now: number) =>
+  notification.status === 'scheduled' && notification.scheduled_at !== null && Date.parse(notification.scheduled_at) <= now + DUE_SOON_WINDOW_MS;
 
-/** The list polls while anything on it is being sent, so progress moves on its own. */
+/**
+ * How often a screen showing these notifications looks again: quickly while
+ * one is being sent (progress moves on its own), now and then while a
+ * scheduled one is about to go out (its status changes without anyone
+ * clicking), otherwise not at all (spec §9: results stay fresh for 5 minutes).
+ */
+export function pollInterval(notifications: readonly Notification[], now: number = Date.now()): number | false {
+  if (notifications.some(isSending)) return SENDING_POLL_MS;
+  if (notifications.some((notification) => isDueSoon(notification, now))) return DUE_SOON_POLL_MS;
+  return false;
+}
+
 export function useNotificationsQuery(siteId: string, filter: StatusFilter) {
   return useQuery({
     queryKey: notificationListKey(siteId, filter),
     queryFn: () => fetchNotifications(siteId, filter),
-    refetchInterval: (query) => (query.state.data?.notifications.some(isSending) ? SENDING_POLL_MS : false),
+    refetchInterval: (query) => pollInterval(query.state.data?.notifications ?? []),
   });
 }
 
@@ -53,7 +69,7 @@ export function useNotificationQuery(id: string) {
   return useQuery({
     queryKey: notificationKey(id),
     queryFn: () => fetchNotification(id),
-    refetchInterval: (query) => (query.state.data && isSending(query.state.data) ? SENDING_POLL_MS : false),
+    refetchInterval: (query) => pollInterval(query.state.data ? [query.state.data] : []),
   });
 }
 

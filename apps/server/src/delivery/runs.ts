@@ -234,6 +234,11 @@ export async function addToRunCounters(db: Db, run: Pick<RunRow, 'id' | 'notific
       failed_count: eb('failed_count', '+', failed),
       delivered_count: eb('delivered_count', '+', delivered),
       clicked_count: eb('clicked_count', '+', clicked),
+      // A one-time notification's sent_at is when its send began (markNotificationSending), a recurring
+      // one's its latest occurrence (recordOccurrenceSent). A triggered one sends once per event: its
+      // sent_at is the latest push accepted, so the dashboard's Recent Notifications (spec §2, ordered
+      // by sent_at) and the notifications list show it too.
+      ...(sent > 0 ? { sent_at: sql<number>`case when type = 'TRIGGERED' then ${at} else sent_at end` } : {}),
     }))
     .where('id', '=', run.notification_id)
     .execute();

@@ -13,6 +13,8 @@ interface SegmentSelectFieldProps {
   onBlur?: () => void;
   name?: string;
   hint?: ReactNode;
+  /** Help shown next to the label (the spec's field tooltips). */
+  tooltip?: ReactNode;
   error?: string | undefined;
   disabled?: boolean;
   className?: string;
@@ -25,7 +27,7 @@ interface SegmentSelectFieldProps {
  * as the list arrives; a saved segment missing from the list stays selected
  * (and is named as such) rather than silently becoming "All Subscribers".
  */
-export function SegmentSelectField({ siteId, label = 'Target Segment', value, onChange, onBlur, name, hint, error, disabled, className }: SegmentSelectFieldProps) {
+export function SegmentSelectField({ siteId, label = 'Target Segment', value, onChange, onBlur, name, hint, tooltip, error, disabled, className }: SegmentSelectFieldProps) {
   const segments = useSegmentOptions(siteId);
   const options = segments.data ?? [];
   const savedButMissing = value !== '' && !options.some((option) => option.id === value);
@@ -33,7 +35,7 @@ export function SegmentSelectField({ siteId, label = 'Target Segment', value, on
   const shownHint = segments.isError ? `Segments could not be loaded: ${errorMessage(segments.error, 'please try again later')}.` : hint;
 
   return (
-    <Field label={label} hint={shownHint} error={error} className={className}>
+    <Field label={label} hint={shownHint} tooltip={tooltip} error={error} className={className}>
       {(control) => (
         <Select
           {...control}

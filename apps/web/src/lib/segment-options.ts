@@ -2,6 +2,7 @@ import { envelope, segment } from '@herald/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { z } from 'zod';
 import { apiRequest } from './api-client';
+import { siteSegmentsKey } from './site-queries';
 
 // The site's segments as the target selects of the notification, welcome
 // campaign and RSS feed forms offer them (spec §7 GET /sites/{siteId}/segments
@@ -13,7 +14,7 @@ import { apiRequest } from './api-client';
  * invalidates exactly this key after every create, edit, delete and estimate,
  * so each target select offers the new list the next time it is shown.
  */
-export const segmentOptionsKey = (siteId: string) => ['sites', siteId, 'segments'] as const;
+export const segmentOptionsKey = siteSegmentsKey;
 
 /** Only what a select shows; the segments page keeps the whole segments (with rules) under its own key. */
 const segmentOption = segment.pick({ id: true, name: true, estimated_count: true });

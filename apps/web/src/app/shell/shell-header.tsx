@@ -54,7 +54,8 @@ function CurrentSiteSummary() {
     return (
       <div className="min-w-0" data-testid="current-site">
         <p className="truncate text-sm font-semibold text-slate-900">No sites yet</p>
-        <p className="truncate text-xs text-slate-600">Create your first site to get started</p>
+        {/* Wraps rather than cut off on a phone: the whole sentence is the hint. */}
+        <p className="line-clamp-2 text-xs leading-4 text-slate-600">Create your first site to get started</p>
       </div>
     );
   }

@@ -1,5 +1,6 @@
 import { useId, type ReactNode } from 'react';
 import { cn } from '../../lib/class-names';
+import { Tooltip } from './tooltip';
 
 interface SwitchProps {
   /** The visible label; also the switch's accessible name. */
@@ -8,20 +9,25 @@ interface SwitchProps {
   onCheckedChange: (checked: boolean) => void;
   /** A line under the label explaining what turning it on does. */
   description?: ReactNode;
+  /** Optional help text in a tooltip next to the label. */
+  tooltip?: ReactNode;
   disabled?: boolean;
   className?: string;
 }
 
 /** An on/off toggle (WAI-ARIA switch): a button with role="switch" and its own label. */
-export function Switch({ label, checked, onCheckedChange, description, disabled, className }: SwitchProps) {
+export function Switch({ label, checked, onCheckedChange, description, tooltip, disabled, className }: SwitchProps) {
   const id = useId();
   const descriptionId = description ? `${id}-description` : undefined;
   return (
     <div className={cn('flex items-start justify-between gap-4', className)}>
       <div className="min-w-0">
-        <label htmlFor={id} className="text-sm font-medium text-slate-800">
-          {label}
-        </label>
+        <span className="inline-flex items-center gap-1.5">
+          <label htmlFor={id} className="text-sm font-medium text-slate-800">
+            {label}
+          </label>
+          {tooltip ? <Tooltip content={tooltip} label={`About ${label}`} /> : null}
+        </span>
         {description ? (
           <p id={descriptionId} className="text-xs text-slate-600">
             {description}

@@ -1,4 +1,4 @@
-import { useRef, type KeyboardEvent, type ReactNode } from 'react';
+import { useEffect, useRef, type KeyboardEvent, type ReactNode } from 'react';
 import { cn } from '../../lib/class-names';
 
 export interface TabItem<V extends string> {
@@ -25,6 +25,16 @@ export const tabPanelId = (idBase: string, value: string) => `${idBase}-panel-${
 export function Tabs<V extends string>({ idBase, label, items, value, onValueChange, className }: TabsProps<V>) {
   const listRef = useRef<HTMLDivElement>(null);
 
+  // On a phone the tabs scroll sideways; the selected one (also when opened from a link such as
+  // ?tab=automation) is scrolled into view so the reader sees which tab the panel belongs to.
+  useEffect(() => {
+    const list = listRef.current;
+    const tab = list?.querySelector<HTMLElement>(`#${CSS.escape(tabId(idBase, value))}`);
+    if (!list || !tab) return;
+    if (tab.offsetLeft < list.scrollLeft) list.scrollLeft = tab.offsetLeft;
+    else if (tab.offsetLeft + tab.offsetWidth > list.scrollLeft + list.clientWidth) list.scrollLeft = tab.offsetLeft + tab.offsetWidth - list.clientWidth;
+  }, [idBase, value]);
+
   function focusTab(index: number) {
     const item = items[(index + items.length) % items.length];
     if (!item) return;
@@ -47,7 +57,7 @@ export function Tabs<V extends string>({ idBase, label, items, value, onValueCha
       role="tablist"
       aria-label={label}
       onKeyDown={onKeyDown}
-      className={cn('flex gap-1 overflow-x-auto border-b border-slate-200', className)}
+      className={cn('relative flex gap-1 overflow-x-auto border-b border-slate-200', className)}
     >
       {items.map((item) => {
         const selected = item.value === value;

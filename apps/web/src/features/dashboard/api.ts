@@ -2,10 +2,11 @@ import { DASHBOARD_DEFAULT_DAYS, dashboardResponse, envelope, notificationListRe
 import { useQuery } from '@tanstack/react-query';
 import { z } from 'zod';
 import { ApiError, apiRequest } from '../../lib/api-client';
+import { siteAnalyticsKey } from '../../lib/site-queries';
 
 // Spec §7: the dashboard's three calls. Fetchers and hooks side by side.
 
-export const dashboardQueryKey = (siteId: string, days: number) => ['sites', siteId, 'analytics', 'dashboard', days] as const;
+export const dashboardQueryKey = (siteId: string, days: number) => [...siteAnalyticsKey(siteId), 'dashboard', days] as const;
 
 export function fetchDashboard(siteId: string, days = DASHBOARD_DEFAULT_DAYS): Promise<DashboardData> {
   return apiRequest(`/sites/${encodeURIComponent(siteId)}/analytics/dashboard?days=${days}`, { schema: dashboardResponse });
@@ -13,6 +14,11 @@ export function fetchDashboard(siteId: string, days = DASHBOARD_DEFAULT_DAYS): P
 
 export function useDashboardQuery(siteId: string, days = DASHBOARD_DEFAULT_DAYS) {
   return useQuery({ queryKey: dashboardQueryKey(siteId, days), queryFn: () => fetchDashboard(siteId, days) });
+}
+
+/** What the dashboard's Refresh fetches again: its figures and both panels. */
+export function dashboardRefreshKeys(siteId: string): readonly (readonly unknown[])[] {
+  return [siteAnalyticsKey(siteId), recurringNotificationsQueryKey(siteId), welcomeCampaignsQueryKey(siteId)];
 }
 
 /** Spec §2 Dashboard "Recurring Notifications panel": GET /sites/{siteId}/notifications?type=RECURRING. */
@@ -44,7 +50,12 @@ export type WelcomeCampaignSummary = z.output<typeof welcomeCampaignSummary>;
 
 const welcomeCampaignsResponse = envelope(z.object({ campaigns: z.array(welcomeCampaignSummary) }));
 
-export const welcomeCampaignsQueryKey = (siteId: string) => ['sites', siteId, 'welcome-campaigns'] as const;
+/**
+ * Below the campaigns page's key (['sites', siteId, 'welcome-campaigns'] holds
+ * whole campaigns there), so the two shapes never share a cache entry, and a
+ * change on the campaigns page refreshes this panel too.
+ */
+export const welcomeCampaignsQueryKey = (siteId: string) => ['sites', siteId, 'welcome-campaigns', 'summary'] as const;
 
 /** GET /sites/{siteId}/welcome-campaigns (data.campaigns). A 404 means the site has none (or the server has no campaigns yet). */
 export async function fetchWelcomeCampaigns(siteId: string): Promise<WelcomeCampaignSummary[]> {

@@ -10,6 +10,7 @@ import {
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { apiRequest } from '../../lib/api-client';
+import { invalidateSiteAnalytics } from '../../lib/site-queries';
 
 // Spec §7 Notifications (plus cancel, duplicate, retry from §4) and the
 // notification performance call (§7 Analytics). Fetchers and hooks side by
@@ -17,6 +18,9 @@ import { apiRequest } from '../../lib/api-client';
 
 /** While a notification is being sent, its progress is fetched this often. */
 export const SENDING_POLL_MS = 2000;
+/** While a one-time notification is scheduled within the next hour, its status is fetched this often, so the send shows up. */
+export const DUE_SOON_POLL_MS = 30_000;
+const DUE_SOON_WINDOW_MS = 60 * 60_000;
 
 export type StatusFilter = 'all' | Extract<NotificationStatus, 'draft' | 'scheduled' | 'sending' | 'completed'>;
 
@@ -33,13 +37,26 @@ export function fetchNotifications(siteId: string, filter: StatusFilter) {
 }
 
 const isSending = (notification: Notification) => notification.status === 'sending';
+const isDueSoon = (notification: Notification, now: number) =>
+  notification.status === 'scheduled' && notification.scheduled_at !== null && Date.parse(notification.scheduled_at) <= now + DUE_SOON_WINDOW_MS;
 
-/** The list polls while anything on it is being sent, so progress moves on its own. */
+/**
+ * How often a screen showing these notifications looks again: quickly while
+ * one is being sent (progress moves on its own), now and then while a
+ * scheduled one is about to go out (its status changes without anyone
+ * clicking), otherwise not at all (spec §9: results stay fresh for 5 minutes).
+ */
+export function pollInterval(notifications: readonly Notification[], now: number = Date.now()): number | false {
+  if (notifications.some(isSending)) return SENDING_POLL_MS;
+  if (notifications.some((notification) => isDueSoon(notification, now))) return DUE_SOON_POLL_MS;
+  return false;
+}
+
 export function useNotificationsQuery(siteId: string, filter: StatusFilter) {
   return useQuery({
     queryKey: notificationListKey(siteId, filter),
     queryFn: () => fetchNotifications(siteId, filter),
-    refetchInterval: (query) => (query.state.data?.notifications.some(isSending) ? SENDING_POLL_MS : false),
+    refetchInterval: (query) => pollInterval(query.state.data?.notifications ?? []),
   });
 }
 
@@ -51,7 +68,7 @@ export function useNotificationQuery(id: string) {
   return useQuery({
     queryKey: notificationKey(id),
     queryFn: () => fetchNotification(id),
-    refetchInterval: (query) => (query.state.data && isSending(query.state.data) ? SENDING_POLL_MS : false),
+    refetchInterval: (query) => pollInterval(query.state.data ? [query.state.data] : []),
   });
 }
 
@@ -73,6 +90,21 @@ export async function updateNotification(input: { id: string; changes: Notificat
   return (await apiRequest(byId(input.id), { method: 'PATCH', body: input.changes, schema: notificationResponse })).notification;
 }
 
+/**
+ * Spec §4 "Recurring schedule: has an active flag": pauses or resumes a
+ * recurring notification without touching anything else (the server keeps
+ * the schedule; occurrences that fall while paused are not sent).
+ */
+export async function setRecurringActive(input: { id: string; isActive: boolean }): Promise<Notification> {
+  return (await apiRequest(byId(input.id), { method: 'PATCH', body: { recurring_schedule: { is_active: input.isActive } }, schema: notificationResponse }))
+    .notification;
+}
+
+export function useRecurringActiveMutation() {
+  const refresh = useRefreshAfterChange();
+  return useMutation({ mutationFn: setRecurringActive, onSuccess: refresh });
+}
+
 const deletedResponse = envelope(z.object({ deleted: z.literal(true) }));
 
 export async function deleteNotification(id: string): Promise<void> {
@@ -86,12 +118,16 @@ export async function runNotificationCommand(input: { id: string; command: Notif
   return (await apiRequest(`${byId(input.id)}/${input.command}`, { method: 'POST', schema: notificationResponse })).notification;
 }
 
-/** After any change the site's lists, the notification and its performance are fetched again. */
+/**
+ * After any change the site's lists (the dashboard's recurring panel too), the
+ * notification with its performance, and the dashboard's figures are fetched again.
+ */
 function useRefreshAfterChange() {
   const queryClient = useQueryClient();
   return (notification: Pick<Notification, 'id' | 'site_id'>) => {
     void queryClient.invalidateQueries({ queryKey: notificationsKey(notification.site_id) });
     void queryClient.invalidateQueries({ queryKey: notificationKey(notification.id) });
+    void invalidateSiteAnalytics(queryClient, notification.site_id);
   };
 }
 
@@ -112,6 +148,7 @@ export function useDeleteNotificationMutation() {
     onSuccess: (_result, notification) => {
       queryClient.removeQueries({ queryKey: notificationKey(notification.id) });
       void queryClient.invalidateQueries({ queryKey: notificationsKey(notification.site_id) });
+      void invalidateSiteAnalytics(queryClient, notification.site_id);
     },
   });
 }

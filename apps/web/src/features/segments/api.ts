@@ -9,7 +9,7 @@ import {
 } from '@herald/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { apiRequest } from '../../lib/api-client';
-import { segmentOptionsKey } from '../../lib/segment-options';
+import { siteSegmentsKey } from '../../lib/site-queries';
 
 // Spec §7 Segments. Fetchers and hooks side by side; mutations keep the
 // cached list in step with what the server answered.
@@ -20,7 +20,7 @@ import { segmentOptionsKey } from '../../lib/segment-options';
  * whole segments, with their rules, one level below, so neither reads the
  * other's shape. A change here refreshes theirs.
  */
-export const segmentListKey = (siteId: string) => [...segmentOptionsKey(siteId), 'with-rules'] as const;
+export const segmentListKey = (siteId: string) => [...siteSegmentsKey(siteId), 'with-rules'] as const;
 
 const byId = (id: string) => `/segments/${encodeURIComponent(id)}`;
 
@@ -50,12 +50,17 @@ export async function estimateSegment(id: string): Promise<number> {
   return (await apiRequest(`${byId(id)}/estimate`, { method: 'POST', schema: segmentEstimateResponse })).estimated_count;
 }
 
-/** Applies a change to the cached list and tells other screens' segment lists to refetch. */
+/**
+ * Applies a change to the cached list and tells other screens' segment lists
+ * (the notification, campaign and feed target selects) to refetch.
+ */
 function useSegmentListUpdater() {
   const queryClient = useQueryClient();
   return (siteId: string, change: (segments: Segment[]) => Segment[]) => {
     queryClient.setQueryData<Segment[]>(segmentListKey(siteId), (segments) => (segments ? change(segments) : segments));
-    void queryClient.invalidateQueries({ queryKey: segmentOptionsKey(siteId), exact: true });
+    // This page's own list was just updated in place; everything else under the site's segments key refetches.
+    const own = JSON.stringify(segmentListKey(siteId));
+    void queryClient.invalidateQueries({ queryKey: siteSegmentsKey(siteId), predicate: (query) => JSON.stringify(query.queryKey) !== own });
   };
 }
 

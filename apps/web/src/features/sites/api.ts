@@ -11,6 +11,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { z } from 'zod';
 import { apiRequest } from '../../lib/api-client';
+import { invalidateSiteAnalytics } from '../../lib/site-queries';
 import { useSitesStore } from '../../lib/sites-store';
 
 // Spec §7 Sites. Fetchers and hooks side by side; mutations keep the site
@@ -68,6 +69,8 @@ export function useUpdateSiteMutation() {
     onSuccess: (site) => {
       storeUpdate(site.id, site);
       queryClient.setQueryData<Site[]>(sitesQueryKey, (sites) => sites?.map((s) => (s.id === site.id ? site : s)));
+      // Value goals and the timezone change the dashboard's figures and days.
+      void invalidateSiteAnalytics(queryClient, site.id);
     },
   });
 }

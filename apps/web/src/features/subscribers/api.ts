@@ -1,6 +1,7 @@
 import { SUBSCRIBERS_PAGE_DEFAULT_LIMIT, subscriberResponse, subscribersListResponse, type Subscriber } from '@herald/contracts';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { apiRequest } from '../../lib/api-client';
+import { invalidateSiteAnalytics } from '../../lib/site-queries';
 
 // Spec §7 Subscribers: the list (filter, search, page) and removal.
 
@@ -47,6 +48,9 @@ export function useRemoveSubscriberMutation(siteId: string) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: removeSubscriber,
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: subscribersKey(siteId) }),
+    onSuccess: () => {
+      void invalidateSiteAnalytics(queryClient, siteId);
+      return queryClient.invalidateQueries({ queryKey: subscribersKey(siteId) });
+    },
   });
 }

@@ -23,13 +23,15 @@ export function MetricCard({ title, help, value, metric, comparedWith, icon }: M
   const trend = change === null || change > 0 ? 'up' : change < 0 ? 'down' : 'flat';
   const TrendIcon = trend === 'up' ? TrendingUp : trend === 'down' ? TrendingDown : Minus;
   return (
-    <Card className="flex flex-col gap-2 p-4 sm:p-5">
+    <Card className="flex flex-col gap-2 p-4 sm:p-5" data-testid={`metric-${title.toLowerCase().replace(/\s+/g, '-')}`}>
       <div className="flex min-w-0 items-center gap-1">
         <h3 className="text-sm font-medium text-slate-600">{title}</h3>
         <Tooltip content={help} label={`About ${title}`} />
       </div>
       <div className="flex items-center justify-between gap-3">
-        <p className="min-w-0 text-2xl font-semibold tracking-tight break-words text-slate-900 tabular-nums">{value}</p>
+        <p className="min-w-0 text-2xl font-semibold tracking-tight break-words text-slate-900 tabular-nums" data-testid="metric-value">
+          {value}
+        </p>
         <span className="flex size-10 shrink-0 items-center justify-center rounded-lg bg-indigo-50 text-indigo-700" aria-hidden="true">
           {icon}
         </span>

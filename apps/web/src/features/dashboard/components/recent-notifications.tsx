@@ -21,7 +21,13 @@ export function RecentNotifications({ items, timeZone, className }: { items: Rec
           {shown.map((item) => (
             <li key={item.id} className="flex flex-col gap-1 py-3">
               <div className="flex items-start justify-between gap-3">
-                <p className="min-w-0 font-medium break-words text-slate-900">{item.title}</p>
+                {/* The title opens the notification's own view: sent, delivered and clicked. */}
+                <Link
+                  to={`/notifications/${encodeURIComponent(item.id)}`}
+                  className="min-w-0 rounded font-medium break-words text-slate-900 hover:text-indigo-700 hover:underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+                >
+                  {item.title}
+                </Link>
                 <span className="shrink-0 rounded-full bg-indigo-50 px-2 py-0.5 text-xs font-semibold text-indigo-700 tabular-nums">
                   {formatRate(item.click_rate)} CTR
                 </span>

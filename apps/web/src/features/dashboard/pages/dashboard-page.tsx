@@ -1,10 +1,11 @@
 import type { DashboardData, Site } from '@herald/contracts';
-import { BarChart3, Bell, Coins, MousePointerClick, Plus, Users } from 'lucide-react';
+import { useQueryClient } from '@tanstack/react-query';
+import { BarChart3, Bell, Coins, MousePointerClick, Plus, RefreshCw, Users } from 'lucide-react';
 import { Alert, Button, ButtonLink, EmptyState, PageHeader, Spinner } from '../../../components/ui';
 import { errorMessage } from '../../../lib/api-client';
 import { DASHBOARD_HELP } from '../../../lib/help-texts';
 import { useCurrentSite } from '../../../lib/sites-store';
-import { useDashboardQuery } from '../api';
+import { dashboardRefreshKeys, useDashboardQuery } from '../api';
 import { MetricCard } from '../components/metric-card';
 import { EngagementChart } from '../components/engagement-chart';
 import { PerformanceChart } from '../components/performance-chart';
@@ -50,6 +51,40 @@ export function DashboardPage() {
   return <SiteDashboard key={currentSite.id} site={currentSite} />;
 }
 
+/** "Updated 9:41 AM": when the figures on screen were fetched, in the site's timezone. */
+function updatedAtText(updatedAt: number, timeZone: string): string {
+  const options: Intl.DateTimeFormatOptions = { timeStyle: 'short' };
+  try {
+    return `Updated ${new Intl.DateTimeFormat('en-US', { ...options, timeZone }).format(updatedAt)}`;
+  } catch {
+    return `Updated ${new Intl.DateTimeFormat('en-US', options).format(updatedAt)}`;
+  }
+}
+
+/**
+ * Figures stay fresh for 5 minutes (spec §9); deliveries and clicks keep
+ * arriving after a send, so the dashboard says when its figures are from and
+ * fetches them again (with its panels) on request.
+ */
+function RefreshControl({ site, updatedAt, fetching }: { site: Site; updatedAt: number; fetching: boolean }) {
+  const queryClient = useQueryClient();
+  const refresh = () => {
+    for (const queryKey of dashboardRefreshKeys(site.id)) void queryClient.invalidateQueries({ queryKey });
+  };
+  return (
+    <div className="flex items-center gap-3">
+      {updatedAt ? (
+        <p className="text-xs text-slate-600" data-testid="dashboard-updated-at">
+          {updatedAtText(updatedAt, site.settings.timezone)}
+        </p>
+      ) : null}
+      <Button variant="secondary" size="sm" onClick={refresh} loading={fetching} icon={<RefreshCw className="size-4" aria-hidden="true" />}>
+        Refresh
+      </Button>
+    </div>
+  );
+}
+
 function SiteDashboard({ site }: { site: Site }) {
   const query = useDashboardQuery(site.id);
   return (
@@ -57,6 +92,7 @@ function SiteDashboard({ site }: { site: Site }) {
       <PageHeader
         title="Dashboard"
         description={query.data ? `${site.name}: the last ${query.data.period.days} days, in ${query.data.period.timezone} time.` : site.name}
+        actions={query.isSuccess ? <RefreshControl site={site} updatedAt={query.dataUpdatedAt} fetching={query.isFetching} /> : undefined}
       />
       {query.isPending ? (
         <Loading />

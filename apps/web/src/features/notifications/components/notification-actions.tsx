@@ -1,11 +1,11 @@
 import type { Notification } from '@herald/contracts';
-import { Ban, Copy, Eye, Pencil, RotateCcw, Send, Trash2 } from 'lucide-react';
+import { Ban, Copy, Eye, Pause, Pencil, Play, RotateCcw, Send, Trash2 } from 'lucide-react';
 import { useNavigate } from 'react-router';
 import { Button, ButtonLink } from '../../../components/ui';
 import { errorMessage } from '../../../lib/api-client';
 import { confirmAction, notify } from '../../../lib/dialogs';
 import { isEditable } from '../notification-labels';
-import { useDeleteNotificationMutation, useNotificationCommandMutation, type NotificationCommand } from '../api';
+import { useDeleteNotificationMutation, useNotificationCommandMutation, useRecurringActiveMutation, type NotificationCommand } from '../api';
 
 interface NotificationActionsProps {
   notification: Notification;
@@ -35,14 +35,24 @@ const FAILURES: Record<NotificationCommand, string> = {
 /**
  * The spec §4 state machine as buttons: Send Now (draft), Edit (draft,
  * scheduled) or View (others), Delete (draft, scheduled), Cancel
- * (scheduled), Duplicate (completed, cancelled, failed), Retry (failed).
+ * (scheduled), Duplicate (completed, cancelled, failed), Retry (failed), and
+ * Pause/Resume for a scheduled recurring notification (its active flag).
  */
 export function NotificationActions({ notification, placement, onDeleted }: NotificationActionsProps) {
   const navigate = useNavigate();
   const command = useNotificationCommandMutation();
   const remove = useDeleteNotificationMutation();
+  const activeFlag = useRecurringActiveMutation();
   const { id, status } = notification;
-  const busy = command.isPending || remove.isPending;
+  const busy = command.isPending || remove.isPending || activeFlag.isPending;
+  const schedule = notification.type === 'RECURRING' && status === 'scheduled' ? notification.recurringSchedule : null;
+
+  function toggleActive(isActive: boolean) {
+    activeFlag.mutate(
+      { id, isActive },
+      { onError: (error) => notify(errorMessage(error, isActive ? 'Failed to resume notification' : 'Failed to pause notification')) },
+    );
+  }
   const running = command.isPending ? command.variables.command : null;
 
   function run(name: NotificationCommand) {
@@ -85,6 +95,18 @@ export function NotificationActions({ notification, placement, onDeleted }: Noti
         <ButtonLink to={`/notifications/${encodeURIComponent(id)}`} size="sm" variant="secondary" icon={icon(Eye)}>
           View
         </ButtonLink>
+      ) : null}
+      {schedule ? (
+        <Button
+          size="sm"
+          variant="secondary"
+          onClick={() => toggleActive(!schedule.isActive)}
+          disabled={busy}
+          loading={activeFlag.isPending}
+          icon={icon(schedule.isActive ? Pause : Play)}
+        >
+          {schedule.isActive ? 'Pause' : 'Resume'}
+        </Button>
       ) : null}
       {status === 'scheduled' ? (
         <Button size="sm" variant="secondary" onClick={() => run('cancel')} disabled={busy} loading={running === 'cancel'} icon={icon(Ban)}>

@@ -12,11 +12,12 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { Info, Plus, Trash2 } from 'lucide-react';
 import { useMemo } from 'react';
 import { Controller, useFieldArray, useForm, useWatch, type Control, type FieldErrors, type UseFormRegister } from 'react-hook-form';
-import { useNavigate } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { ImagePicker } from '../../../components/image-picker';
 import { SegmentSelectField } from '../../../components/segment-select';
 import { Alert, Button, ButtonLink, Card, CardContent, CardDescription, CardHeader, CardTitle, Field, Input, Select, Switch, Textarea } from '../../../components/ui';
 import { errorMessage } from '../../../lib/api-client';
+import { NOTIFICATION_HELP } from '../../../lib/help-texts';
 import { cn } from '../../../lib/class-names';
 import { notify } from '../../../lib/dialogs';
 import { useCreateNotificationMutation, useUpdateNotificationMutation } from '../api';
@@ -111,7 +112,7 @@ export function NotificationForm({ site, notification, initialType }: Notificati
               <Field
                 label="Notification Type"
                 error={errors.type?.message}
-                tooltip="One-time: sent once, now or at a scheduled time. Recurring: repeats on a schedule. Triggered: sent when an event happens."
+                tooltip={NOTIFICATION_HELP.type}
               >
                 {(control) => (
                   <Select {...control} {...form.register('type')} disabled={notification ? notification.status !== 'draft' : false}>
@@ -129,6 +130,7 @@ export function NotificationForm({ site, notification, initialType }: Notificati
                 render={({ field, fieldState }) => (
                   <SegmentSelectField
                     siteId={site?.id}
+                    tooltip={NOTIFICATION_HELP.segment}
                     name={field.name}
                     value={field.value}
                     onChange={field.onChange}
@@ -146,12 +148,13 @@ export function NotificationForm({ site, notification, initialType }: Notificati
               <CardDescription>What subscribers see, and where a click takes them.</CardDescription>
             </CardHeader>
             <CardContent className="flex flex-col gap-5">
-              <Field label="Title" required error={errors.title?.message} hint={<Counter length={values.title.length} max={NOTIFICATION_TITLE_MAX} testId="title-counter" />}>
+              <Field label="Title" required tooltip={NOTIFICATION_HELP.title} error={errors.title?.message} hint={<Counter length={values.title.length} max={NOTIFICATION_TITLE_MAX} testId="title-counter" />}>
                 {(control) => <Input {...control} {...form.register('title')} placeholder="Flash sale: 50% off today" autoComplete="off" />}
               </Field>
               <Field
                 label="Message"
                 required
+                tooltip={NOTIFICATION_HELP.message}
                 error={errors.message?.message}
                 hint={<Counter length={values.message.length} max={NOTIFICATION_MESSAGE_MAX} testId="message-counter" />}
               >
@@ -160,6 +163,7 @@ export function NotificationForm({ site, notification, initialType }: Notificati
               <Field
                 label="Destination URL"
                 required
+                tooltip={NOTIFICATION_HELP.destinationUrl}
                 error={errors.destination_url?.message}
                 hint="The complete page address a click opens, starting with https://"
               >
@@ -179,7 +183,13 @@ export function NotificationForm({ site, notification, initialType }: Notificati
                   control={form.control}
                   name="image_enabled"
                   render={({ field }) => (
-                    <Switch label="Large Image" description="A big picture under the text (Chrome and Android)." checked={field.value} onCheckedChange={field.onChange} />
+                    <Switch
+                      label="Large Image"
+                      description="A big picture under the text (Chrome and Android)."
+                      tooltip={NOTIFICATION_HELP.largeImage}
+                      checked={field.value}
+                      onCheckedChange={field.onChange}
+                    />
                   )}
                 />
                 {values.image_enabled ? (
@@ -200,6 +210,7 @@ export function NotificationForm({ site, notification, initialType }: Notificati
                   render={({ field }) => (
                     <Switch
                       label="Action Buttons"
+                      tooltip={NOTIFICATION_HELP.actionButtons}
                       description={`Up to ${NOTIFICATION_ACTIONS_MAX} buttons, each opening its own page.`}
                       checked={field.value}
                       onCheckedChange={(on) => {
@@ -225,6 +236,7 @@ export function NotificationForm({ site, notification, initialType }: Notificati
               {values.type === 'ONE_TIME' ? (
                 <Field
                   label={`Schedule Time (${timeZone})`}
+                  tooltip={NOTIFICATION_HELP.scheduledAt}
                   error={errors.scheduled_at?.message}
                   hint="Leave empty to save as draft, or schedule for a specific time"
                   className="sm:col-span-2"
@@ -235,7 +247,7 @@ export function NotificationForm({ site, notification, initialType }: Notificati
 
               {values.type === 'RECURRING' ? (
                 <>
-                  <Field label="Repeat" error={errors.interval_type?.message}>
+                  <Field label="Repeat" tooltip={NOTIFICATION_HELP.recurringInterval} error={errors.interval_type?.message}>
                     {(control) => (
                       <Select {...control} {...form.register('interval_type')}>
                         {RECURRING_INTERVALS.map((interval) => (
@@ -246,7 +258,7 @@ export function NotificationForm({ site, notification, initialType }: Notificati
                       </Select>
                     )}
                   </Field>
-                  <Field label="Repeat Every" required error={errors.interval_value?.message}>
+                  <Field label="Repeat Every" required tooltip={NOTIFICATION_HELP.recurringEvery} error={errors.interval_value?.message}>
                     {(control) => (
                       <span className="flex items-center gap-2">
                         <span className="w-28">
@@ -256,10 +268,15 @@ export function NotificationForm({ site, notification, initialType }: Notificati
                       </span>
                     )}
                   </Field>
-                  <Field label={`Start Date & Time (${timeZone})`} required error={errors.start_date?.message}>
+                  <Field label={`Start Date & Time (${timeZone})`} required tooltip={NOTIFICATION_HELP.recurringStart} error={errors.start_date?.message}>
                     {(control) => <Input {...control} {...form.register('start_date')} type="datetime-local" />}
                   </Field>
-                  <Field label={`End Date & Time (${timeZone})`} error={errors.end_date?.message} hint="Leave empty to continue indefinitely">
+                  <Field
+                    label={`End Date & Time (${timeZone})`}
+                    tooltip={NOTIFICATION_HELP.recurringEnd}
+                    error={errors.end_date?.message}
+                    hint="Leave empty to continue indefinitely"
+                  >
                     {(control) => <Input {...control} {...form.register('end_date')} type="datetime-local" min={values.start_date || undefined} />}
                   </Field>
                 </>
@@ -269,11 +286,14 @@ export function NotificationForm({ site, notification, initialType }: Notificati
                 <>
                   <div className="sm:col-span-2">
                     <Alert tone="info">
-                      Triggered notifications are sent automatically when the events configured in the Automation section happen. Name the event
-                      and how long to wait after it.
+                      Triggered notifications are sent automatically when the events configured in the{' '}
+                      <Link to="/settings?tab=automation" className="font-medium underline hover:no-underline">
+                        Automation section
+                      </Link>{' '}
+                      happen. Name the event and how long to wait after it.
                     </Alert>
                   </div>
-                  <Field label="Event Name" required error={errors.trigger_event?.message} hint="Letters, digits, _ . : and - only, e.g. cart_abandoned">
+                  <Field label="Event Name" required tooltip={NOTIFICATION_HELP.triggered} error={errors.trigger_event?.message} hint="Letters, digits, _ . : and - only, e.g. cart_abandoned">
                     {(control) => <Input {...control} {...form.register('trigger_event')} placeholder="cart_abandoned" autoComplete="off" />}
                   </Field>
                   <Field label="Delay (minutes)" error={errors.trigger_delay?.message} hint="0 sends it as soon as the event happens.">

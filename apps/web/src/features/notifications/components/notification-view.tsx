@@ -132,7 +132,7 @@ export function NotificationView({ notification, site, timeZone }: NotificationV
                   </Row>
                 ) : null}
                 {notification.sent_at ? (
-                  <Row label="Sent">
+                  <Row label={notification.type === 'ONE_TIME' ? 'Sent' : 'Last sent'}>
                     <DateTime value={notification.sent_at} timeZone={timeZone} />
                   </Row>
                 ) : null}

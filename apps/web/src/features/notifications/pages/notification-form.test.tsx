@@ -1,6 +1,7 @@
 import type { Notification, Site } from '@herald/contracts';
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { NOTIFICATION_HELP } from '../../../lib/help-texts';
 import { fail, mockApi, ok } from '../../../test/fetch-mock';
 import { makeSite, makeUser, signIn } from '../../../test/fixtures';
 import { captureDialogs, renderApp } from '../../../test/render-app';
@@ -168,13 +169,41 @@ describe('notification form: fields and validation (spec §2, §5)', () => {
     expect(api.callsTo(CREATE)).toHaveLength(0);
   });
 
+  it('every field explains itself in a tooltip (spec §2 Help Center: notification help texts)', async () => {
+    setUp();
+    const { user } = renderApp('/notifications/new');
+    await screen.findByRole('textbox', { name: /^Title/ });
+    const about = (field: string) => screen.getByRole('button', { name: `About ${field}` });
+    expect(about('Notification Type')).toHaveAccessibleDescription(NOTIFICATION_HELP.type);
+    expect(about('Target Segment')).toHaveAccessibleDescription(NOTIFICATION_HELP.segment);
+    expect(about('Title')).toHaveAccessibleDescription(NOTIFICATION_HELP.title);
+    expect(about('Message')).toHaveAccessibleDescription(NOTIFICATION_HELP.message);
+    expect(about('Destination URL')).toHaveAccessibleDescription(NOTIFICATION_HELP.destinationUrl);
+    expect(about('Large Image')).toHaveAccessibleDescription(NOTIFICATION_HELP.largeImage);
+    expect(about('Action Buttons')).toHaveAccessibleDescription(NOTIFICATION_HELP.actionButtons);
+    expect(about('Schedule Time (America/New_York)')).toHaveAccessibleDescription(NOTIFICATION_HELP.scheduledAt);
+
+    await user.selectOptions(screen.getByRole('combobox', { name: /Notification Type/ }), 'RECURRING');
+    expect(about('Repeat')).toHaveAccessibleDescription(NOTIFICATION_HELP.recurringInterval);
+    expect(about('Repeat Every')).toHaveAccessibleDescription(NOTIFICATION_HELP.recurringEvery);
+    expect(about('Start Date & Time (America/New_York)')).toHaveAccessibleDescription(NOTIFICATION_HELP.recurringStart);
+    expect(about('End Date & Time (America/New_York)')).toHaveAccessibleDescription(NOTIFICATION_HELP.recurringEnd);
+
+    await user.selectOptions(screen.getByRole('combobox', { name: /Notification Type/ }), 'TRIGGERED');
+    expect(about('Event Name')).toHaveAccessibleDescription(NOTIFICATION_HELP.triggered);
+  });
+
   it('triggered: explains the Automation section and checks the event name and delay', async () => {
     const api = setUp({ [CREATE]: created });
     const { user } = renderApp('/notifications/new');
     await fillContent(user);
 
     await user.selectOptions(screen.getByRole('combobox', { name: /Notification Type/ }), 'TRIGGERED');
-    expect(screen.getByText(/sent automatically when the events configured in the Automation section happen/)).toBeInTheDocument();
+    const automationLink = screen.getByRole('link', { name: 'Automation section' });
+    expect(automationLink).toHaveAttribute('href', '/settings?tab=automation');
+    expect(automationLink.closest('[role="status"]')).toHaveTextContent(
+      'Triggered notifications are sent automatically when the events configured in the Automation section happen.',
+    );
     await save(user);
     expect(await screen.findByText('Event name is required')).toBeInTheDocument();
 

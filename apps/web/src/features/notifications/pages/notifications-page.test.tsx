@@ -61,6 +61,15 @@ describe('notifications list (spec §2 Notifications list)', () => {
     expect(within(card('Broken send')).getByTestId('failure-reason')).toHaveTextContent('Failed: The site has no VAPID keys');
   });
 
+  it('a recurring or triggered notification’s date is its latest send: "Last sent"', async () => {
+    const sentTrigger = makeNotification({ ...triggered, status: 'scheduled', sent_at: '2026-03-03T08:15:00.000Z' });
+    setUp({ [LIST]: list([sentTrigger, completed], { all: 2, scheduled: 1, completed: 1 }) });
+    renderApp('/notifications');
+    await screen.findByRole('article', { name: 'Cart reminder' });
+    expect(within(card('Cart reminder')).getByText('Last sent').nextSibling).toHaveTextContent('Mar 3, 2026, 8:15 AM');
+    expect(within(card('Spring launch')).getByText('Sent').nextSibling).toHaveTextContent('Mar 1, 2026, 12:00 PM');
+  });
+
   it('shows dates in the site’s timezone', async () => {
     const tokyo = makeSite({ id: 'site-1', settings: { ...site.settings, timezone: 'Asia/Tokyo' } });
     signIn();
@@ -221,6 +230,40 @@ describe('notifications list (spec §2 Notifications list)', () => {
     await waitFor(() => expect(pathname()).toBe('/notifications/copy-1/edit'));
     expect(api.callsTo('POST /api/notifications/c1/duplicate')).toHaveLength(1);
     expect(await screen.findByRole('form', { name: 'Edit notification' }, { timeout: 3000 })).toBeInTheDocument();
+  });
+
+  it('Pause and Resume switch a scheduled recurring notification’s active flag (spec §4) with PATCH recurring_schedule.is_active', async () => {
+    let isActive = true;
+    const weekly = () =>
+      makeNotification({ ...recurring, status: 'scheduled', recurringSchedule: { ...recurring.recurringSchedule!, isActive } });
+    const api = setUp({
+      [LIST]: () => list([weekly()], { all: 1, scheduled: 1 }),
+      'PATCH /api/notifications/r1': (call) => {
+        isActive = (call.body as { recurring_schedule: { is_active: boolean } }).recurring_schedule.is_active;
+        return ok({ notification: weekly() });
+      },
+    });
+    const { user } = renderApp('/notifications');
+    await screen.findByRole('article', { name: 'Daily digest' });
+    expect(buttonsOf('Daily digest')).toEqual(['Edit', 'Pause', 'Cancel', 'Delete']);
+
+    await user.click(within(card('Daily digest')).getByRole('button', { name: 'Pause' }));
+    expect(await within(card('Daily digest')).findByRole('button', { name: 'Resume' })).toBeInTheDocument();
+    expect(within(card('Daily digest')).getByText('(paused)')).toBeInTheDocument();
+    expect(api.callsTo('PATCH /api/notifications/r1')[0]!.body).toEqual({ recurring_schedule: { is_active: false } });
+
+    await user.click(within(card('Daily digest')).getByRole('button', { name: 'Resume' }));
+    expect(await within(card('Daily digest')).findByRole('button', { name: 'Pause' })).toBeInTheDocument();
+    expect(api.callsTo('PATCH /api/notifications/r1')[1]!.body).toEqual({ recurring_schedule: { is_active: true } });
+  });
+
+  it('Pause failing alerts the server message, else "Failed to pause notification"', async () => {
+    const weekly = makeNotification({ ...recurring, status: 'scheduled' });
+    setUp({ [LIST]: list([weekly], { all: 1, scheduled: 1 }), 'PATCH /api/notifications/r1': fail(500) });
+    const dialogs = captureDialogs();
+    const { user } = renderApp('/notifications');
+    await user.click(within(await screen.findByRole('article', { name: 'Daily digest' })).getByRole('button', { name: 'Pause' }));
+    await waitFor(() => expect(dialogs.alerts).toEqual(['Failed to pause notification']));
   });
 
   it('Retry asks first and sends a failed notification again', async () => {

@@ -165,7 +165,8 @@ function NotificationCard({ notification, timeZone }: { notification: Notificati
           ) : null}
           {notification.sent_at ? (
             <div className="flex gap-1">
-              <dt>Sent</dt>
+              {/* A recurring or triggered notification sends again and again: its date is the latest send. */}
+              <dt>{notification.type === 'ONE_TIME' ? 'Sent' : 'Last sent'}</dt>
               <dd>
                 <DateTime value={notification.sent_at} timeZone={timeZone} />
               </dd>

@@ -1,16 +1,10 @@
 import { RSS_ITEM_ID_SHOWN_LENGTH, type RssFeed, type RssFeedCheck } from '@herald/contracts';
 import { ExternalLink, Pause, Pencil, Play, RefreshCw, Trash2 } from 'lucide-react';
 import { useState } from 'react';
-import { Badge, Button, Card } from '../../../components/ui';
+import { Badge, Button, Card, DateTime } from '../../../components/ui';
 import { errorMessage } from '../../../lib/api-client';
 import { confirmAction, notify } from '../../../lib/dialogs';
 import { useCheckRssFeedMutation, useDeleteRssFeedMutation, useUpdateRssFeedMutation } from '../api';
-
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-
-export function formatDateTime(iso: string): string {
-  return dateTime.format(new Date(iso));
-}
 
 /** Spec §2: the last item id is shown by its first 20 characters. */
 export function shortItemId(id: string): string {
@@ -25,12 +19,14 @@ function checkMessage(check: RssFeedCheck): CheckMessage {
 
 interface RssFeedCardProps {
   siteId: string;
+  /** The site's timezone: "Last checked" reads like every other time on the dashboard. */
+  timeZone: string;
   feed: RssFeed;
   onEdit: () => void;
 }
 
 /** One feed in the list (spec §2): name, state, address, last check, last item, actions and what went wrong. */
-export function RssFeedCard({ siteId, feed, onEdit }: RssFeedCardProps) {
+export function RssFeedCard({ siteId, timeZone, feed, onEdit }: RssFeedCardProps) {
   const toggle = useUpdateRssFeedMutation(siteId);
   const remove = useDeleteRssFeedMutation(siteId);
   const check = useCheckRssFeedMutation(siteId);
@@ -80,7 +76,7 @@ export function RssFeedCard({ siteId, feed, onEdit }: RssFeedCardProps) {
           </a>
           <dl className="mt-3 grid gap-x-6 gap-y-1 text-sm sm:grid-cols-[auto_1fr]">
             <dt className="text-slate-600">Last checked</dt>
-            <dd className="text-slate-900">{feed.last_fetched_at ? formatDateTime(feed.last_fetched_at) : 'Not checked yet'}</dd>
+            <dd className="text-slate-900">{feed.last_fetched_at ? <DateTime value={feed.last_fetched_at} timeZone={timeZone} /> : 'Not checked yet'}</dd>
             <dt className="text-slate-600">Last item</dt>
             <dd className="font-mono text-slate-900" title={feed.last_item_guid ?? undefined}>
               {feed.last_item_guid ? shortItemId(feed.last_item_guid) : '—'}
@@ -121,7 +117,7 @@ export function RssFeedCard({ siteId, feed, onEdit }: RssFeedCardProps) {
           >
             {feed.is_active ? 'Pause' : 'Activate'}
           </Button>
-          <Button variant="danger" size="sm" onClick={onDelete} loading={remove.isPending} icon={<Trash2 className="size-4" aria-hidden="true" />}>
+          <Button variant="danger-ghost" size="sm" onClick={onDelete} loading={remove.isPending} icon={<Trash2 className="size-4" aria-hidden="true" />}>
             Delete
           </Button>
         </div>

@@ -78,7 +78,10 @@ function SiteRssFeeds({ site }: { site: Site }) {
           </div>
         ) : feeds.isError ? (
           <Alert tone="error" title="Feeds could not be loaded">
-            {errorMessage(feeds.error, 'Please try again.')}
+            <p>{errorMessage(feeds.error, 'Please try again.')}</p>
+            <Button size="sm" variant="secondary" className="mt-2" onClick={() => void feeds.refetch()}>
+              Retry
+            </Button>
           </Alert>
         ) : feeds.data.length === 0 ? (
           <EmptyState
@@ -101,7 +104,7 @@ function SiteRssFeeds({ site }: { site: Site }) {
             <ul className="flex flex-col gap-4">
               {feeds.data.map((feed) => (
                 <li key={feed.id}>
-                  <RssFeedCard siteId={site.id} feed={feed} onEdit={() => setForm({ mode: 'edit', feedId: feed.id })} />
+                  <RssFeedCard siteId={site.id} timeZone={site.settings.timezone} feed={feed} onEdit={() => setForm({ mode: 'edit', feedId: feed.id })} />
                 </li>
               ))}
             </ul>

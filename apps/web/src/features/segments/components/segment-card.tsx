@@ -60,9 +60,8 @@ export function SegmentCard({ segment, timeZone, onEdit, onDelete, onRefresh, de
             Edit
           </Button>
           <Button
-            variant="secondary"
+            variant="danger-ghost"
             size="sm"
-            className="text-red-700 hover:bg-red-50"
             onClick={onDelete}
             loading={deleting}
             aria-label={`Delete ${segment.name}`}

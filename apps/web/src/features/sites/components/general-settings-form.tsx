@@ -3,6 +3,7 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useForm } from 'react-hook-form';
 import { Button, Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle, Field, Input, Select } from '../../../components/ui';
 import { errorMessage } from '../../../lib/api-client';
+import { SETTINGS_HELP } from '../../../lib/help-texts';
 import { notify } from '../../../lib/dialogs';
 import { useUpdateSiteMutation } from '../api';
 import { siteSettingsForm, type SiteSettingsForm } from '../site-form-schema';
@@ -69,22 +70,22 @@ export function GeneralSettingsForm({ site }: { site: Site }) {
           <CardDescription>How your site is identified in notifications and reports.</CardDescription>
         </CardHeader>
         <CardContent className="grid gap-5 sm:grid-cols-2">
-          <Field label="Site Name" required error={errors.name?.message}>
+          <Field label="Site Name" required tooltip={SETTINGS_HELP.siteName} error={errors.name?.message}>
             {(control) => <Input {...control} {...form.register('name')} autoComplete="off" />}
           </Field>
-          <Field label="Website URL" required error={errors.url?.message}>
+          <Field label="Website URL" required tooltip={SETTINGS_HELP.websiteUrl} error={errors.url?.message}>
             {(control) => <Input {...control} {...form.register('url')} type="url" inputMode="url" />}
           </Field>
           <Field
             label="Notification Icon"
             error={errors.icon?.message}
             hint="URL of the default icon shown with notifications (192×192 px recommended)."
-            tooltip="Used when a notification has no icon of its own. Use a square PNG of at least 192×192 pixels served over HTTPS."
+            tooltip={SETTINGS_HELP.icon}
             className="sm:col-span-2"
           >
             {(control) => <Input {...control} {...form.register('icon')} type="url" inputMode="url" placeholder="https://example.com/icon.png" />}
           </Field>
-          <Field label="Primary Language" error={errors.language?.message} tooltip="The language most of your subscribers read.">
+          <Field label="Primary Language" error={errors.language?.message} tooltip={SETTINGS_HELP.language}>
             {(control) => (
               <Select {...control} {...form.register('language')}>
                 {LANGUAGES.map((language) => (
@@ -95,7 +96,7 @@ export function GeneralSettingsForm({ site }: { site: Site }) {
               </Select>
             )}
           </Field>
-          <Field label="Timezone" error={errors.timezone?.message} tooltip="Used for scheduling and for the days in your reports.">
+          <Field label="Timezone" error={errors.timezone?.message} tooltip={SETTINGS_HELP.timezone}>
             {(control) => (
               <Select {...control} {...form.register('timezone')}>
                 {timezoneOptions(site.settings.timezone).map((zone) => (
@@ -115,7 +116,7 @@ export function GeneralSettingsForm({ site }: { site: Site }) {
           </p>
         </div>
         <CardContent className="grid gap-5 pt-0 sm:grid-cols-3">
-          <Field label="Currency" error={errors.valueCurrency?.message}>
+          <Field label="Currency" tooltip={SETTINGS_HELP.currency} error={errors.valueCurrency?.message}>
             {(control) => (
               <Select {...control} {...form.register('valueCurrency')}>
                 {CURRENCIES.map((currency) => (
@@ -129,13 +130,13 @@ export function GeneralSettingsForm({ site }: { site: Site }) {
           <Field
             label="Value per New Subscriber"
             error={errors.valuePerSubscriber?.message}
-            tooltip="What one new subscriber is worth to you, e.g. the average revenue a subscriber brings."
+            tooltip={SETTINGS_HELP.valuePerSubscriber}
           >
             {(control) => (
               <Input {...control} {...form.register('valuePerSubscriber', { valueAsNumber: true })} type="number" inputMode="decimal" step={0.01} min={0} />
             )}
           </Field>
-          <Field label="Value per Click" error={errors.valuePerClick?.message} tooltip="What one click on a notification is worth to you.">
+          <Field label="Value per Click" error={errors.valuePerClick?.message} tooltip={SETTINGS_HELP.valuePerClick}>
             {(control) => (
               <Input {...control} {...form.register('valuePerClick', { valueAsNumber: true })} type="number" inputMode="decimal" step={0.01} min={0} />
             )}

@@ -1,6 +1,7 @@
 import { CURRENCIES, LANGUAGES, type Site } from '@herald/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
+import { SETTINGS_HELP } from '../../../lib/help-texts';
 import { useSitesStore } from '../../../lib/sites-store';
 import { fail, mockApi, ok } from '../../../test/fetch-mock';
 import { makeSite, makeUser, signIn } from '../../../test/fixtures';
@@ -70,6 +71,27 @@ describe('settings page (spec §2 Settings)', () => {
     }
     expect(screen.getByLabelText(/^Site Name/)).toBeRequired();
     expect(screen.getByLabelText(/^Website URL/)).toBeRequired();
+  });
+
+  it('General and VAPID Keys: every field explains itself in a tooltip (spec §2 Help Center: settings help texts)', async () => {
+    setUp([site]);
+    const { user } = renderApp('/settings');
+    await screen.findByRole('textbox', { name: /Site Name/ });
+    const expected: [string, string][] = [
+      ['Site Name', SETTINGS_HELP.siteName],
+      ['Website URL', SETTINGS_HELP.websiteUrl],
+      ['Notification Icon', SETTINGS_HELP.icon],
+      ['Primary Language', SETTINGS_HELP.language],
+      ['Timezone', SETTINGS_HELP.timezone],
+      ['Currency', SETTINGS_HELP.currency],
+      ['Value per New Subscriber', SETTINGS_HELP.valuePerSubscriber],
+      ['Value per Click', SETTINGS_HELP.valuePerClick],
+    ];
+    for (const [field, help] of expected) expect(screen.getByRole('button', { name: `About ${field}` })).toHaveAccessibleDescription(help);
+
+    await user.click(screen.getByRole('tab', { name: 'VAPID Keys' }));
+    expect(screen.getByRole('button', { name: 'About Public Key' })).toHaveAccessibleDescription(SETTINGS_HELP.vapidPublicKey);
+    expect(screen.getByRole('button', { name: 'About Private Key' })).toHaveAccessibleDescription(SETTINGS_HELP.vapidPrivateKey);
   });
 
   it('General: keeps a create-time timezone the settings list does not offer', async () => {

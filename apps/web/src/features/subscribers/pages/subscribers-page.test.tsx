@@ -108,6 +108,16 @@ describe('subscribers page (spec §2 Subscribers)', () => {
     expect(await screen.findByRole('heading', { name: 'No subscribers match your filters' })).toBeInTheDocument();
   });
 
+  it('Refresh fetches the list again: someone who just subscribed on the site shows up', async () => {
+    let subscribers = [chrome];
+    setUp(() => page(subscribers));
+    const { user } = renderApp('/subscribers');
+    expect(await screen.findByTestId('subscriber-total')).toHaveTextContent('1 subscriber');
+    subscribers = [chrome, gone];
+    await user.click(screen.getByRole('button', { name: 'Refresh' }));
+    await waitFor(() => expect(screen.getByTestId('subscriber-total')).toHaveTextContent('2 subscribers'));
+  });
+
   it('says "No subscribers yet" when the site has none', async () => {
     setUp(() => page([]));
     renderApp('/subscribers');

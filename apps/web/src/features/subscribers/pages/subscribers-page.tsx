@@ -1,5 +1,5 @@
 import type { Subscriber } from '@herald/contracts';
-import { ChevronLeft, ChevronRight, Search, Trash2, Users } from 'lucide-react';
+import { ChevronLeft, ChevronRight, RefreshCw, Search, Trash2, Users } from 'lucide-react';
 import { useEffect, useId, useState } from 'react';
 import { Alert, Badge, Button, ButtonLink, Card, DateTime, EmptyState, Input, PageHeader, Spinner, ToggleGroup } from '../../../components/ui';
 import { errorMessage } from '../../../lib/api-client';
@@ -87,7 +87,16 @@ function SubscribersList({ siteId, siteName, timeZone }: { siteId: string; siteN
 
   return (
     <>
-      <PageHeader title="Subscribers" description={`People who allowed ${siteName} to send them notifications.`} />
+      <PageHeader
+        title="Subscribers"
+        description={`People who allowed ${siteName} to send them notifications.`}
+        // New subscribers arrive from the site, not from this screen: the list is fetched again on request (results stay fresh for 5 minutes, spec §9).
+        actions={
+          <Button variant="secondary" size="sm" onClick={() => void query.refetch()} loading={query.isRefetching} icon={<RefreshCw className="size-4" aria-hidden="true" />}>
+            Refresh
+          </Button>
+        }
+      />
 
       <Card className="mb-4 flex flex-col gap-3 p-4 md:flex-row md:items-center md:justify-between">
         <div className="relative w-full md:max-w-sm">

@@ -1,15 +1,9 @@
 import { describeDelay, type WelcomeCampaign } from '@herald/contracts';
 import { Pencil, Power, PowerOff, Trash2 } from 'lucide-react';
-import { Badge, Button, ButtonLink, Card } from '../../../components/ui';
+import { Badge, Button, ButtonLink, Card, DateTime } from '../../../components/ui';
 import { errorMessage } from '../../../lib/api-client';
 import { confirmAction, notify } from '../../../lib/dialogs';
 import { useDeleteCampaignMutation, useUpdateCampaignMutation } from '../api';
-
-const dateFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
-
-export function formatDate(isoDate: string): string {
-  return dateFormat.format(new Date(isoDate));
-}
 
 /** "2 hours", "3 days": the friendlier reading of a delay next to the spec's "X minutes". */
 function friendlyDelay(minutes: number): string {
@@ -21,7 +15,7 @@ function friendlyDelay(minutes: number): string {
  * notification(s) in sequence", "Step n: Send after X minutes" per step, and
  * Activate/Deactivate, Edit Steps, Delete.
  */
-export function CampaignCard({ campaign }: { campaign: WelcomeCampaign }) {
+export function CampaignCard({ campaign, timeZone }: { campaign: WelcomeCampaign; timeZone: string }) {
   const update = useUpdateCampaignMutation();
   const remove = useDeleteCampaignMutation();
   const headingId = `campaign-${campaign.id}-name`;
@@ -48,7 +42,9 @@ export function CampaignCard({ campaign }: { campaign: WelcomeCampaign }) {
           <Badge tone={campaign.is_active ? 'success' : 'neutral'}>{campaign.is_active ? 'Active' : 'Inactive'}</Badge>
         </div>
         <p className="text-sm text-slate-600">
-          <span>Created {formatDate(campaign.created_at)}</span>
+          <span>
+            Created <DateTime value={campaign.created_at} timeZone={timeZone} dateOnly />
+          </span>
           <span aria-hidden="true"> · </span>
           <span>{campaign.steps_count} notification(s) in sequence</span>
         </p>
@@ -96,7 +92,7 @@ export function CampaignCard({ campaign }: { campaign: WelcomeCampaign }) {
         <ButtonLink to={`/campaigns/${encodeURIComponent(campaign.id)}/edit`} variant="secondary" size="sm" icon={<Pencil className="size-4" aria-hidden="true" />} aria-describedby={headingId}>
           Edit Steps
         </ButtonLink>
-        <Button variant="ghost" size="sm" className="text-red-700 hover:bg-red-50" icon={<Trash2 className="size-4" aria-hidden="true" />} loading={remove.isPending} onClick={onDelete} aria-describedby={headingId}>
+        <Button variant="danger-ghost" size="sm" icon={<Trash2 className="size-4" aria-hidden="true" />} loading={remove.isPending} onClick={onDelete} aria-describedby={headingId}>
           Delete
         </Button>
       </div>

@@ -1,6 +1,6 @@
 import { CAMPAIGN_STEPS_IDEAL } from '@herald/contracts';
 import { Megaphone } from 'lucide-react';
-import { Alert, ButtonLink, EmptyState, PageHeader, Spinner } from '../../../components/ui';
+import { Alert, Button, ButtonLink, EmptyState, PageHeader, Spinner } from '../../../components/ui';
 import { errorMessage } from '../../../lib/api-client';
 import { useCurrentSite } from '../../../lib/sites-store';
 import { useCampaignsQuery } from '../api';
@@ -20,10 +20,10 @@ export function CampaignsPage() {
       </>
     );
   }
-  return <CampaignsOfSite siteId={currentSite.id} siteName={currentSite.name} />;
+  return <CampaignsOfSite siteId={currentSite.id} siteName={currentSite.name} timeZone={currentSite.settings.timezone} />;
 }
 
-function CampaignsOfSite({ siteId, siteName }: { siteId: string; siteName: string }) {
+function CampaignsOfSite({ siteId, siteName, timeZone }: { siteId: string; siteName: string; timeZone: string }) {
   const campaigns = useCampaignsQuery(siteId);
   return (
     <>
@@ -43,7 +43,10 @@ function CampaignsOfSite({ siteId, siteName }: { siteId: string; siteName: strin
         </div>
       ) : campaigns.isError ? (
         <Alert tone="error" title="Campaigns could not be loaded">
-          {errorMessage(campaigns.error, 'Failed to load campaigns')}
+          <p>{errorMessage(campaigns.error, 'Failed to load campaigns')}</p>
+          <Button size="sm" variant="secondary" className="mt-2" onClick={() => void campaigns.refetch()}>
+            Retry
+          </Button>
         </Alert>
       ) : campaigns.data.length === 0 ? (
         <EmptyState
@@ -55,7 +58,7 @@ function CampaignsOfSite({ siteId, siteName }: { siteId: string; siteName: strin
       ) : (
         <div className="grid gap-5 xl:grid-cols-2">
           {campaigns.data.map((campaign) => (
-            <CampaignCard key={campaign.id} campaign={campaign} />
+            <CampaignCard key={campaign.id} campaign={campaign} timeZone={timeZone} />
           ))}
         </div>
       )}

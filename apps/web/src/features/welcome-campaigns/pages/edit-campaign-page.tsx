@@ -1,6 +1,6 @@
 import { ArrowLeft } from 'lucide-react';
 import { useNavigate, useParams } from 'react-router';
-import { Alert, ButtonLink, EmptyState, PageHeader, Spinner } from '../../../components/ui';
+import { Alert, Button, ButtonLink, EmptyState, PageHeader, Spinner } from '../../../components/ui';
 import { ApiError, errorMessage } from '../../../lib/api-client';
 import { notify } from '../../../lib/dialogs';
 import { useSitesStore } from '../../../lib/sites-store';
@@ -43,7 +43,10 @@ export function EditCampaignPage() {
           />
         ) : (
           <Alert tone="error" title="The campaign could not be loaded">
-            {errorMessage(campaign.error, 'Failed to load campaign')}
+            <p>{errorMessage(campaign.error, 'Failed to load campaign')}</p>
+            <Button size="sm" variant="secondary" className="mt-2" onClick={() => void campaign.refetch()}>
+              Retry
+            </Button>
           </Alert>
         )}
       </>

@@ -1,0 +1,99 @@
+import {
+  API_KEY_PREFIX,
+  CAMPAIGN_STEP_MESSAGE_MAX,
+  CAMPAIGN_STEP_TITLE_MAX,
+  EVENT_DATA_MAX_CHARS,
+  EVENT_NAME_MAX,
+  NOTIFICATION_ACTIONS_MAX,
+  NOTIFICATION_MESSAGE_MAX,
+  NOTIFICATION_TITLE_MAX,
+  RSS_CHECK_INTERVAL_MINUTES,
+  RSS_ITEM_ID_SHOWN_LENGTH,
+  SCHEDULE_MAX_DAYS_AHEAD,
+  SEGMENT_BROWSERS,
+  SEGMENT_OPERATING_SYSTEMS,
+  TRIGGER_DELAY_MAX_MINUTES,
+} from '@herald/contracts';
+import { describe, expect, it } from 'vitest';
+import { HELP_ARTICLES, findArticle } from './help-articles';
+
+// The help centre was written while the features were built; these checks
+// tie what it promises to the product's own constants and names, so a change
+// on either side shows up here instead of misleading a reader.
+
+const text = (id: string) => {
+  const article = findArticle(id);
+  if (!article) throw new Error(`No help article ${id}`);
+  return article.content;
+};
+const everything = HELP_ARTICLES.map((a) => a.content).join('\n');
+
+/** window.herald (packages/sdk/src/page/herald.ts HeraldApi). */
+const SDK_METHODS = ['subscribe', 'unsubscribe', 'isSubscribed', 'permission', 'track', 'identify', 'addTags', 'removeTags'];
+/** The snippet's data- attributes (packages/sdk/src/page/script-settings.ts). */
+const SNIPPET_ATTRIBUTES = ['data-site-id', 'data-vapid-key', 'data-worker', 'data-prompt', 'data-api'];
+/** Settings tabs (features/sites/pages/settings-page.tsx). */
+const SETTINGS_TABS = ['General', 'Installation', 'VAPID Keys', 'API Keys', 'Automation'];
+
+describe('help articles match the product', () => {
+  it('has 35 articles, each with a title, a summary and text', () => {
+    expect(HELP_ARTICLES).toHaveLength(35);
+    for (const article of HELP_ARTICLES) expect(article.content.length, article.id).toBeGreaterThan(200);
+  });
+
+  it('names only herald.* methods and snippet attributes the SDK has', () => {
+    const methods = new Set([...everything.matchAll(/herald\.([A-Za-z]+)\(/g)].map((m) => m[1]));
+    expect([...methods].filter((m) => !SDK_METHODS.includes(m!))).toEqual([]);
+    const attributes = new Set([...everything.matchAll(/\bdata-[a-z-]+(?==)/g)].map((m) => m[0]));
+    expect([...attributes].filter((a) => !SNIPPET_ATTRIBUTES.includes(a))).toEqual([]);
+    for (const attribute of SNIPPET_ATTRIBUTES) expect(text('installing-herald'), attribute).toContain(attribute);
+  });
+
+  it('points only to Settings tabs that exist', () => {
+    // "Windows Settings → Notifications" and "System Settings → …" are the operating system's.
+    const tabs = [...everything.matchAll(/(?<!Windows |System )Settings → ([A-Z][A-Za-z]*(?: Keys)?)/g)].map((m) => m[1]);
+    expect(tabs.length).toBeGreaterThan(10);
+    expect(tabs.filter((tab) => !SETTINGS_TABS.includes(tab!))).toEqual([]);
+  });
+
+  it('states the notification, campaign and schedule limits', () => {
+    expect(text('writing-notifications')).toContain(`at most **${NOTIFICATION_TITLE_MAX} characters**`);
+    expect(text('writing-notifications')).toContain(`at most **${NOTIFICATION_MESSAGE_MAX} characters**`);
+    expect(text('writing-notifications')).toContain(`Up to **${NOTIFICATION_ACTIONS_MAX}** buttons`);
+    expect(text('scheduling')).toContain(`up to **${SCHEDULE_MAX_DAYS_AHEAD} days** ahead`);
+    expect(text('welcome-campaigns')).toContain(`**title** (up to ${CAMPAIGN_STEP_TITLE_MAX} characters), **message** (up to ${CAMPAIGN_STEP_MESSAGE_MAX})`);
+  });
+
+  it('describes RSS checks, the daily maximum (skipped, not drafted) and the item id as the product does', () => {
+    expect(text('rss-automation')).toContain(`every ${RSS_CHECK_INTERVAL_MINUTES} minutes`);
+    expect(text('rss-automation')).toContain(`its first ${RSS_ITEM_ID_SHOWN_LENGTH} characters`);
+    expect(text('rss-automation')).toContain('it is not sent later and not saved as a draft');
+    expect(text('rss-troubleshooting')).toContain('is skipped: it is not sent the next day, nor saved as a draft');
+  });
+
+  it('documents the events API: key prefix, path, body fields and limits', () => {
+    const triggered = text('triggered-notifications');
+    expect(triggered).toContain(`starts with **${API_KEY_PREFIX}**`);
+    expect(triggered).toContain('POST https://herald.example.com/api/v1/sites/YOUR_SITE_ID/events');
+    for (const field of ['event', 'external_id', 'subscriber_id', 'data', 'idempotency_key']) expect(triggered).toContain(`**${field}**`);
+    expect(triggered).toContain(`up to ${EVENT_NAME_MAX} characters`);
+    expect(triggered).toContain(`at most ${EVENT_DATA_MAX_CHARS} characters as JSON`);
+    expect(triggered).toContain(`(${TRIGGER_DELAY_MAX_MINUTES} minutes)`);
+    expect(text('api-keys-and-automation')).toContain('POST /api/v1/sites/{siteId}/events');
+  });
+
+  it('lists every segment browser and operating system', () => {
+    for (const value of [...SEGMENT_BROWSERS, ...SEGMENT_OPERATING_SYSTEMS]) expect(text('creating-segments'), value).toContain(value);
+  });
+
+  it('keeps the spec §9 benchmarks and supported browsers', () => {
+    const practices = text('push-best-practices');
+    for (const benchmark of ['Excellent: 15% or more', 'Good: 10–15%', 'Average: 5–10%', 'Poor: under 5%', 'Excellent: 95% or more', 'Excellent: under 0.5%']) {
+      expect(practices).toContain(benchmark);
+    }
+    expect(practices).toContain('**1–2 pushes per day at most**');
+    expect(practices).toContain('**Clean inactive subscribers at 90+ days**');
+    expect(practices).toContain('Chrome 42+, Firefox 44+, Safari 16+');
+    expect(practices).toContain('Edge 17+ and Opera 29+');
+  });
+});

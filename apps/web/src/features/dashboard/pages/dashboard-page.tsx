@@ -1,7 +1,7 @@
 import type { DashboardData, Site } from '@herald/contracts';
 import { useQueryClient } from '@tanstack/react-query';
-import { BarChart3, Bell, Coins, MousePointerClick, Plus, RefreshCw, Users } from 'lucide-react';
-import { Alert, Button, ButtonLink, EmptyState, PageHeader, Spinner } from '../../../components/ui';
+import { BarChart3, Bell, Coins, MousePointerClick, RefreshCw, Users } from 'lucide-react';
+import { Alert, Button, PageHeader, Spinner } from '../../../components/ui';
 import { errorMessage } from '../../../lib/api-client';
 import { DASHBOARD_HELP } from '../../../lib/help-texts';
 import { useCurrentSite } from '../../../lib/sites-store';
@@ -14,6 +14,7 @@ import { RecurringPanel } from '../components/recurring-panel';
 import { WelcomeCampaignsPanel } from '../components/welcome-campaigns-panel';
 import { formatCount, formatMoney, formatRate } from '../dashboard-format';
 import { sampleChart, sampleEngagement } from '../sample-data';
+import { NoSiteSelected } from '../../../components/no-site-selected';
 
 function Loading() {
   return (
@@ -30,20 +31,7 @@ export function DashboardPage() {
     return (
       <>
         <PageHeader title="Dashboard" />
-        {loaded ? (
-          <EmptyState
-            icon={<BarChart3 className="size-6" />}
-            title="No Site Selected"
-            description="Create or select a site to view analytics"
-            action={
-              <ButtonLink to="/sites/new" icon={<Plus className="hidden size-4 sm:block" aria-hidden="true" />}>
-                New Site
-              </ButtonLink>
-            }
-          />
-        ) : (
-          <Loading />
-        )}
+        <NoSiteSelected loaded={loaded} icon={<BarChart3 className="size-6" />} description="Create or select a site to view analytics" loading={<Loading />} />
       </>
     );
   }

@@ -8,6 +8,7 @@ import { useNotificationsQuery, type StatusFilter } from '../api';
 import { NotificationActions } from '../components/notification-actions';
 import { SendingProgress, StatusBadge, TypeBadge } from '../components/notification-badges';
 import { repeatsText, triggerText } from '../notification-labels';
+import { NoSiteSelected } from '../../../components/no-site-selected';
 
 /** Spec §2 Notifications list: the status filter buttons, in order. */
 const FILTERS: readonly StatusFilter[] = ['all', 'draft', 'scheduled', 'sending', 'completed'];
@@ -36,18 +37,7 @@ export function NotificationsPage() {
     return (
       <>
         <PageHeader title="Notifications" />
-        {loaded ? (
-          <EmptyState
-            icon={<Bell className="size-6" />}
-            title="No Site Selected"
-            description="Create or select a site to manage its notifications."
-            action={<ButtonLink to="/sites/new">New Site</ButtonLink>}
-          />
-        ) : (
-          <p className="flex items-center gap-3 py-12 text-sm text-slate-600" role="status">
-            <Spinner /> Loading sites...
-          </p>
-        )}
+        <NoSiteSelected loaded={loaded} icon={<Bell className="size-6" />} description="Create or select a site to manage its notifications." />
       </>
     );
   }

@@ -1,12 +1,13 @@
 import { RSS_CHECK_INTERVAL_MINUTES, type Site } from '@herald/contracts';
 import { Plus, Rss } from 'lucide-react';
 import { useState } from 'react';
-import { Alert, Button, ButtonLink, EmptyState, PageHeader, Spinner } from '../../../components/ui';
+import { Alert, Button, EmptyState, PageHeader, Spinner } from '../../../components/ui';
 import { errorMessage } from '../../../lib/api-client';
 import { useCurrentSite } from '../../../lib/sites-store';
 import { useRssFeedsQuery } from '../api';
 import { RssFeedCard } from '../components/rss-feed-card';
 import { RssFeedFormCard } from '../components/rss-feed-form';
+import { NoSiteSelected } from '../../../components/no-site-selected';
 
 /** Which form is open: none, "add", or the id of the feed being edited. */
 type FormState = { mode: 'closed' } | { mode: 'add' } | { mode: 'edit'; feedId: string };
@@ -18,22 +19,7 @@ export function RssFeedsPage() {
     return (
       <>
         <PageHeader title="RSS Feeds" />
-        {loaded ? (
-          <EmptyState
-            icon={<Rss className="size-6" />}
-            title="No Site Selected"
-            description="Create or select a site to manage its RSS feeds."
-            action={
-              <ButtonLink to="/sites/new" icon={<Plus className="hidden size-4 sm:block" aria-hidden="true" />}>
-                New Site
-              </ButtonLink>
-            }
-          />
-        ) : (
-          <div className="flex items-center gap-3 py-12 text-sm text-slate-600" role="status">
-            <Spinner /> Loading sites...
-          </div>
-        )}
+        <NoSiteSelected loaded={loaded} icon={<Rss className="size-6" />} description="Create or select a site to manage its RSS feeds." />
       </>
     );
   }

@@ -1,7 +1,7 @@
 import type { CreateSegmentBody, Segment } from '@herald/contracts';
 import { Filter } from 'lucide-react';
 import { useEffect, useState } from 'react';
-import { Alert, Button, ButtonLink, EmptyState, PageHeader, Spinner } from '../../../components/ui';
+import { Alert, Button, EmptyState, PageHeader, Spinner } from '../../../components/ui';
 import { errorMessage } from '../../../lib/api-client';
 import { confirmAction, notify } from '../../../lib/dialogs';
 import { useCurrentSite } from '../../../lib/sites-store';
@@ -9,6 +9,7 @@ import { useCreateSegmentMutation, useDeleteSegmentMutation, useEstimateSegmentM
 import { SegmentCard, editButtonId } from '../components/segment-card';
 import { SegmentForm } from '../components/segment-form';
 import { emptySegmentForm, segmentFormValues } from '../segment-form';
+import { NoSiteSelected } from '../../../components/no-site-selected';
 
 const NEW_SEGMENT_BUTTON_ID = 'new-segment-button';
 
@@ -21,18 +22,7 @@ export function SegmentsPage() {
     return (
       <>
         <PageHeader title="Segments" />
-        {loaded ? (
-          <EmptyState
-            icon={<Filter className="size-6" />}
-            title="No Site Selected"
-            description="Create or select a site to manage its segments."
-            action={<ButtonLink to="/sites/new">New Site</ButtonLink>}
-          />
-        ) : (
-          <p className="flex items-center gap-3 py-12 text-sm text-slate-600" role="status">
-            <Spinner /> Loading sites...
-          </p>
-        )}
+        <NoSiteSelected loaded={loaded} icon={<Filter className="size-6" />} description="Create or select a site to manage its segments." />
       </>
     );
   }

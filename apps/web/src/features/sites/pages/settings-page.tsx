@@ -1,6 +1,6 @@
-import { Code2, KeyRound, KeySquare, Plus, Settings as SettingsIcon, SlidersHorizontal, Zap } from 'lucide-react';
+import { Code2, KeyRound, KeySquare, Settings as SettingsIcon, SlidersHorizontal, Zap } from 'lucide-react';
 import { useSearchParams } from 'react-router';
-import { ButtonLink, EmptyState, PageHeader, Spinner, TabPanel, Tabs, type TabItem } from '../../../components/ui';
+import { PageHeader, TabPanel, Tabs, type TabItem } from '../../../components/ui';
 import { useCurrentSite } from '../../../lib/sites-store';
 import { ApiKeysPanel } from '../../api-keys/components/api-keys-panel';
 import { AutomationPanel } from '../../api-keys/components/automation-panel';
@@ -8,6 +8,7 @@ import { DeleteSiteSection } from '../components/delete-site-section';
 import { GeneralSettingsForm } from '../components/general-settings-form';
 import { InstallationPanel } from '../components/installation-panel';
 import { VapidKeysPanel } from '../components/vapid-keys-panel';
+import { NoSiteSelected } from '../../../components/no-site-selected';
 
 /**
  * Spec §4 "Settings tab: general, installation, vapid", plus API Keys and
@@ -38,22 +39,7 @@ export function SettingsPage() {
     return (
       <>
         <PageHeader title="Settings" />
-        {loaded ? (
-          <EmptyState
-            icon={<SettingsIcon className="size-6" />}
-            title="No Site Selected"
-            description="Create or select a site to manage its settings."
-            action={
-              <ButtonLink to="/sites/new" icon={<Plus className="hidden size-4 sm:block" aria-hidden="true" />}>
-                New Site
-              </ButtonLink>
-            }
-          />
-        ) : (
-          <div className="flex items-center gap-3 py-12 text-sm text-slate-600" role="status">
-            <Spinner /> Loading sites...
-          </div>
-        )}
+        <NoSiteSelected loaded={loaded} icon={<SettingsIcon className="size-6" />} description="Create or select a site to manage its settings." />
       </>
     );
   }

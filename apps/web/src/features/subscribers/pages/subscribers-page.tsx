@@ -8,6 +8,7 @@ import { useCurrentSite } from '../../../lib/sites-store';
 import { useMediaQuery } from '../../../lib/use-media-query';
 import { SUBSCRIBERS_PAGE_SIZE, useRemoveSubscriberMutation, useSubscribersQuery, type ActiveFilter } from '../api';
 import { countryLabel, orUnknown } from '../subscriber-labels';
+import { NoSiteSelected } from '../../../components/no-site-selected';
 
 const FILTERS = [
   { value: 'all', label: 'All' },
@@ -28,18 +29,7 @@ export function SubscribersPage() {
     return (
       <>
         <PageHeader title="Subscribers" />
-        {loaded ? (
-          <EmptyState
-            icon={<Users className="size-6" />}
-            title="No Site Selected"
-            description="Create or select a site to see its subscribers."
-            action={<ButtonLink to="/sites/new">New Site</ButtonLink>}
-          />
-        ) : (
-          <p className="flex items-center gap-3 py-12 text-sm text-slate-600" role="status">
-            <Spinner /> Loading sites...
-          </p>
-        )}
+        <NoSiteSelected loaded={loaded} icon={<Users className="size-6" />} description="Create or select a site to see its subscribers." />
       </>
     );
   }

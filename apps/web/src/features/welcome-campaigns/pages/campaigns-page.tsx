@@ -5,7 +5,7 @@ import { errorMessage } from '../../../lib/api-client';
 import { useCurrentSite } from '../../../lib/sites-store';
 import { useCampaignsQuery } from '../api';
 import { CampaignCard } from '../components/campaign-card';
-import { NoSiteSelected } from '../components/no-site-selected';
+import { NoSiteSelected } from '../../../components/no-site-selected';
 
 const PAGE_TITLE = 'Welcome Campaigns';
 
@@ -16,7 +16,7 @@ export function CampaignsPage() {
     return (
       <>
         <PageHeader title={PAGE_TITLE} />
-        <NoSiteSelected loaded={loaded} />
+        <NoSiteSelected loaded={loaded} icon={<Megaphone className="size-6" />} description="Create or select a site to manage its welcome campaigns." />
       </>
     );
   }

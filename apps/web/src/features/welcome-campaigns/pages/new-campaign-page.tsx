@@ -1,3 +1,4 @@
+import { Megaphone } from 'lucide-react';
 import { useNavigate } from 'react-router';
 import { PageHeader } from '../../../components/ui';
 import { errorMessage } from '../../../lib/api-client';
@@ -6,7 +7,7 @@ import { useCurrentSite } from '../../../lib/sites-store';
 import { useCreateCampaignMutation } from '../api';
 import { emptyCampaignForm, toCampaignBody } from '../campaign-form-schema';
 import { CampaignForm } from '../components/campaign-form';
-import { NoSiteSelected } from '../components/no-site-selected';
+import { NoSiteSelected } from '../../../components/no-site-selected';
 
 const PAGE_TITLE = 'New Welcome Campaign';
 
@@ -17,7 +18,7 @@ export function NewCampaignPage() {
     return (
       <>
         <PageHeader title={PAGE_TITLE} />
-        <NoSiteSelected loaded={loaded} />
+        <NoSiteSelected loaded={loaded} icon={<Megaphone className="size-6" />} description="Create or select a site to manage its welcome campaigns." />
       </>
     );
   }

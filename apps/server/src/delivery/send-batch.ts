@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { z } from 'zod';
 import type { RunRow } from '../db/schema';
-import { markSubscriberGone } from '../features/subscribers/service';
+import { deactivateGoneSubscribers } from '../features/subscribers/service';
 import { defineJob } from '../jobs/queue';
 import { createDeliveryToken } from './delivery-token';
 import type { DeliveryDeps } from './engine-deps';
@@ -302,6 +302,7 @@ async function writeOutcomes(deps: DeliveryDeps, run: RunRow, now: number, { sen
         .executeTakeFirst();
       failedCount += Number(result.numUpdatedRows);
     }
+    const goneSubscribers: Array<{ subscriberId: string; endpointHashSentTo: string }> = [];
     for (const item of gone) {
       const updated = await trx
         .updateTable('deliveries')
@@ -312,7 +313,7 @@ async function writeOutcomes(deps: DeliveryDeps, run: RunRow, now: number, { sen
       if (!Number(updated.numUpdatedRows)) continue;
       failedCount += 1;
       // 404/410: the subscription is gone for good, unless it changed meanwhile (web-push guide).
-      if (item.status && item.claimed.endpointHash) await markSubscriberGone(trx, item.claimed.subscriberId, item.claimed.endpointHash, now);
+      if (item.status && item.claimed.endpointHash) goneSubscribers.push({ subscriberId: item.claimed.subscriberId, endpointHashSentTo: item.claimed.endpointHash });
     }
     for (const retry of retries) {
       await trx
@@ -327,7 +328,9 @@ async function writeOutcomes(deps: DeliveryDeps, run: RunRow, now: number, { sen
         .where('status', '=', 'pending')
         .execute();
     }
-    await addToRunCounters(trx, run, now, { sent: sentCount, failed: failedCount });
+    // Deliveries first, then subscribers, then the counters in addToRunCounters' order.
+    const unsubscribed = await deactivateGoneSubscribers(trx, goneSubscribers, now);
+    await addToRunCounters(trx, run, now, { sent: sentCount, failed: failedCount, unsubscribed });
     if (retries.length) {
       // The run must not look stalled while it waits for its retries.
       await extendRunLease(trx, run.id, Math.max(...retries.map((r) => r.at)) + config.deliveryLeaseMs);

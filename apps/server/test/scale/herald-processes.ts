@@ -129,9 +129,8 @@ export class HeraldProcess {
     const started = `Herald ${role} started`;
     for (;;) {
       if (!herald.alive) throw new Error(`${name} (${role}) exited with ${herald.exitCode ?? herald.exitSignal}:\n${herald.output()}`);
-      if (herald.lines.some((l) => typeof l.msg === 'string' && l.msg.startsWith(started))) {
-        if (role !== 'serve' || (await herald.answers())) return herald;
-      }
+      // `serve` is up when its API answers (whatever LOG_LEVEL); the others say so at info level.
+      if (role === 'serve' ? await herald.answers() : herald.lines.some((l) => typeof l.msg === 'string' && l.msg.startsWith(started))) return herald;
       if (Date.now() > deadline) {
         await herald.kill();
         throw new Error(`${name} (${role}) did not start within ${timeoutMs} ms:\n${herald.output()}`);

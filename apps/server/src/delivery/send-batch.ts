@@ -33,6 +33,9 @@ interface Claimed {
 
 type Outcome = { claimed: Claimed; outcome: PushOutcome };
 
+/** A batch still running after this long (or ten leases, if longer) is taken to be stuck. */
+const BATCH_STUCK_AFTER_MS = 5 * 60_000;
+
 /** Capped, jittered exponential backoff (reliability guide). */
 export function retryDelayMs(baseMs: number, attempts: number, random = Math.random): number {
   const capped = Math.min(baseMs * 2 ** Math.max(0, attempts - 1), 5 * 60_000);
@@ -98,8 +101,18 @@ export async function sendBatch(deps: DeliveryDeps, payload: { runId: string; de
   }
 
   // While this batch works, its claims and the run's lease stay alive; if
-  // this process dies, they run out and the recovery sweep takes over.
+  // this process dies, they run out and the recovery sweep takes over. A
+  // batch ends within a minute or so (each push has a deadline, a paused
+  // origin defers); one still running long after that is stuck, and renewing
+  // its leases forever would hold the whole run with it: stop, say so, and
+  // let the recovery sweep take its deliveries over.
+  const startedAt = performance.now();
   const heartbeat = setInterval(() => {
+    if (performance.now() - startedAt > Math.max(BATCH_STUCK_AFTER_MS, 10 * config.deliveryLeaseMs)) {
+      clearInterval(heartbeat);
+      deps.log.error({ runId: run.id, deliveries: claimed.length }, 'batch still running after its time; its leases are left to run out for the recovery sweep');
+      return;
+    }
     const until = clock.now() + config.deliveryLeaseMs;
     void renewLeases(db, run.id, claimed.map((c) => c.deliveryId), until).catch((error: unknown) => deps.log.warn({ err: error }, 'lease renewal failed'));
   }, Math.max(100, Math.floor(config.deliveryLeaseMs / 3)));

@@ -31,7 +31,8 @@ export interface Engine {
  */
 export function startEngine(ctx: AppContext, options: EngineOptions): Engine {
   const queue: JobQueue = ctx.config.redisUrl ? new BullmqQueue(ctx.config.redisUrl, ctx.log) : new InProcessQueue(ctx.log);
-  const deps: DeliveryDeps = { ...ctx, queue, pushClient: options.pushClient };
+  const stopping = new AbortController();
+  const deps: DeliveryDeps = { ...ctx, queue, pushClient: options.pushClient, stopping: stopping.signal };
 
   if (options.worker) {
     queue.work(fanOutRunJob, (payload) => fanOutRun(deps, payload), { concurrency: 2 });
@@ -50,6 +51,9 @@ export function startEngine(ctx: AppContext, options: EngineOptions): Engine {
     queue,
     scheduler,
     async close() {
+      // First, so a fan-out waiting for the batch backlog to drain hands its
+      // run back instead of waiting for workers that are closing too.
+      stopping.abort();
       await scheduler?.stop();
       await queue.close();
       await options.pushClient.close();

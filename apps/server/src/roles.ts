@@ -61,10 +61,17 @@ export async function runRole(config: Config, role: Role, options: RoleOptions =
       ` — database: ${runtime.database.kind}, queue: ${engine?.queue.kind ?? 'none'}, scheduler: ${withScheduler ? 'on' : 'off'}, worker: ${withWorker ? 'on' : 'off'}`,
   );
 
+  // The role runs until a signal, so it holds the event loop open itself: the
+  // scheduler's timer is unref'd and a scheduler may have no Redis connection
+  // yet, so while PostgreSQL restarts (every pooled socket closed) nothing
+  // else would, and the process would end quietly with code 0.
+  const keepAlive = setInterval(() => undefined, 60 * 60_000);
+
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    clearInterval(keepAlive);
     ctx.log.info(`${signal} received, shutting down`);
     try {
       await app?.close();

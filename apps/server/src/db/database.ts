@@ -31,6 +31,11 @@ export function openDatabase(database: Config['database'], options: { poolSize?:
     });
     // An idle client losing its connection (server restart) must not crash the process.
     pool.on('error', () => undefined);
+    // Nor may a client checked out of the pool: inside a transaction, between
+    // two statements, a server restart makes it emit 'error', and an 'error'
+    // event nobody listens to ends a Node process. Its next statement fails
+    // and the transaction is rolled back; the caller sees that failure.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: 'postgres', close: () => db.destroy() };
   }

@@ -6,4 +6,6 @@ import type { PushClient } from './push-client';
 export interface DeliveryDeps extends Pick<AppContext, 'db' | 'clock' | 'config' | 'secret' | 'log'> {
   queue: JobQueue;
   pushClient: PushClient;
+  /** Aborted when the process starts shutting down: long jobs hand their remaining work back. */
+  stopping?: AbortSignal;
 }

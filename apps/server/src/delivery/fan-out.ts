@@ -34,13 +34,14 @@ function chunk<T>(items: T[], size: number): T[][] {
  * With `recover`, first re-enqueues pending deliveries a lost job held.
  */
 export async function fanOutRun(deps: DeliveryDeps, payload: { runId: string; recover: boolean }): Promise<void> {
-  const { db, clock, queue, config } = deps;
+  const { db, clock, queue, config, log } = deps;
   const loaded = await loadRunForSending(db, payload.runId);
   if (!loaded || loaded.run.status !== 'sending') return;
   const { run } = loaded;
 
+  const stopping = () => deps.stopping?.aborted === true;
   const waitForRoom = async () => {
-    for (let waited = 0; (await queue.backlog(sendBatchJob)) > MAX_QUEUED_BATCHES; waited++) {
+    for (let waited = 0; !stopping() && (await queue.backlog(sendBatchJob)) > MAX_QUEUED_BATCHES; waited++) {
       if (waited % 40 === 0) await extendRunLease(db, run.id, clock.now() + config.deliveryLeaseMs);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -51,6 +52,17 @@ export async function fanOutRun(deps: DeliveryDeps, payload: { runId: string; re
       await queue.enqueue(sendBatchJob, { runId: run.id, deliveryIds: ids });
     }
   };
+  /**
+   * The process is shutting down (SIGTERM): the batches of the pages done so
+   * far are queued and the cursor is stored, so the rest of the fan-out goes
+   * back on the queue for another worker (or this one, restarted) instead of
+   * holding the shutdown up while the backlog drains. If that enqueue is
+   * lost, the run's lease runs out and the recovery sweep resumes it.
+   */
+  const handBack = async (recover: boolean) => {
+    await queue.enqueue(fanOutRunJob, { runId: run.id, recover });
+    log.info({ runId: run.id }, 'shutting down: the rest of the fan-out goes back to the queue');
+  };
 
   if (payload.recover) {
     for (let afterId = 0; ; ) {
@@ -59,6 +71,7 @@ export async function fanOutRun(deps: DeliveryDeps, payload: { runId: string; re
       await enqueueBatches(ids);
       afterId = ids[ids.length - 1]!;
       await extendRunLease(db, run.id, clock.now() + config.deliveryLeaseMs);
+      if (stopping()) return handBack(true);
     }
   }
 
@@ -76,6 +89,7 @@ export async function fanOutRun(deps: DeliveryDeps, payload: { runId: string; re
       });
       await enqueueBatches(await pendingDeliveryIds(db, run.id, { subscriberIds, limit: subscriberIds.length }));
       if (subscriberIds.length < AUDIENCE_PAGE_SIZE) break;
+      if (stopping()) return handBack(false);
     }
     await markFanoutDone(db, run.id);
   }

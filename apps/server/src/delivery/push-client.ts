@@ -388,7 +388,10 @@ export class PushClient {
           batch.pendingResults--;
           this.awaitingResults--;
           wakeBatch();
-          // Room freed: parked messages may start, and batches may pull more.
+          // A slot is free again: parked messages go first (schedule() then wakes
+          // the batches). Parked ones are otherwise started only when a push
+          // service answers, and none may be left to answer: every batch would
+          // then wait for its parked messages forever.
           this.schedule();
         };
         result.then(settled, (error: unknown) => {

@@ -4,6 +4,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, NotificationRow, RunRow, SiteRow } from '../db/schema';
 import { addToHourlyStats } from '../features/analytics/hourly-stats';
+import { adjustActiveSubscriberCount } from '../features/subscribers/repository';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -208,15 +209,27 @@ export interface RunCounters {
   failed?: number;
   delivered?: number;
   clicked?: number;
+  /** Subscribers the push service said are gone (404/410), already marked inactive by the caller. */
+  unsubscribed?: number;
 }
 
-/** Adds to the run's, the notification's and the site's hourly counters together. */
+/**
+ * Adds to the run's, the notification's and the site's hourly counters
+ * together (and, for subscribers gone, to the site's active count).
+ *
+ * Rows are taken in one order: notification_runs, notifications, sites,
+ * stats_hourly — the order the subscribe path also follows (sites, then
+ * stats_hourly). On PostgreSQL two transactions that took them in opposite
+ * orders would deadlock; with 404/410 answers at scale they did, each costing
+ * a second (deadlock_timeout) and a rolled-back batch of results.
+ */
 export async function addToRunCounters(db: Db, run: Pick<RunRow, 'id' | 'notification_id' | 'site_id'>, at: number, counters: RunCounters): Promise<void> {
   const sent = counters.sent ?? 0;
   const failed = counters.failed ?? 0;
   const delivered = counters.delivered ?? 0;
   const clicked = counters.clicked ?? 0;
-  if (!sent && !failed && !delivered && !clicked) return;
+  const unsubscribed = counters.unsubscribed ?? 0;
+  if (!sent && !failed && !delivered && !clicked && !unsubscribed) return;
   await db
     .updateTable('notification_runs')
     .set((eb) => ({
@@ -242,7 +255,8 @@ export async function addToRunCounters(db: Db, run: Pick<RunRow, 'id' | 'notific
     }))
     .where('id', '=', run.notification_id)
     .execute();
-  await addToHourlyStats(db, run.site_id, at, { sent, failed, delivered, clicked });
+  if (unsubscribed) await adjustActiveSubscriberCount(db, run.site_id, -unsubscribed);
+  await addToHourlyStats(db, run.site_id, at, { sent, failed, delivered, clicked, unsubscribed });
 }
 
 export async function hasPendingDeliveries(db: Db, runId: string): Promise<boolean> {

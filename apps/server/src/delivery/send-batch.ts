@@ -1,13 +1,13 @@
 import { sql } from 'kysely';
 import { z } from 'zod';
 import type { RunRow } from '../db/schema';
-import { markSubscriberGone } from '../features/subscribers/service';
+import { deactivateGoneSubscribers } from '../features/subscribers/service';
 import { defineJob } from '../jobs/queue';
 import { createDeliveryToken } from './delivery-token';
 import type { DeliveryDeps } from './engine-deps';
 import { NOTIFICATION_TTL_SECONDS, notificationContent, notificationTopic, siteVapidCredentials } from './notification-content';
 import { createPayloadTemplate } from './payload';
-import type { PushMessage, PushOutcome } from './push-client';
+import type { PushMessage, PushOutcome, SendAllSummary } from './push-client';
 import {
   addToRunCounters,
   claimDeliveries,
@@ -32,6 +32,9 @@ interface Claimed {
 }
 
 type Outcome = { claimed: Claimed; outcome: PushOutcome };
+
+/** A batch still running after this long (or ten leases, if longer) is taken to be stuck. */
+const BATCH_STUCK_AFTER_MS = 5 * 60_000;
 
 /** Capped, jittered exponential backoff (reliability guide). */
 export function retryDelayMs(baseMs: number, attempts: number, random = Math.random): number {
@@ -98,17 +101,30 @@ export async function sendBatch(deps: DeliveryDeps, payload: { runId: string; de
   }
 
   // While this batch works, its claims and the run's lease stay alive; if
-  // this process dies, they run out and the recovery sweep takes over.
+  // this process dies, they run out and the recovery sweep takes over. A
+  // batch ends within a minute or so (each push has a deadline, a paused
+  // origin defers); one still running long after that is stuck, and renewing
+  // its leases forever would hold the whole run with it: stop, say so, and
+  // let the recovery sweep take its deliveries over.
+  const startedAt = performance.now();
   const heartbeat = setInterval(() => {
+    if (performance.now() - startedAt > Math.max(BATCH_STUCK_AFTER_MS, 10 * config.deliveryLeaseMs)) {
+      clearInterval(heartbeat);
+      deps.log.error({ runId: run.id, deliveries: claimed.length }, 'batch still running after its time; its leases are left to run out for the recovery sweep');
+      return;
+    }
     const until = clock.now() + config.deliveryLeaseMs;
     void renewLeases(db, run.id, claimed.map((c) => c.deliveryId), until).catch((error: unknown) => deps.log.warn({ err: error }, 'lease renewal failed'));
   }, Math.max(100, Math.floor(config.deliveryLeaseMs / 3)));
+  let summary: SendAllSummary;
   try {
-    await pushClient.sendAll(messages(), (message, outcome) => results.record({ claimed: message.ref, outcome }));
+    summary = await pushClient.sendAll(messages(), (message, outcome) => results.record({ claimed: message.ref, outcome }));
     await results.flush();
   } finally {
     clearInterval(heartbeat);
   }
+  // One line per batch at debug level: with several worker processes, it shows which one sent what.
+  deps.log.debug({ runId: run.id, claimed: claimed.length, outcomes: summary.counts }, 'batch sent');
   await finishBatch(deps, run.id);
 }
 
@@ -189,12 +205,12 @@ class ResultWriter {
 /** Writes a group of results: delivery status, subscriber state and every counter, in one transaction. */
 async function recordOutcomes(deps: DeliveryDeps, run: RunRow, outcomes: Outcome[]): Promise<void> {
   if (!outcomes.length) return;
-  const { db, clock, config, queue } = deps;
+  const { clock, config, queue } = deps;
   const now = clock.now();
-  const sent: number[] = [];
-  const failed: Array<{ id: number; error: string }> = [];
-  const gone: Array<{ claimed: Claimed; status: number; reason: string }> = [];
-  const retries: Array<{ id: number; error: string; at: number; counts: boolean }> = [];
+  const sent: SortedOutcomes['sent'] = [];
+  const failed: SortedOutcomes['failed'] = [];
+  const gone: SortedOutcomes['gone'] = [];
+  const retries: SortedOutcomes['retries'] = [];
   // A message no push service took within its TTL is not worth sending any more.
   const expired = (run.started_at ?? now) + NOTIFICATION_TTL_SECONDS * 1000 <= now;
 
@@ -226,6 +242,58 @@ async function recordOutcomes(deps: DeliveryDeps, run: RunRow, outcomes: Outcome
     }
   }
 
+  await retryWhileClaimsHold(deps, run.id, () => writeOutcomes(deps, run, now, { sent, failed, gone, retries }));
+
+  // Retries go back on the queue with their delay; if that job is lost (or
+  // Redis is unreachable now), the run's lease runs out and the recovery
+  // sweep re-enqueues them.
+  const byTime = new Map<number, number[]>();
+  for (const retry of retries) {
+    const at = Math.ceil(retry.at / 250) * 250;
+    byTime.set(at, [...(byTime.get(at) ?? []), retry.id]);
+  }
+  try {
+    for (const [at, ids] of byTime) {
+      await queue.enqueue(sendBatchJob, { runId: run.id, deliveryIds: ids }, { delayMs: Math.max(0, at - now) });
+    }
+  } catch (error) {
+    deps.log.warn({ err: error, runId: run.id }, 'could not queue delivery retries; the recovery sweep will');
+  }
+}
+
+interface SortedOutcomes {
+  sent: number[];
+  failed: Array<{ id: number; error: string }>;
+  gone: Array<{ claimed: Claimed; status: number; reason: string }>;
+  retries: Array<{ id: number; error: string; at: number; counts: boolean }>;
+}
+
+/**
+ * How long a failed write of results is tried again, at most. The database
+ * may be restarting; meanwhile this batch's claims still hold (for the
+ * lease), and its unrecorded results count against the push client's
+ * concurrency, so no new pushes go out. Recorded once it is back, nothing is
+ * sent twice; given up, the pushes in flight are re-sent after the lease.
+ */
+const RECORD_RETRY_MAX_MS = 60_000;
+
+async function retryWhileClaimsHold(deps: DeliveryDeps, runId: string, write: () => Promise<void>): Promise<void> {
+  const started = performance.now();
+  const giveUpAfter = Math.min(RECORD_RETRY_MAX_MS, deps.config.deliveryLeaseMs / 2);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (performance.now() - started >= giveUpAfter) throw error;
+      deps.log.warn({ err: error, runId, attempt }, 'recording push results failed; trying again');
+      await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 100 * 2 ** (attempt - 1))));
+    }
+  }
+}
+
+/** One transaction: delivery states, subscribers gone, every counter. Conditional on `pending`, so writing it twice counts once. */
+async function writeOutcomes(deps: DeliveryDeps, run: RunRow, now: number, { sent, failed, gone, retries }: SortedOutcomes): Promise<void> {
+  const { db, config } = deps;
   await db.transaction().execute(async (trx) => {
     let sentCount = 0;
     let failedCount = 0;
@@ -247,6 +315,7 @@ async function recordOutcomes(deps: DeliveryDeps, run: RunRow, outcomes: Outcome
         .executeTakeFirst();
       failedCount += Number(result.numUpdatedRows);
     }
+    const goneSubscribers: Array<{ subscriberId: string; endpointHashSentTo: string }> = [];
     for (const item of gone) {
       const updated = await trx
         .updateTable('deliveries')
@@ -257,7 +326,7 @@ async function recordOutcomes(deps: DeliveryDeps, run: RunRow, outcomes: Outcome
       if (!Number(updated.numUpdatedRows)) continue;
       failedCount += 1;
       // 404/410: the subscription is gone for good, unless it changed meanwhile (web-push guide).
-      if (item.status && item.claimed.endpointHash) await markSubscriberGone(trx, item.claimed.subscriberId, item.claimed.endpointHash, now);
+      if (item.status && item.claimed.endpointHash) goneSubscribers.push({ subscriberId: item.claimed.subscriberId, endpointHashSentTo: item.claimed.endpointHash });
     }
     for (const retry of retries) {
       await trx
@@ -272,21 +341,12 @@ async function recordOutcomes(deps: DeliveryDeps, run: RunRow, outcomes: Outcome
         .where('status', '=', 'pending')
         .execute();
     }
-    await addToRunCounters(trx, run, now, { sent: sentCount, failed: failedCount });
+    // Deliveries first, then subscribers, then the counters in addToRunCounters' order.
+    const unsubscribed = await deactivateGoneSubscribers(trx, goneSubscribers, now);
+    await addToRunCounters(trx, run, now, { sent: sentCount, failed: failedCount, unsubscribed });
     if (retries.length) {
       // The run must not look stalled while it waits for its retries.
       await extendRunLease(trx, run.id, Math.max(...retries.map((r) => r.at)) + config.deliveryLeaseMs);
     }
   });
-
-  // Retries go back on the queue with their delay; if that job is lost, the
-  // run's lease runs out and the recovery sweep re-enqueues them.
-  const byTime = new Map<number, number[]>();
-  for (const retry of retries) {
-    const at = Math.ceil(retry.at / 250) * 250;
-    byTime.set(at, [...(byTime.get(at) ?? []), retry.id]);
-  }
-  for (const [at, ids] of byTime) {
-    await queue.enqueue(sendBatchJob, { runId: run.id, deliveryIds: ids }, { delayMs: Math.max(0, at - now) });
-  }
 }

@@ -129,7 +129,7 @@ export async function deactivateSubscriber(
 }
 
 /** sites.active_subscriber_count follows every real change of active state, in the same transaction. */
-export async function adjustActiveSubscriberCount(db: Db, siteId: string, delta: 1 | -1): Promise<void> {
+export async function adjustActiveSubscriberCount(db: Db, siteId: string, delta: number): Promise<void> {
   await db
     .updateTable('sites')
     .set({ active_subscriber_count: sql<number>`active_subscriber_count + ${delta}` })

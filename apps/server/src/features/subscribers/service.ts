@@ -83,6 +83,22 @@ export function markSubscriberGone(db: Db, subscriberId: string, endpointHashSen
   return deactivate(db, subscriberId, now, endpointHashSentTo);
 }
 
+/**
+ * For the delivery engine's result transaction: markSubscriberGone for many
+ * subscribers of one site at once, except that the counting
+ * (sites.active_subscriber_count, stats_hourly.unsubscribed) is left to the
+ * caller, who adds it with the run's counters (addToRunCounters) so the
+ * transaction takes its rows in the one order every writer uses. Returns how
+ * many it deactivated.
+ */
+export async function deactivateGoneSubscribers(trx: Transaction<Database>, gone: Array<{ subscriberId: string; endpointHashSentTo: string }>, now: number): Promise<number> {
+  let deactivated = 0;
+  for (const { subscriberId, endpointHashSentTo } of gone) {
+    if (await repo.deactivateSubscriber(trx, subscriberId, now, endpointHashSentTo)) deactivated += 1;
+  }
+  return deactivated;
+}
+
 export { endpointHash } from './push-subscription';
 
 // ---------------------------------------------------------------------------

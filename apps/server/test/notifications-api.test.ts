@@ -41,6 +41,18 @@ describe('notifications API (spec §7, §4, §5)', () => {
     }
   });
 
+  it('refuses, when saving, a notification too large for one push message (RFC 8291: 3,993 bytes)', async () => {
+    const longUrl = (path: string) => `https://push-shop.example/${path}?${'q'.repeat(1900)}`;
+    const tooLarge = await create({ destination_url: longUrl('a'), icon_url: longUrl('b'), image_url: longUrl('c') });
+    expect(tooLarge.status).toBe(400);
+    expect(tooLarge.body.error.message).toMatch(/too large for web push/);
+    const fits = await create({ destination_url: longUrl('a') });
+    expect(fits.status).toBe(201);
+    const grown = await h.t.request('PATCH', `/api/notifications/${fits.body.data.notification.id}`, { token: h.owner.token, body: { icon_url: longUrl('b'), image_url: longUrl('c') } });
+    expect(grown.status).toBe(400);
+    expect(grown.body.error.message).toMatch(/too large for web push/);
+  });
+
   it('creates a draft with the submitted payload, lists it with counts, edits and deletes it', async () => {
     const created = await create({ title: 'Draft one', image_url: 'https://push-shop.example/big.png' });
     expect(created.status).toBe(201);

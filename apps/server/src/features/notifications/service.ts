@@ -37,6 +37,8 @@ import {
   type ScheduleSettings,
 } from './recurring-schedule';
 import * as repo from './repository';
+import { notificationContent } from '../../delivery/notification-content';
+import { createPayloadTemplate, PushPayloadError } from '../../delivery/payload';
 
 const DAY_MS = 86_400_000;
 /** A scheduled time a little in the past (the form was slow) still counts as "now". */
@@ -169,6 +171,23 @@ function contentChanged(existing: NotificationRow, changes: Updateable<Notificat
   return fields.some((field) => changes[field] !== undefined && changes[field] !== existing[field]);
 }
 
+/** The longest token a delivery can carry (a 16-digit id and its signature): the worst case for the size check. */
+const LONGEST_DELIVERY_TOKEN = `${'9'.repeat(16)}.${'A'.repeat(22)}`;
+
+/**
+ * RFC 8291: one push message holds at most 3,993 bytes of payload. Checked when
+ * the notification is saved, so an owner learns it then, not from a send where
+ * every delivery fails.
+ */
+function checkPayloadFits(notification: NotificationRow, site: SiteRow, publicUrl: string): void {
+  try {
+    createPayloadTemplate(notificationContent(notification, site), publicUrl).render(LONGEST_DELIVERY_TOKEN);
+  } catch (error) {
+    if (error instanceof PushPayloadError) throw badRequest(error.message, 'payload_too_large');
+    throw error;
+  }
+}
+
 export function createNotificationsService(ctx: AppContext) {
   const { db, clock } = ctx;
 
@@ -299,6 +318,7 @@ export function createNotificationsService(ctx: AppContext) {
       const schedule = body.recurring_schedule
         ? newScheduleRow(row, readSchedule(body.recurring_schedule, undefined, site), body.recurring_schedule.is_active ?? true, now - PAST_TOLERANCE_MS, null, now)
         : undefined;
+      checkPayloadFits(row, site, ctx.config.publicUrl);
       await db.transaction().execute(async (trx) => {
         await repo.insertNotification(trx, row);
         if (scheduledAt !== null) await createOneTimeRun(trx, row, scheduledAt, now);
@@ -387,6 +407,7 @@ export function createNotificationsService(ctx: AppContext) {
             throw badRequest('Event name is required: a triggered notification needs trigger');
           }
         }
+        checkPayloadFits({ ...existing, ...changes } as NotificationRow, site, ctx.config.publicUrl);
         await repo.updateNotification(trx, id, changes);
       });
       if (scheduledAt !== undefined && scheduledAt !== null && scheduledAt <= now) ctx.wakeScheduler();

@@ -1,5 +1,5 @@
 // Debian's Firefox ESR, headless, with its push client pointed at the test
-// push service's WebSocket face (shared/guides/real-browser-push.md), driven
+// push service's WebSocket face (docs/real-browser-push.md), driven
 // over WebDriver BiDi with puppeteer-core. A fresh profile every launch; the
 // browser runs in its own process group, which close() ends together with
 // Firefox's crash helper (a separate session, so the group kill misses it).

@@ -10,7 +10,7 @@ import { registerErrorHandler } from '../src/platform/error-handler';
 import { DASHBOARD_CSP } from '../src/platform/static-files';
 import { createTestApp, type TestApp, type TestUser } from './support/test-app';
 
-// Image upload (spec §5, §7 Upload; security guide "Untrusted content").
+// Image upload (spec §5, §7 Upload; docs/security.md "Untrusted content").
 
 const MAX = 5 * 1024 * 1024;
 const INVALID_TYPE = 'Please upload a valid image file (JPEG, PNG, GIF, or WebP)';

@@ -3,7 +3,7 @@ import { ManualClock } from '../src/platform/clock';
 import { createTestApp, type TestApp, type TestUser } from './support/test-app';
 
 // The welcome campaigns API (spec §7 Welcome campaigns, §5 validation, §4 one
-// active campaign per site) and its tenancy (security guide).
+// active campaign per site) and its tenancy (docs/security.md).
 
 const step = (sequence_order: number, delay_minutes: number, overrides: Record<string, unknown> = {}) => ({
   sequence_order,

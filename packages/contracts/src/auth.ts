@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { emailAddress, envelope } from './common';
 
-/** Spec §5/§9: passwords are at least 8 characters; the security guide asks that at least 64 be allowed. */
+/** Spec §5/§9: passwords are at least 8 characters; docs/security.md asks that at least 64 be allowed. */
 export const PASSWORD_MIN_LENGTH = 8;
 export const PASSWORD_MAX_LENGTH = 1024;
 

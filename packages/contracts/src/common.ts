@@ -13,7 +13,7 @@ export type ErrorBody = z.infer<typeof errorBody>;
 export const idParam = z.object({ id: z.string().min(1).max(100) });
 export const siteIdParam = z.object({ siteId: z.string().min(1).max(100) });
 
-/** An absolute http(s) URL; `javascript:` and friends are refused (security guide: stored XSS). */
+/** An absolute http(s) URL; `javascript:` and friends are refused (docs/security.md: stored XSS). */
 export const httpUrl = z
   .string()
   .trim()

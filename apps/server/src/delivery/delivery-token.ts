@@ -1,7 +1,7 @@
 import { hmac, safeEqual } from '../platform/secrets';
 
 // The token a push payload carries so the service worker can report
-// "delivered" and "clicked" (security guide: beacons carry a token signed by
+// "delivered" and "clicked" (docs/security.md: beacons carry a token signed by
 // the server for (notification, subscriber)). A delivery row is exactly one
 // (run, subscriber) pair, so the token names the delivery id and signs it.
 const PURPOSE = 'herald-delivery-beacon-v1';

@@ -21,7 +21,7 @@ export function notificationContent(notification: NotificationRow, site: SiteRow
   };
 }
 
-/** The Topic that lets a push service collapse an accidental re-send of the same notification (web-push guide). */
+/** The Topic that lets a push service collapse an accidental re-send of the same notification (docs/web-push.md). */
 export function notificationTopic(notification: Pick<NotificationRow, 'id'>): string {
   return pushTopic(notification.id);
 }

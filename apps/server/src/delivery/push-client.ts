@@ -122,7 +122,7 @@ export interface PushClientOptions {
   allowH2?: boolean;
   /** Idle keep-alive time of a connection (default 30 s; a server's shorter Keep-Alive hint wins). */
   keepAliveTimeoutMs?: number;
-  /** Refuses endpoints whose origin is not a push service (security.md, SSRF); see pushOriginPolicy(). */
+  /** Refuses endpoints whose origin is not a push service (docs/security.md, SSRF); see pushOriginPolicy(). */
   allowOrigin?: (origin: string) => boolean;
   /** Told whenever an origin is paused (429, 503 with Retry-After, or repeated transport failures). */
   onOriginPaused?: (origin: string, until: number, reason: string) => void;
@@ -290,7 +290,7 @@ export class PushClient {
    * Outcomes handed to an onResult that has not settled yet (the caller is
    * still recording them). They count against `concurrency` with the requests
    * in flight, so a crash can leave at most `concurrency` pushes sent but not
-   * recorded (reliability guide: duplicates after a crash ≤ concurrency).
+   * recorded (docs/delivery.md: duplicates after a crash ≤ concurrency).
    */
   private awaitingResults = 0;
   private parkedCount = 0;

@@ -1,10 +1,10 @@
-// Which subscription endpoints Herald will POST to (security.md, "Outbound
+// Which subscription endpoints Herald will POST to (docs/security.md, "Outbound
 // requests"): browsers hand Herald these URLs, so an attacker could subscribe
 // with http://169.254.169.254/… and make the server send requests there.
 // Endpoints must be https on a known push service, or on an origin the
 // administrator lists (EXTRA_PUSH_ORIGINS, e.g. a test push service).
 
-/** Push-service hosts of the browsers web-push.md lists, exact or as a parent domain. */
+/** Push-service hosts of the browsers docs/web-push.md lists, exact or as a parent domain. */
 const KNOWN_PUSH_HOSTS = ['fcm.googleapis.com', 'android.googleapis.com', 'push.services.mozilla.com', 'push.apple.com', 'notify.windows.com'];
 
 export type PushEndpointCheck = { ok: true; origin: string } | { ok: false; reason: string };

@@ -1,4 +1,4 @@
-// When to try a message again after a non-final outcome (reliability.md:
+// When to try a message again after a non-final outcome (docs/delivery.md:
 // "429 pauses that push-service origin for Retry-After; 5xx and timeouts
 // retry with capped, jittered exponential backoff").
 import type { PushOutcome } from './push-client';

@@ -1,5 +1,5 @@
 // SQL for notification runs and their per-subscriber deliveries (the
-// reliability guide's invariants live here: runs and deliveries are claimed
+// invariants of docs/delivery.md live here: runs and deliveries are claimed
 // with conditional updates, deliveries are unique per (run, subscriber)).
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, NotificationRow, RunRow, SiteRow } from '../db/schema';

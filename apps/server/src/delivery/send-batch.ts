@@ -36,7 +36,7 @@ type Outcome = { claimed: Claimed; outcome: PushOutcome };
 /** A batch still running after this long (or ten leases, if longer) is taken to be stuck. */
 const BATCH_STUCK_AFTER_MS = 5 * 60_000;
 
-/** Capped, jittered exponential backoff (reliability guide). */
+/** Capped, jittered exponential backoff (docs/delivery.md). */
 export function retryDelayMs(baseMs: number, attempts: number, random = Math.random): number {
   const capped = Math.min(baseMs * 2 ** Math.max(0, attempts - 1), 5 * 60_000);
   return Math.round(capped * (0.8 + 0.4 * random()));
@@ -325,7 +325,7 @@ async function writeOutcomes(deps: DeliveryDeps, run: RunRow, now: number, { sen
         .executeTakeFirst();
       if (!Number(updated.numUpdatedRows)) continue;
       failedCount += 1;
-      // 404/410: the subscription is gone for good, unless it changed meanwhile (web-push guide).
+      // 404/410: the subscription is gone for good, unless it changed meanwhile (docs/web-push.md).
       if (item.status && item.claimed.endpointHash) goneSubscribers.push({ subscriberId: item.claimed.subscriberId, endpointHashSentTo: item.claimed.endpointHash });
     }
     for (const retry of retries) {

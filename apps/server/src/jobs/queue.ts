@@ -22,7 +22,7 @@ export type JobHandler<Payload> = (payload: Payload) => Promise<void>;
 
 /**
  * The queue port. It only spreads work over workers; the database says what
- * is due (reliability guide), so losing a queued job delays work but never
+ * is due (docs/delivery.md), so losing a queued job delays work but never
  * loses it: the scheduler's recovery sweep re-enqueues what a lost job held.
  * Delivery is at least once; handlers are idempotent.
  */

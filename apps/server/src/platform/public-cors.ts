@@ -2,7 +2,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyTypeProvider, RawReplyD
 
 // Public endpoints are called with fetch() from customers' pages on any
 // origin. They carry no credentials and answer nothing secret, so any origin
-// may read the answer (security guide, "Public endpoints"). The dashboard API
+// may read the answer (docs/security.md, "Public endpoints"). The dashboard API
 // never gets these headers: it does not reflect origins.
 
 const PREFLIGHT_MAX_AGE_SECONDS = 86_400;

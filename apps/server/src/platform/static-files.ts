@@ -3,7 +3,7 @@ import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 
-// The dashboard's policy: no inline or third-party script (security guide,
+// The dashboard's policy: no inline or third-party script (docs/security.md,
 // stored XSS). Styles allow inline because chart libraries set style
 // attributes; images come from anywhere because notification icons do.
 export const DASHBOARD_CSP = [

@@ -13,7 +13,7 @@ import { decryptPushBody, generateReceiverKeys, parseAes128gcmHeader } from '../
 
 const b64 = (value: string) => Buffer.from(value, 'base64url');
 
-// RFC 8291 §5 (values from web-push.md).
+// RFC 8291 §5 (values from docs/web-push.md).
 const RFC8291 = {
   plaintext: 'V2hlbiBJIGdyb3cgdXAsIEkgd2FudCB0byBiZSBhIHdhdGVybWVsb24',
   auth: 'BTBZMqHH6r4Tts7J_aSIgg',

@@ -4,7 +4,7 @@ import { createTestApp, type TestApp, type TestUser } from '../support/test-app'
 import { LocalFeedServer, rssDocument } from './local-feed-server';
 
 // Spec §7 RSS feeds through HTTP: create / list / get / edit / pause / delete,
-// validation (§5), ownership (security guide, tenancy) and "Check now" of an
+// validation (§5), ownership (docs/security.md, tenancy) and "Check now" of an
 // address the outbound policy refuses (no OUTBOUND_ALLOW_HOSTS here).
 describe('RSS feeds API', () => {
   const clock = new ManualClock(Date.UTC(2026, 2, 10, 9, 0));

@@ -13,7 +13,7 @@ export interface SendReport {
 }
 
 /**
- * Asserts the reliability guide's invariants for one finished send:
+ * Asserts the invariants of docs/delivery.md for one finished send:
  * - every subscriber has exactly one delivery row, and it is `sent`;
  * - the push service accepted a message for every subscription;
  * - re-sends (if any) are at most `maxDuplicates` and carry the same Topic.

@@ -1,7 +1,7 @@
 // The browser face of the test push service: Firefox's push protocol over a
 // WebSocket (subprotocol `push-notification`), as Mozilla's autopush speaks it
 // and as Firefox's PushServiceWebSocket.sys.mjs expects it
-// (shared/guides/real-browser-push.md). A real Firefox pointed at it with
+// (docs/real-browser-push.md). A real Firefox pointed at it with
 // `dom.push.serverURL` says hello, registers channels, receives the
 // aes128gcm bodies Herald POSTs to the HTTPS face, decrypts them itself and
 // acknowledges each with a code: 100 delivered, 101 decryption failed,

@@ -27,7 +27,7 @@ export function toApiKeyResponse(row: SiteApiKeyRow): ApiKey {
   return { id: row.id, name: row.name, prefix: row.prefix, created_at: iso(row.created_at), last_used_at: isoOrNull(row.last_used_at) };
 }
 
-/** `hk_` + 256 random bits, base64url (security guide: tokens ≥ 128 random bits, stored hashed). */
+/** `hk_` + 256 random bits, base64url (docs/security.md: tokens ≥ 128 random bits, stored hashed). */
 export function generateApiKey(): string {
   return `${API_KEY_PREFIX}${crypto.randomBytes(32).toString('base64url')}`;
 }

@@ -1,6 +1,6 @@
 import type { MailMessage } from '../../platform/mail';
 
-// Links are built from PUBLIC_URL, never from the request's Host header (security guide).
+// Links are built from PUBLIC_URL, never from the request's Host header (docs/security.md).
 
 export function passwordResetMail(to: string, publicUrl: string, token: string): MailMessage {
   const link = `${publicUrl}/reset-password?token=${encodeURIComponent(token)}`;

@@ -16,7 +16,7 @@ import * as repo from './repository';
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const SESSION_TTL_MS = 30 * 24 * HOUR;
-const RESET_TTL_MS = 1 * HOUR; // security guide: reset ≤ 1 h
+const RESET_TTL_MS = 1 * HOUR; // docs/security.md: reset ≤ 1 h
 const VERIFY_TTL_MS = 24 * HOUR;
 const SETUP_TTL_MS = 24 * HOUR;
 const LOGIN_WINDOW_MS = 15 * MINUTE;
@@ -147,7 +147,7 @@ export function createAuthService(ctx: AppContext) {
         if (isUniqueViolation(error)) throw conflict('An account with this email already exists');
         throw error;
       }
-      // A password change ends every other session (security guide).
+      // A password change ends every other session (docs/security.md).
       if (changes.newPassword !== undefined) await repo.deleteSessionsOfUser(db, user.id, current.sessionTokenHash);
       const updated = (await repo.findUserById(db, user.id))!;
       if (emailChanged) sendInBackground(() => sendVerification(updated));
@@ -174,7 +174,7 @@ export function createAuthService(ctx: AppContext) {
         const consumed = await repo.consumeUserToken(trx, sha256Hex(token), 'reset', now);
         if (!consumed?.user_id) throw badRequest('Invalid or expired reset token. Please request a new link.');
         await repo.updateUser(trx, consumed.user_id, { password_hash: passwordHash, updated_at: now });
-        // A reset ends every session and every other reset link (security guide).
+        // A reset ends every session and every other reset link (docs/security.md).
         await repo.deleteSessionsOfUser(trx, consumed.user_id);
         await repo.expireUserTokens(trx, consumed.user_id, 'reset', now);
       });

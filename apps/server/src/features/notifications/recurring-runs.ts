@@ -9,7 +9,7 @@
 // skipped. Sending every missed one would push a burst of stale copies of the
 // same message (a daily notification after a week of downtime = 7 pushes in a
 // row), against the spec's "1-2 pushes per day at most" advice; skipping all
-// of them would silently drop a send the owner scheduled (reliability guide).
+// of them would silently drop a send the owner scheduled (docs/delivery.md).
 import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context';

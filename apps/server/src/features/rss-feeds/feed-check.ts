@@ -178,7 +178,7 @@ async function fetchAndProcess(deps: CheckDeps, feed: RssFeedRow, site: SiteRow)
   );
   const knownByLink = entries.filter((e) => !seen.items.has(e.itemKey) && e.linkKey && linkUses.get(e.linkKey) === 1 && seen.links.has(e.linkKey));
   // A guid the publisher repeats within the document (a reused guid, a duplicated item) sends once:
-  // its first occurrence stands for the others (security guide: a repeated GUID never sends twice).
+  // its first occurrence stands for the others (docs/security.md: a repeated GUID never sends twice).
   const firstWithGuid = new Map<string, Entry>();
   for (const e of entries) if (e.item.guid && !firstWithGuid.has(e.item.guid)) firstWithGuid.set(e.item.guid, e);
   const repeatedGuid = entries.filter((e) => e.item.guid && firstWithGuid.get(e.item.guid) !== e && !seen.items.has(e.itemKey));

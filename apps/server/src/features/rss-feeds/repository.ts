@@ -1,5 +1,5 @@
 // SQL for RSS feeds and the items they have seen. Due feeds are claimed with a
-// conditional UPDATE (reliability guide, "Due work is claimed, not read") and
+// conditional UPDATE (docs/delivery.md, "Due work is claimed, not read") and
 // a running check holds a short lease, so two schedulers, a scheduled check
 // and "Check now" never check one feed at the same time.
 import type { SegmentUse } from '../segments/repository';

@@ -86,7 +86,7 @@ export function createSitesService(ctx: AppContext) {
       return toSiteResponse(row);
     },
 
-    /** VAPID keys are not updatable: changing them would orphan every subscriber (web-push guide). */
+    /** VAPID keys are not updatable: changing them would orphan every subscriber (docs/web-push.md). */
     async update(userId: string, siteId: string, input: UpdateSiteBody): Promise<Site> {
       await requireOwnedSite(ctx, userId, siteId);
       const changes: SiteUpdate = { ...settingsColumns(input.settings), updated_at: clock.now() };

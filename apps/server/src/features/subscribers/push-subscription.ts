@@ -54,7 +54,7 @@ export interface CheckedSubscription {
   auth: string;
 }
 
-/** Validates a browser's PushSubscription: endpoint host, p256dh on the curve, auth 16 bytes (RFC 8291, web-push guide). */
+/** Validates a browser's PushSubscription: endpoint host, p256dh on the curve, auth 16 bytes (RFC 8291, docs/web-push.md). */
 export function checkPushSubscription(subscription: PushSubscriptionInput, extraPushOrigins: readonly string[]): CheckedSubscription {
   const endpoint = checkPushEndpoint(subscription.endpoint, extraPushOrigins);
 

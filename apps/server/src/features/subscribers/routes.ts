@@ -43,7 +43,7 @@ function retryAfterSeconds(ms: number): number {
   return Math.max(1, Math.ceil(ms / 1000));
 }
 
-/** Public routes: called cross-origin by the browser SDK on customers' sites (security guide, "Public endpoints"). */
+/** Public routes: called cross-origin by the browser SDK on customers' sites (docs/security.md, "Public endpoints"). */
 function publicSubscriberRoutes(ctx: AppContext, subscribers: SubscribersService): FastifyPluginAsyncZod {
   return async (app) => {
     const perAddress = new MemoryRateLimiter(PUBLIC_SUBSCRIBER_LIMITS.perAddress);

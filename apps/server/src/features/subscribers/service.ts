@@ -72,7 +72,7 @@ async function deactivate(db: Db, subscriberId: string, now: number, expectedEnd
 
 /**
  * For the delivery engine: a push service answered 404 or 410 for this
- * subscriber (RFC 8030 §7.3, web-push guide). Deactivates it only if its
+ * subscriber (RFC 8030 §7.3, docs/web-push.md). Deactivates it only if its
  * stored endpoint is still the one the message was sent to — the browser may
  * have re-subscribed with a new endpoint meanwhile — and only if it is
  * active. Adjusts sites.active_subscriber_count and stats_hourly.unsubscribed.

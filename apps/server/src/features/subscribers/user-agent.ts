@@ -62,7 +62,7 @@ function browserName(parsed: string | undefined, os: string): string {
   if (!parsed) return UNKNOWN;
   for (const [pattern, family] of BROWSER_FAMILIES) if (pattern.test(parsed)) return family;
   // Every iOS browser and home-screen web app runs on WebKit, and its pushes
-  // go through Apple's service (web-push guide).
+  // go through Apple's service (docs/web-push.md).
   if (os === 'iOS' && /webkit/i.test(parsed)) return 'Safari';
   return parsed;
 }

@@ -9,7 +9,7 @@ export type BeaconType = 'delivered' | 'clicked';
  * Records a "delivered" or "clicked" beacon from the service worker. The token
  * is signed by the server (forged ones are refused); a replay counts once; a
  * click also counts as a delivery if none was seen, so clicks never exceed
- * deliveries (security guide, public endpoints).
+ * deliveries (docs/security.md, public endpoints).
  */
 export function createTrackingService(ctx: Pick<AppContext, 'db' | 'clock' | 'secret'>) {
   const { db, clock, secret } = ctx;

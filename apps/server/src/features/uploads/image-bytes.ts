@@ -1,7 +1,7 @@
 import type { UploadImageType } from '@herald/contracts';
 
 // An upload's type is decided by its bytes, never by its name or declared
-// Content-Type (security guide, "Untrusted content"), and its pixel size is
+// Content-Type (docs/security.md, "Untrusted content"), and its pixel size is
 // read from the format's own header so absurd images are refused before
 // anyone decodes them.
 

@@ -9,12 +9,12 @@ import {
   ScheduleInputError,
   type ScheduleTiming,
 } from '../src/features/notifications/recurring-schedule';
-import type { RecurringIntervalType } from '../src/db/schema';
+import type { RecurringInterval } from '@herald/contracts';
 
 // Spec §2/§3 recurring schedules: occurrence k = start + k × interval in LOCAL
 // wall time of the schedule's timezone, computed from the start each time.
 
-const timing = (intervalType: RecurringIntervalType, intervalValue: number, timezone: string, start: string): ScheduleTiming => {
+const timing = (intervalType: RecurringInterval, intervalValue: number, timezone: string, start: string): ScheduleTiming => {
   const [date, time] = start.split('T') as [string, string];
   const [year, month, day] = date.split('-').map(Number) as [number, number, number];
   const [hour, minute] = time.split(':').map(Number) as [number, number];
@@ -130,7 +130,7 @@ describe('every N', () => {
 
 describe('finding the occurrence for an instant', () => {
   const zones = ['UTC', 'Europe/Paris', 'America/New_York', 'Australia/Sydney'];
-  const types: RecurringIntervalType[] = ['DAILY', 'WEEKLY', 'MONTHLY'];
+  const types: RecurringInterval[] = ['DAILY', 'WEEKLY', 'MONTHLY'];
 
   it('agrees with counting occurrences one by one', () => {
     fc.assert(

@@ -10,6 +10,8 @@ export const SCHEDULE_MAX_DAYS_AHEAD = 30;
 export const NOTIFICATION_TYPES = ['ONE_TIME', 'RECURRING', 'TRIGGERED'] as const;
 export const NOTIFICATION_STATUSES = ['draft', 'scheduled', 'sending', 'completed', 'cancelled', 'failed'] as const;
 export const RECURRING_INTERVALS = ['DAILY', 'WEEKLY', 'MONTHLY'] as const;
+export const NOTIFICATION_SOURCES = ['dashboard', 'campaign', 'rss'] as const;
+export type NotificationSource = (typeof NOTIFICATION_SOURCES)[number];
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 export type RecurringInterval = (typeof RECURRING_INTERVALS)[number];
@@ -117,7 +119,7 @@ export const notification = z.object({
   id: z.string(),
   site_id: z.string(),
   type: z.enum(NOTIFICATION_TYPES),
-  source: z.enum(['dashboard', 'campaign', 'rss']),
+  source: z.enum(NOTIFICATION_SOURCES),
   title: z.string(),
   message: z.string(),
   destination_url: z.string(),

@@ -105,6 +105,7 @@ export const tagsResponse = envelope(z.object({ subscriber: z.object({ id: z.str
 // Dashboard: the site's recent events (Settings → Automation).
 
 export const SITE_EVENT_SOURCES = ['browser', 'api'] as const;
+export type SiteEventSource = (typeof SITE_EVENT_SOURCES)[number];
 
 export const siteEvent = z.object({
   id: z.string(),

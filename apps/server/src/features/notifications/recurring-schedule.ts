@@ -10,7 +10,7 @@
 //   month: from Jan 31 → Feb 28 (29) → Mar 31 → Apr 30 → May 31;
 // - a wall time that does not exist (spring-forward gap) or exists twice
 //   (fall-back overlap) follows instantOfWallTime: after the gap, first of the two.
-import type { RecurringIntervalType } from '../../db/schema';
+import type { RecurringInterval } from '@herald/contracts';
 import { daysInMonth, instantOfWallTime, parseDateTimeInZone, wallTimeOf, type WallTime } from '../../platform/time';
 
 const DAY_MS = 86_400_000;
@@ -18,7 +18,7 @@ const DAY_MS = 86_400_000;
 const AVERAGE_MONTH_MS = 30.436875 * DAY_MS;
 
 export interface ScheduleTiming {
-  intervalType: RecurringIntervalType;
+  intervalType: RecurringInterval;
   intervalValue: number;
   timezone: string;
   /** The first occurrence as a wall time in `timezone`. */
@@ -101,7 +101,7 @@ export function firstOccurrenceIndexAtOrAfter(timing: ScheduleTiming, instant: n
 
 /** A schedule's timing as stored, whichever way it was entered. */
 export interface ScheduleSettings {
-  intervalType: RecurringIntervalType;
+  intervalType: RecurringInterval;
   intervalValue: number;
   timezone: string;
   /** formatWallTime of the first occurrence. */
@@ -111,7 +111,7 @@ export interface ScheduleSettings {
 }
 
 export interface ScheduleInput {
-  interval_type?: RecurringIntervalType;
+  interval_type?: RecurringInterval;
   interval_value?: number;
   start_date?: string;
   end_date?: string | null;

@@ -1,0 +1,48 @@
+// Accounts: users, their sessions and emailed tokens, login rate limits, uploads.
+import type { Millis } from './columns';
+
+export interface UsersTable {
+  id: string;
+  name: string;
+  email: string;
+  password_hash: string;
+  email_verified_at: Millis | null;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface SessionsTable {
+  /** sha256 of the bearer token; the token itself is never stored. */
+  token_hash: string;
+  user_id: string;
+  created_at: Millis;
+  expires_at: Millis;
+}
+
+export interface UserTokensTable {
+  /** sha256 of the emailed token. */
+  token_hash: string;
+  purpose: 'reset' | 'verify' | 'setup';
+  user_id: string | null;
+  created_at: Millis;
+  expires_at: Millis;
+  used_at: Millis | null;
+}
+
+export interface RateLimitsTable {
+  key: string;
+  window_start: Millis;
+  hits: number;
+}
+
+export interface UploadsTable {
+  id: string;
+  user_id: string;
+  file_name: string;
+  content_type: string;
+  byte_size: number;
+  width: number;
+  height: number;
+  created_at: Millis;
+}
+

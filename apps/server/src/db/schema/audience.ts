@@ -1,0 +1,59 @@
+// The audience: subscribers, their tags, segments, and the events they cause.
+import type { SiteEventSource } from '@herald/contracts';
+import type { Flag, Millis } from './columns';
+
+export interface SubscribersTable {
+  id: string;
+  site_id: string;
+  endpoint: string;
+  /** sha256 of the endpoint: endpoints are long, the unique index stays small. */
+  endpoint_hash: string;
+  p256dh: string;
+  auth: string;
+  browser: string | null;
+  os: string | null;
+  country: string | null;
+  language: string | null;
+  timezone: string | null;
+  user_agent: string | null;
+  external_id: string | null;
+  is_active: Flag;
+  subscribed_at: Millis;
+  last_seen_at: Millis | null;
+  unsubscribed_at: Millis | null;
+  updated_at: Millis;
+}
+
+export interface SubscriberTagsTable {
+  subscriber_id: string;
+  site_id: string;
+  tag: string;
+}
+
+/** Spec §3 Segment. `rules` is the JSON of contracts `segmentRules` (only the rules that are set). */
+export interface SegmentsTable {
+  id: string;
+  site_id: string;
+  name: string;
+  /** lower(name): unique per site. */
+  name_key: string;
+  rules: string;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface SiteEventsTable {
+  id: string;
+  site_id: string;
+  name: string;
+  source: SiteEventSource;
+  subscriber_id: string | null;
+  external_id: string | null;
+  /** JSON object sent with the event, or null. */
+  data: string | null;
+  idempotency_key: string | null;
+  dedupe_scope: string | null;
+  subscriber_count: number;
+  triggered_count: number;
+  received_at: Millis;
+}

@@ -1,0 +1,61 @@
+// Kysely's view of the database: one Database interface naming every table,
+// and the row types services use. Column conventions: columns.ts. Tables are
+// grouped by area in the files beside this one; a new table is added to its
+// area's file and listed here once.
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { RateLimitsTable, SessionsTable, UploadsTable, UsersTable, UserTokensTable } from './accounts';
+import type { SegmentsTable, SiteEventsTable, SubscribersTable, SubscriberTagsTable } from './audience';
+import type { RssFeedItemsTable, RssFeedsTable, WelcomeCampaignEnrollmentsTable, WelcomeCampaignsTable, WelcomeCampaignStepsTable } from './campaigns';
+import type { DeliveriesTable, NotificationRunsTable, NotificationsTable, NotificationTriggersTable, RecurringSchedulesTable, StatsHourlyTable } from './sending';
+import type { SiteApiKeysTable, SitesTable } from './sites';
+
+export type * from './accounts';
+export type * from './audience';
+export type * from './campaigns';
+export type * from './sending';
+export type * from './sites';
+export type { NotificationSource, NotificationStatus, NotificationType, SiteEventSource } from '@herald/contracts';
+
+export interface Database {
+  users: UsersTable;
+  sessions: SessionsTable;
+  user_tokens: UserTokensTable;
+  rate_limits: RateLimitsTable;
+  uploads: UploadsTable;
+  sites: SitesTable;
+  site_api_keys: SiteApiKeysTable;
+  subscribers: SubscribersTable;
+  subscriber_tags: SubscriberTagsTable;
+  segments: SegmentsTable;
+  site_events: SiteEventsTable;
+  notifications: NotificationsTable;
+  notification_runs: NotificationRunsTable;
+  deliveries: DeliveriesTable;
+  stats_hourly: StatsHourlyTable;
+  recurring_schedules: RecurringSchedulesTable;
+  notification_triggers: NotificationTriggersTable;
+  welcome_campaigns: WelcomeCampaignsTable;
+  welcome_campaign_steps: WelcomeCampaignStepsTable;
+  welcome_campaign_enrollments: WelcomeCampaignEnrollmentsTable;
+  rss_feeds: RssFeedsTable;
+  rss_feed_items: RssFeedItemsTable;
+}
+
+export type UserRow = Selectable<UsersTable>;
+export type SiteRow = Selectable<SitesTable>;
+export type NewSite = Insertable<SitesTable>;
+export type SiteUpdate = Updateable<SitesTable>;
+export type SiteApiKeyRow = Selectable<SiteApiKeysTable>;
+export type SubscriberRow = Selectable<SubscribersTable>;
+export type SegmentRow = Selectable<SegmentsTable>;
+export type SiteEventRow = Selectable<SiteEventsTable>;
+export type NotificationRow = Selectable<NotificationsTable>;
+export type RunRow = Selectable<NotificationRunsTable>;
+export type DeliveryRow = Selectable<DeliveriesTable>;
+export type RecurringScheduleRow = Selectable<RecurringSchedulesTable>;
+export type NotificationTriggerRow = Selectable<NotificationTriggersTable>;
+export type WelcomeCampaignRow = Selectable<WelcomeCampaignsTable>;
+export type WelcomeCampaignStepRow = Selectable<WelcomeCampaignStepsTable>;
+export type WelcomeCampaignEnrollmentRow = Selectable<WelcomeCampaignEnrollmentsTable>;
+export type RssFeedRow = Selectable<RssFeedsTable>;
+export type RssFeedItemRow = Selectable<RssFeedItemsTable>;

@@ -1,0 +1,130 @@
+// What is sent: notifications, their runs (one per send), the per-subscriber
+// deliveries of each run, the hourly rollup, and the schedules and triggers
+// that create runs.
+import type { NotificationSource, NotificationStatus, NotificationType, RecurringInterval } from '@herald/contracts';
+import type { Generated } from 'kysely';
+import type { Counter, Flag, Millis } from './columns';
+
+export interface NotificationsTable {
+  id: string;
+  site_id: string;
+  type: NotificationType;
+  source: NotificationSource;
+  title: string;
+  message: string;
+  destination_url: string;
+  icon_url: string | null;
+  image_url: string | null;
+  /** JSON array of up to two {title, url} action buttons. */
+  actions: string | null;
+  segment_id: string | null;
+  status: NotificationStatus;
+  scheduled_at: Millis | null;
+  sent_at: Millis | null;
+  completed_at: Millis | null;
+  last_error: string | null;
+  total_count: Counter;
+  sent_count: Counter;
+  delivered_count: Counter;
+  clicked_count: Counter;
+  failed_count: Counter;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export type RunStatus = 'pending' | 'sending' | 'completed' | 'failed' | 'cancelled';
+
+/**
+ * One send of a notification: a one-time send, one occurrence of a recurring
+ * schedule, one trigger firing, one drip step for one subscriber, one feed item.
+ * `dedupe_key` is unique, so creating the same run twice is impossible.
+ */
+export interface NotificationRunsTable {
+  id: string;
+  notification_id: string;
+  site_id: string;
+  dedupe_key: string;
+  status: RunStatus;
+  due_at: Millis;
+  segment_id: string | null;
+  /** Set for runs aimed at one subscriber (triggered events, drip steps). */
+  subscriber_id: string | null;
+  fanout_cursor: string | null;
+  fanout_done: Flag;
+  lease_owner: string | null;
+  lease_until: Millis | null;
+  started_at: Millis | null;
+  finished_at: Millis | null;
+  last_error: string | null;
+  total_count: Counter;
+  sent_count: Counter;
+  delivered_count: Counter;
+  clicked_count: Counter;
+  failed_count: Counter;
+  created_at: Millis;
+}
+
+export type DeliveryStatus = 'pending' | 'sent' | 'failed' | 'gone';
+
+export interface DeliveriesTable {
+  id: Generated<number>;
+  run_id: string;
+  notification_id: string;
+  site_id: string;
+  subscriber_id: string;
+  status: DeliveryStatus;
+  attempts: Counter;
+  next_attempt_at: Millis | null;
+  lease_until: Millis | null;
+  error: string | null;
+  sent_at: Millis | null;
+  delivered_at: Millis | null;
+  clicked_at: Millis | null;
+  created_at: Millis;
+}
+
+/** Hourly rollup per site, kept up to date as events happen (dashboard reads only this). */
+export interface StatsHourlyTable {
+  site_id: string;
+  hour_start: Millis;
+  sent: Counter;
+  delivered: Counter;
+  clicked: Counter;
+  failed: Counter;
+  subscribed: Counter;
+  unsubscribed: Counter;
+}
+
+/**
+ * The schedule of a RECURRING notification. Occurrence k falls at
+ * `start_local` + k × interval as a wall time in `timezone` (pinned when the
+ * schedule was set, so a later change of the site's timezone does not move it).
+ */
+export interface RecurringSchedulesTable {
+  id: string;
+  notification_id: string;
+  site_id: string;
+  interval_type: RecurringInterval;
+  interval_value: number;
+  timezone: string;
+  /** The first occurrence as a wall time, "YYYY-MM-DDTHH:MM:SS" (kept because a DST gap moves the instant, not the wall time). */
+  start_local: string;
+  start_at: Millis;
+  end_at: Millis | null;
+  is_active: Flag;
+  next_occurrence_index: number;
+  /** Instant of occurrence `next_occurrence_index`; null when the schedule has no occurrence left. */
+  next_run_at: Millis | null;
+  last_occurrence_at: Millis | null;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface NotificationTriggersTable {
+  notification_id: string;
+  site_id: string;
+  event_name: string;
+  delay_minutes: number;
+  created_at: Millis;
+  updated_at: Millis;
+}

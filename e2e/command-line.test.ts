@@ -39,6 +39,30 @@ describe('the herald command line', () => {
     }
   });
 
+  it('prints the one-time setup link on a line of its own for a person at a terminal, and as a JSON field for a log file', async () => {
+    // LOG_FORMAT=pretty is what a terminal (TTY) gets by default; a pipe gets JSON lines.
+    const pretty = await startHerald({ LOG_FORMAT: 'pretty' });
+    try {
+      const lines = pretty.output().split('\n');
+      const linkLine = lines.find((line) => line.includes('/setup?token='));
+      expect(linkLine?.trim()).toMatch(new RegExp(`^${pretty.url.replace(/[.]/g, '\\.')}/setup\\?token=[\\w-]+$`));
+      expect(pretty.output()).not.toMatch(/^\{"level"/m);
+    } finally {
+      await pretty.stop();
+      pretty.cleanUp();
+    }
+    const json = await startHerald();
+    try {
+      const lines = json.output().split('\n').filter((line) => line.startsWith('{'));
+      expect(lines.length).toBeGreaterThan(0);
+      const setup = lines.map((line) => JSON.parse(line) as { setupUrl?: string }).find((entry) => entry.setupUrl);
+      expect(setup?.setupUrl).toMatch(new RegExp(`^${json.url.replace(/[.]/g, '\\.')}/setup\\?token=[\\w-]+$`));
+    } finally {
+      await json.stop();
+      json.cleanUp();
+    }
+  });
+
   it('refuses a bad configuration with the variable named, and an unknown user', async () => {
     const bad = await run(process.execPath, [main, 'serve'], { env: { ...env, PORT: 'eighty' } }).catch((error: { code: number; stderr: string }) => error);
     expect((bad as { code: number }).code).toBe(78);

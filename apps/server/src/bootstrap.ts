@@ -1,5 +1,6 @@
 import type { AppContext } from './context';
 import { createAuthService } from './features/auth/service';
+import { logsArePretty } from './platform/logger';
 
 /**
  * Sign-up is "coming soon" in the UI, so a fresh install needs another door
@@ -22,6 +23,10 @@ export async function ensureOwnerAccount(ctx: AppContext): Promise<string | unde
   }
   const token = await auth.issueSetupToken();
   const link = `${ctx.config.publicUrl}/setup?token=${token}`;
-  ctx.log.warn(`No account exists yet. Create the owner account here (the link works once, for 24 hours): ${link}`);
+  const notice = 'No account exists yet. Create the owner account here (the link works once, for 24 hours):';
+  // On a terminal the link stands on its own line, easy to see and to click;
+  // in JSON it is a field of its own, easy to pick out of a log file.
+  if (logsArePretty(ctx.config)) ctx.log.warn(`${notice}\n\n    ${link}`);
+  else ctx.log.warn({ setupUrl: link }, `${notice} ${link}`);
   return link;
 }

@@ -93,6 +93,7 @@ const envSchema = z.object({
   SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional().or(z.literal('')),
   TRUST_PROXY: booleanFlag.default(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_FORMAT: z.enum(['auto', 'pretty', 'json'], { message: 'must be auto, pretty or json' }).default('auto'),
   EXTRA_PUSH_ORIGINS: originList.default([]),
   OUTBOUND_ALLOW_HOSTS: hostList.default([]),
   RSS_POLL_INTERVAL_SECONDS: positiveInt('seconds').default(900),
@@ -119,6 +120,8 @@ export interface Config {
   secretKey: string | undefined;
   trustProxy: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** auto: human-readable lines on a terminal, JSON lines otherwise (files, journald, process managers). */
+  logFormat: 'auto' | 'pretty' | 'json';
   extraPushOrigins: string[];
   outboundAllowHosts: string[];
   rssPollIntervalSeconds: number;
@@ -185,6 +188,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     secretKey: e.SECRET_KEY || undefined,
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     extraPushOrigins: e.EXTRA_PUSH_ORIGINS,
     outboundAllowHosts: e.OUTBOUND_ALLOW_HOSTS,
     rssPollIntervalSeconds: e.RSS_POLL_INTERVAL_SECONDS,

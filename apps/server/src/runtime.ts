@@ -1,10 +1,10 @@
-import pino from 'pino';
 import type { Config } from './config';
 import type { AppContext } from './context';
 import { openDatabase, type DatabaseHandle } from './db/database';
 import { migrateToLatest } from './db/migrate';
 import { enrolInWelcomeCampaign } from './features/welcome-campaigns/enrollment';
 import { systemClock, type Clock } from './platform/clock';
+import { createLogger } from './platform/logger';
 import { createOutboxMailer, createSmtpMailer, type Mailer } from './platform/mail';
 import { loadOrCreateSecret } from './platform/secrets';
 
@@ -22,7 +22,7 @@ export interface RuntimeOptions {
 
 /** Opens everything a process role needs: database (migrated), logger, mailer, secret. */
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
-  const log = pino({ level: config.logLevel, base: undefined });
+  const log = createLogger(config);
   const database = openDatabase(config.database);
   if (options.migrate !== false) {
     const applied = await migrateToLatest(database);

@@ -6,6 +6,25 @@ import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 
+// The server's layers (ARCHITECTURE.md, "Layers"). delivery/, jobs/, platform/
+// and db/ sit below the features and never import them; what the engine needs
+// from a feature is declared as a port (delivery/ports.ts) and wired at the
+// composition root (runtime.ts, engine.ts). A feature uses another only through
+// that feature's published entry points, listed here.
+const FEATURE_ENTRY_POINTS = [
+  'sites/service', // requireOwnedSite: ownership checks
+  'segments/service', // requireSegmentOfSite: a target must be the site's own segment
+  'segments/segment-uses', // SegmentUse: what a feature's segment-use finder returns
+  'subscribers/hooks', // the subscriber-created hook contract
+  'subscribers/push-subscription', // endpointHash: how a subscription is looked up by endpoint
+  'site-events/hooks', // the site-event hook contract
+  'analytics/site-counters', // the hourly rollup and active count every writer adds to
+  'notifications/create', // the one way a notification row is created
+  'api-keys/service', // authenticates a site API key (v1 server-to-server routes)
+];
+const escapeRegex = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const otherFeatureImport = `^\\.\\./(?!(?:${FEATURE_ENTRY_POINTS.map(escapeRegex).join('|')})$)[a-z-]+/`;
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'data/**', '**/*.d.ts'] },
   js.configs.recommended,
@@ -25,6 +44,24 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
       '@typescript-eslint/await-thenable': 'error',
+    },
+  },
+  {
+    files: ['apps/server/src/{delivery,jobs,platform,db}/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/features', '**/features/**'], message: 'delivery/, jobs/, platform/ and db/ are below the features: declare a port (delivery/ports.ts) and wire it in runtime.ts or engine.ts.' }] },
+      ],
+    },
+  },
+  {
+    files: ['apps/server/src/features/*/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(\\.\\./){2,}features/', message: 'A feature reaches another as ../<feature>/<entry point>.' }, { regex: otherFeatureImport, message: `A feature uses another only through its entry points (${FEATURE_ENTRY_POINTS.join(', ')}); see eslint.config.js and ARCHITECTURE.md.` }] },
+      ],
     },
   },
   {

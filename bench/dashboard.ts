@@ -30,7 +30,7 @@ import { buildApp } from '../apps/server/src/app';
 import { loadConfig } from '../apps/server/src/config';
 import type { DatabaseKind } from '../apps/server/src/db/database';
 import type { Database } from '../apps/server/src/db/schema';
-import { HOUR_MS, hourStart } from '../apps/server/src/features/analytics/hourly-stats';
+import { HOUR_MS, hourStart } from '../apps/server/src/features/analytics/site-counters';
 import { LocalDayRange, addDays, todayOf, weekdayIndex } from '../apps/server/src/features/analytics/local-days';
 import { createAuthService } from '../apps/server/src/features/auth/service';
 import { openRuntime } from '../apps/server/src/runtime';

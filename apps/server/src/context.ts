@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Config } from './config';
 import type { DatabaseKind } from './db/database';
+import type { DeliveryPorts } from './delivery/ports';
 import type { Database } from './db/schema';
 import type { Clock } from './platform/clock';
 import type { Mailer } from './platform/mail';
@@ -25,4 +26,6 @@ export interface AppContext {
    * just sent). A no-op in processes without a scheduler: theirs ticks anyway.
    */
   wakeScheduler: () => void;
+  /** What the delivery engine needs from the features, wired in runtime.ts (delivery/ports.ts). */
+  deliveryPorts: DeliveryPorts;
 }

@@ -6,8 +6,24 @@ import { sendBatch, sendBatchJob } from './delivery/send-batch';
 import { BullmqQueue } from './jobs/bullmq-queue';
 import { InProcessQueue } from './jobs/in-process-queue';
 import type { JobQueue } from './jobs/queue';
-import { featureDueWorkSources, registerFeatureJobs } from './jobs/features';
-import { Scheduler } from './jobs/scheduler';
+import { recurringScheduleSource } from './features/notifications/recurring-runs';
+import { registerRssFeedJobs, rssFeedsDueWork } from './features/rss-feeds/poll-job';
+import { siteEventRetentionSource } from './features/site-events/service';
+import { dripStepGuard } from './features/welcome-campaigns/enrollment';
+import { Scheduler, type DueWorkSource } from './jobs/scheduler';
+
+// What features add to the background engine (see ARCHITECTURE.md, "Adding a
+// feature"): their job handlers, on processes that take jobs, and their
+// due-work sources — things the scheduler checks on every tick, each claiming
+// what it acts on (recurring schedules, feeds to poll, drip ordering, retention).
+
+export function registerFeatureJobs(ctx: AppContext, queue: JobQueue): void {
+  registerRssFeedJobs(ctx, queue);
+}
+
+export function featureDueWorkSources(ctx: AppContext, queue: JobQueue): DueWorkSource[] {
+  return [dripStepGuard(ctx), recurringScheduleSource(ctx), rssFeedsDueWork(ctx, queue), siteEventRetentionSource(ctx)];
+}
 
 export interface EngineOptions {
   /** Run the scheduler loop in this process. */

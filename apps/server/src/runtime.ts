@@ -2,6 +2,13 @@ import type { Config } from './config';
 import type { AppContext } from './context';
 import { openDatabase, type DatabaseHandle } from './db/database';
 import { migrateToLatest } from './db/migrate';
+import { fireTriggers } from './features/notifications/triggered';
+import { addSendToSiteCounters } from './features/analytics/site-counters';
+import { notificationsUsingSegment, runsUsingSegment } from './features/segments/repository';
+import { selectAudiencePage } from './features/segments/audience';
+import { feedsUsingSegment } from './features/rss-feeds/repository';
+import { deactivateGoneSubscribers } from './features/subscribers/service';
+import { campaignsUsingSegment } from './features/welcome-campaigns/repository';
 import { enrolInWelcomeCampaign } from './features/welcome-campaigns/enrollment';
 import { systemClock, type Clock } from './platform/clock';
 import { createLogger } from './platform/logger';
@@ -38,6 +45,10 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     secret: loadOrCreateSecret(config.secretKey, config.dataDir),
     log,
     wakeScheduler: () => undefined,
+    // The composition root: features plug into the engine's ports and into each other's registries here.
+    deliveryPorts: { selectAudiencePage, deactivateGoneSubscribers, addToSiteCounters: addSendToSiteCounters },
+    onSiteEvent: fireTriggers,
+    segmentUseFinders: [notificationsUsingSegment, runsUsingSegment, campaignsUsingSegment, feedsUsingSegment],
   };
   ctx.subscriberCreatedHooks = [enrolInWelcomeCampaign(ctx)];
   return {

@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SEGMENT_DELETED_ERROR, selectAudiencePage } from '../src/delivery/audience';
+import { SEGMENT_DELETED_ERROR, selectAudiencePage } from '../src/features/segments/audience';
 import { insertRun } from '../src/delivery/runs';
-import { ManualClock } from '../src/platform/clock';
+import { ManualClock } from './support/manual-clock';
 import { createDeliveryHarness, notificationInput, type DeliveryHarness } from './support/delivery-harness';
 
 // Spec §2 Segments + §3 segment_id: a notification with a segment reaches
@@ -143,6 +143,8 @@ describe('sending to a segment', () => {
     const done = await h.waitForStatus(copy.id, ['completed', 'failed']);
     expect(done.stats).toMatchObject({ total: 0, sent: 0 });
     expect(recipients(copy.id)).toEqual([]);
+    const copyRun = await h.t.ctx.db.selectFrom('notification_runs').select('last_error').where('notification_id', '=', copy.id).executeTakeFirstOrThrow();
+    expect(copyRun.last_error).toBe(SEGMENT_DELETED_ERROR);
     // Re-targeting at a deleted segment is refused.
     const another = (await api('POST', `/api/sites/${h.site.id}/notifications`, notificationInput())).body.data.notification;
     const retarget = await api('PATCH', `/api/notifications/${another.id}`, { segment_id: segment.id });
@@ -150,7 +152,7 @@ describe('sending to a segment', () => {
     expect(retarget.body.error.message).toBe('Segment not found');
   });
 
-  it("sends a run whose segment is gone, or another site's, to nobody and says why on the run", async () => {
+  it("answers a run whose segment is gone, or another site's, with nobody and why", async () => {
     const other = await h.t.createSite(h.owner.token, { name: 'Other shop' });
     const foreign = (await api('POST', `/api/sites/${other.id}/segments`, { name: 'Everyone there', rules: {} })).body.data.segment;
     const notification = (await api('POST', `/api/sites/${h.site.id}/notifications`, notificationInput({ title: 'Orphan' }))).body.data.notification;
@@ -168,9 +170,7 @@ describe('sending to a segment', () => {
         created_at: clock.now(),
       });
       const run = await h.t.ctx.db.selectFrom('notification_runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow();
-      expect(await selectAudiencePage(h.t.ctx.db, run, null, 100)).toEqual([]);
-      const after = await h.t.ctx.db.selectFrom('notification_runs').select('last_error').where('id', '=', runId).executeTakeFirstOrThrow();
-      expect(after.last_error).toBe(SEGMENT_DELETED_ERROR);
+      expect(await selectAudiencePage(h.t.ctx.db, run, null, 100)).toEqual({ nobodyBecause: SEGMENT_DELETED_ERROR });
       await h.t.ctx.db.deleteFrom('notification_runs').where('id', '=', runId).execute();
     }
   });
@@ -184,7 +184,7 @@ describe('sending to a segment', () => {
       started_at: clock.now(),
       due_at: clock.now(),
     };
-    expect(await selectAudiencePage(h.t.ctx.db, { ...run, subscriber_id: s.E! }, null, 10)).toEqual([s.E]);
-    expect(await selectAudiencePage(h.t.ctx.db, { ...run, subscriber_id: s.C! }, null, 10)).toEqual([]);
+    expect(await selectAudiencePage(h.t.ctx.db, { ...run, subscriber_id: s.E! }, null, 10)).toEqual({ subscriberIds: [s.E] });
+    expect(await selectAudiencePage(h.t.ctx.db, { ...run, subscriber_id: s.C! }, null, 10)).toEqual({ subscriberIds: [] });
   });
 });

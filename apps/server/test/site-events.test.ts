@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { siteEventRetentionSource } from '../src/features/site-events/service';
-import { ManualClock } from '../src/platform/clock';
+import { ManualClock } from './support/manual-clock';
 import { createDeliveryHarness, type DeliveryHarness } from './support/delivery-harness';
 import type { TestSubscription } from './support/push-service';
 

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { endpointHash, markSubscriberGone } from '../src/features/subscribers/service';
-import { ManualClock } from '../src/platform/clock';
+import { endpointHash } from '../src/features/subscribers/push-subscription';
+import { ManualClock } from './support/manual-clock';
 import { createTestApp, type TestApp, type TestUser } from './support/test-app';
 
 // The public subscribe API (issue 3 part 2): what the browser SDK on a
@@ -550,7 +550,15 @@ describe('public subscribe API', () => {
     });
   });
 
-  describe('markSubscriberGone (for the delivery engine: push service answered 404/410)', () => {
+  describe('subscribers gone (the delivery engine’s ports, as a 404/410 result uses them)', () => {
+    /** What the engine's result transaction does for a 404/410 (send-batch.ts writeOutcomes). */
+    const markSubscriberGone = (siteId: string, subscriberId: string, endpointHashSentTo: string, now: number) =>
+      t.ctx.db.transaction().execute(async (trx) => {
+        const gone = await t.ctx.deliveryPorts.deactivateGoneSubscribers(trx, [{ subscriberId, endpointHashSentTo }], now);
+        await t.ctx.deliveryPorts.addToSiteCounters(trx, siteId, now, { unsubscribed: gone });
+        return gone === 1;
+      });
+
     it('deactivates once, only while the stored endpoint is the one sent to', async () => {
       const s = await t.createSite(owner.token);
       const sub = subscription();
@@ -558,28 +566,26 @@ describe('public subscribe API', () => {
       const id = created.body.data.subscriber.id;
       const now = clock.now();
 
-      expect(await markSubscriberGone(t.ctx.db, id, endpointHash(sub.endpoint), now)).toBe(true);
+      expect(await markSubscriberGone(s.id, id, endpointHash(sub.endpoint), now)).toBe(true);
       expect(await activeCount(s.id)).toBe(0);
       expect(await hourly(s.id)).toEqual({ subscribed: 1, unsubscribed: 1 });
       expect((await stored(s.id))[0]).toMatchObject({ is_active: 0, unsubscribed_at: now });
       // Twice: nothing more.
-      expect(await markSubscriberGone(t.ctx.db, id, endpointHash(sub.endpoint), now)).toBe(false);
+      expect(await markSubscriberGone(s.id, id, endpointHash(sub.endpoint), now)).toBe(false);
       expect(await activeCount(s.id)).toBe(0);
 
       // Re-subscribed with a new endpoint meanwhile: a 410 for the old endpoint must not remove it.
       const renewed = subscription();
       await subscribe(s.id, { subscription: renewed, previous_endpoint: sub.endpoint });
       expect(await activeCount(s.id)).toBe(1);
-      expect(await markSubscriberGone(t.ctx.db, id, endpointHash(sub.endpoint), clock.now())).toBe(false);
+      expect(await markSubscriberGone(s.id, id, endpointHash(sub.endpoint), clock.now())).toBe(false);
       expect((await stored(s.id))[0]).toMatchObject({ is_active: 1 });
       expect(await activeCount(s.id)).toBe(1);
 
-      // Inside a caller's transaction too.
-      const inside = await t.ctx.db.transaction().execute((trx) => markSubscriberGone(trx, id, endpointHash(renewed.endpoint), clock.now()));
-      expect(inside).toBe(true);
+      expect(await markSubscriberGone(s.id, id, endpointHash(renewed.endpoint), clock.now())).toBe(true);
       expect(await activeCount(s.id)).toBe(0);
       expect(await hourly(s.id)).toEqual({ subscribed: 2, unsubscribed: 2 });
-      expect(await markSubscriberGone(t.ctx.db, 'no-such-id', endpointHash(renewed.endpoint), clock.now())).toBe(false);
+      expect(await markSubscriberGone(s.id, 'no-such-id', endpointHash(renewed.endpoint), clock.now())).toBe(false);
     });
   });
 

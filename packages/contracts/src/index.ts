@@ -12,3 +12,4 @@ export * from './welcome-campaigns';
 export * from './rss-feeds';
 export * from './utm';
 export * from './analytics';
+export * from './wall-time';

@@ -6,13 +6,12 @@
 // The worker's code is the source text of createAes128gcmEncryptor() and
 // runEncryptionWorker() below, evaluated in the worker: no separate file to
 // bundle, and the same function the tests check against RFC 8291 §5.
-import nodeCrypto from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import {
-  asEncryptionError,
   checkEncryptionInputs,
   createAes128gcmEncryptor,
   encryptedLength,
+  encryptPayload,
   PushEncryptionError,
   type SubscriberKeys,
 } from './encryption';
@@ -96,14 +95,11 @@ function runEncryptionWorker(createEncryptor: typeof createAes128gcmEncryptor): 
 const WORKER_SOURCE = `var __name = (fn) => fn;\n(${runEncryptionWorker.toString()})(${createAes128gcmEncryptor.toString()});`;
 
 class InlineEncryptor implements PushEncryptor {
-  private readonly encryptRecord = createAes128gcmEncryptor(nodeCrypto);
-
   encrypt(plaintext: Uint8Array, keys: SubscriberKeys): Promise<Buffer> {
     try {
-      checkEncryptionInputs(plaintext, keys);
-      return Promise.resolve(this.encryptRecord(plaintext, keys.p256dh, keys.auth));
+      return Promise.resolve(encryptPayload(plaintext, keys));
     } catch (error) {
-      return Promise.reject(asEncryptionError(error));
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
   }
 

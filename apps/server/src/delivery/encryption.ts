@@ -9,8 +9,6 @@
 // more than the arithmetic itself (see the comments in the factory below).
 import nodeCrypto from 'node:crypto';
 
-/** The record size written into the header; a single record always fits in it. */
-export const RECORD_SIZE = 4096;
 /** salt(16) + rs(4) + idlen(1) + sender public key(65), RFC 8291 §4. */
 export const HEADER_LENGTH = 86;
 /** AES-GCM authentication tag. */
@@ -129,7 +127,7 @@ export function createAes128gcmEncryptor(crypto: typeof nodeCrypto): Aes128gcmEn
     if (fixed?.salt) body.set(fixed.salt, 0);
     else crypto.randomFillSync(body, 0, 16);
     const salt = body.subarray(0, 16);
-    body.writeUInt32BE(4096, 16);
+    body.writeUInt32BE(4096, 16); // rs, the record size: one record always fits
     body[20] = 65;
 
     // RFC 8291 §3.1: a new sender key pair for every message.

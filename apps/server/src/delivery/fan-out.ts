@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { defineJob } from '../jobs/queue';
 import type { DeliveryDeps } from './engine-deps';
-import { selectAudiencePage } from './audience';
 import {
   completeRunIfFinished,
   extendRunLease,
@@ -10,6 +9,7 @@ import {
   markFanoutDone,
   pendingDeliveryIds,
   recordFanoutPage,
+  setRunError,
 } from './runs';
 import { sendBatchJob } from './send-batch';
 
@@ -78,7 +78,12 @@ export async function fanOutRun(deps: DeliveryDeps, payload: { runId: string; re
   if (!run.fanout_done) {
     let cursor = run.fanout_cursor;
     for (;;) {
-      const subscriberIds = await selectAudiencePage(db, run, cursor, AUDIENCE_PAGE_SIZE);
+      const page = await deps.deliveryPorts.selectAudiencePage(db, run, cursor, AUDIENCE_PAGE_SIZE);
+      if ('nobodyBecause' in page) {
+        await setRunError(db, run.id, page.nobodyBecause);
+        break;
+      }
+      const { subscriberIds } = page;
       if (!subscriberIds.length) break;
       const now = clock.now();
       cursor = subscriberIds[subscriberIds.length - 1]!;

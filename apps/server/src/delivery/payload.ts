@@ -40,19 +40,6 @@ export interface NotificationContent {
   actions?: PushAction[];
 }
 
-/** The decoded payload, as the service worker sees it. */
-export interface PushPayload {
-  title: string;
-  body: string;
-  url: string;
-  icon: string | null;
-  image: string | null;
-  tag: string;
-  token: string;
-  api: string;
-  actions?: PushAction[];
-}
-
 export class PushPayloadError extends Error {
   constructor(message: string) {
     super(message);
@@ -99,7 +86,10 @@ export interface PayloadTemplate {
 }
 
 /**
- * Serialises a notification once for a whole fan-out. Throws PushPayloadError
+ * Serialises a notification once for a whole fan-out. The service worker
+ * reads `{title, body, url, icon, image, tag, token, api, actions?}`
+ * (packages/sdk worker/handlers.ts, HeraldNotificationData): the token is the
+ * only part that differs per subscriber, so it is spliced into fixed bytes. Throws PushPayloadError
  * for a bad URL or too many actions, and PushPayloadTooLargeError when even an
  * empty token would not fit — before anything is sent.
  */
@@ -136,9 +126,4 @@ export function createPayloadTemplate(content: NotificationContent, api: string)
       return out;
     },
   };
-}
-
-/** One payload, for a single send (a test push, a welcome step). */
-export function buildPushPayload(content: NotificationContent, delivery: { token: string; api: string }): Buffer {
-  return createPayloadTemplate(content, delivery.api).render(delivery.token);
 }

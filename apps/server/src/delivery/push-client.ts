@@ -19,66 +19,16 @@
 // whether a message is done (sent / gone / failed) or should be tried again
 // (rate-limited / deferred / retryable), and when.
 import os from 'node:os';
-import { Pool, type Dispatcher } from 'undici';
+import { Pool } from 'undici';
 import { systemClock, type Clock } from '../platform/clock';
-import { decodeSubscriberKeys, PushEncryptionError, type EncodedSubscriberKeys, type SubscriberKeys } from './encryption';
+import { decodeSubscriberKeys, type EncodedSubscriberKeys, type SubscriberKeys } from './encryption';
 import { createEncryptionPool, type PushEncryptor } from './encryption-pool';
 import { isPermanentlyRemovedEndpoint } from './push-endpoints';
+import { MAX_TTL_SECONDS, type PushMessage } from './push-message';
+import { classifyAnswer, describeError, errorMessage, type PushOutcome, type PushOutcomeKind, type RetryPolicy } from './push-outcome';
+import { Job, RequestDeadlineError, type OriginState } from './push-request';
 import { isValidTopic } from './topic';
-import { VapidTokenCache, type VapidCredentials } from './vapid';
-
-/** RFC 8030 §5.3. */
-export type Urgency = 'very-low' | 'low' | 'normal' | 'high';
-
-/** FCM keeps a message at most 28 days; longer TTLs are shortened to this. */
-export const MAX_TTL_SECONDS = 28 * 24 * 60 * 60;
-
-export interface PushMessage<Ref = unknown> {
-  /** Handed back untouched with the outcome (a delivery row id, say). */
-  ref: Ref;
-  /** The subscription's endpoint URL. */
-  endpoint: string;
-  /** The subscription's keys, base64url as the browser gave them, or decoded. */
-  keys: EncodedSubscriberKeys | SubscriberKeys;
-  /** Plaintext to encrypt: the service worker's JSON (payload.ts), at most 3993 bytes. */
-  payload: Uint8Array;
-  /** The site's VAPID key pair and subject; pass the same object for a whole fan-out. */
-  vapid: VapidCredentials;
-  /** Seconds the push service may keep the message for an offline browser (RFC 8030 §5.2). */
-  ttl: number;
-  urgency?: Urgency;
-  /** Collapse key (topic.ts): a queued message with the same topic is replaced. */
-  topic?: string;
-}
-
-/**
- * What became of one message.
- * - sent: the push service accepted it (201/200/202; not "shown").
- * - gone: 404/410, the subscription no longer exists; deactivate it (if its
- *   endpoint is still the one sent to).
- * - rate-limited: 429; try again at `retryAt` (the origin is paused till then).
- * - deferred: not sent at all (its origin is paused past what the client
- *   waits for, or the client is closing); try again at `retryAt`.
- * - retryable: 5xx, timeout or connection failure; retry with backoff (or at
- *   `retryAt` when the service sent Retry-After). A timed-out request may have
- *   been accepted: the Topic makes the re-send collapse.
- * - failed: will not succeed as is. 401/403 are Herald's VAPID fault (never a
- *   reason to delete a subscriber); 400/413/others, bad keys, a bad endpoint.
- */
-export type PushOutcome =
-  | { kind: 'sent'; status: number }
-  | { kind: 'gone'; status: number; reason: string }
-  | { kind: 'rate-limited'; status: 429; retryAt: number; reason: string }
-  | { kind: 'deferred'; retryAt: number; reason: string }
-  | { kind: 'retryable'; status?: number; retryAt?: number; reason: string }
-  | { kind: 'failed'; status?: number; reason: string; vapidRejected?: boolean };
-
-export type PushOutcomeKind = PushOutcome['kind'];
-
-/** True when the delivery is finished either way (sent, gone, failed). */
-export function isFinalOutcome(outcome: PushOutcome): boolean {
-  return outcome.kind === 'sent' || outcome.kind === 'gone' || outcome.kind === 'failed';
-}
+import { VapidTokenCache } from './vapid';
 
 export interface PushClientOptions {
   /** Messages being encrypted or sent at once, all origins together (default 200, PUSH_CONCURRENCY). */
@@ -153,103 +103,10 @@ export interface PushClientStats {
   origins: OriginStats[];
 }
 
-/** Parses Retry-After (RFC 9110 §10.2.3: delay-seconds or an HTTP-date) into milliseconds from now. */
-export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
-  if (value === undefined) return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const date = Date.parse(text);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
-}
-
 class PushClientClosedError extends Error {
   constructor() {
     super('The push client is closed');
     this.name = 'PushClientClosedError';
-  }
-}
-
-class RequestDeadlineError extends Error {
-  constructor(ms: number) {
-    super(`no complete answer within ${ms} ms`);
-    this.name = 'RequestDeadlineError';
-  }
-}
-
-const SUCCESS_STATUSES = new Set([200, 201, 202]);
-const MAX_REASON_BYTES = 512;
-
-interface OriginState {
-  readonly origin: string;
-  readonly pool: Pool;
-  inFlight: number;
-  readonly parked: Job[];
-  paused: boolean;
-  pausedUntil: number;
-  pauseTimer: NodeJS.Timeout | undefined;
-  /** After a pause, one request goes first; the rest wait for its answer. */
-  probing: boolean;
-  transportFailures: number;
-  lastUsed: number;
-  /** The last request's headers, reused while they stay the same (a fan-out sends identical headers). */
-  headers: Record<string, string> | undefined;
-  headersFor: { authorization: string; ttl: number; urgency: Urgency | undefined; topic: string | undefined };
-}
-
-/** One message on its way: it is also undici's handler for its request. */
-class Job implements Dispatcher.DispatchHandler {
-  origin!: OriginState;
-  path = '';
-  authorization = '';
-  keys!: SubscriberKeys;
-  body: Buffer | undefined;
-  controller: Dispatcher.DispatchController | undefined;
-  timer: NodeJS.Timeout | undefined;
-  started = false;
-  finished = false;
-  status = 0;
-  retryAfter: string | undefined;
-  reasonChunks: Buffer[] | undefined;
-  reasonBytes = 0;
-
-  constructor(
-    readonly client: PushClient,
-    readonly message: PushMessage<unknown>,
-    readonly deliver: (outcome: PushOutcome) => void,
-  ) {}
-
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.controller = controller;
-    this.started = true;
-    // The deadline passed while the request waited for a connection.
-    if (this.finished) controller.abort(new RequestDeadlineError(0));
-  }
-
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
-    this.status = statusCode;
-    const retryAfter = headers['retry-after'];
-    this.retryAfter = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
-  }
-
-  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    // Only failures need their body, and only its start, for the reason.
-    if (SUCCESS_STATUSES.has(this.status) || this.reasonBytes >= MAX_REASON_BYTES) return;
-    (this.reasonChunks ??= []).push(chunk);
-    this.reasonBytes += chunk.length;
-  }
-
-  onResponseEnd(): void {
-    this.client.onAnswer(this, undefined);
-  }
-
-  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
-    this.client.onAnswer(this, error);
-  }
-
-  reasonText(): string {
-    if (!this.reasonChunks) return '';
-    return Buffer.concat(this.reasonChunks).subarray(0, MAX_REASON_BYTES).toString('utf8').replace(/\s+/g, ' ').trim();
   }
 }
 
@@ -269,8 +126,7 @@ export class PushClient {
   private readonly connectionsPerOrigin: number;
   private readonly requestTimeoutMs: number;
   private readonly maxPauseWaitMs: number;
-  private readonly defaultRetryAfterMs: number;
-  private readonly maxRetryAfterMs: number;
+  private readonly retryPolicy: RetryPolicy;
   private readonly transportFailuresBeforePause: number;
   private readonly transportFailurePauseMs: number;
   private readonly maxParked: number;
@@ -305,8 +161,7 @@ export class PushClient {
     this.connectionsPerOrigin = Math.max(1, options.connectionsPerOrigin ?? 32);
     this.requestTimeoutMs = Math.max(1, options.requestTimeoutMs ?? 15_000);
     this.maxPauseWaitMs = Math.max(0, options.maxPauseWaitMs ?? 5_000);
-    this.defaultRetryAfterMs = options.defaultRetryAfterMs ?? 60_000;
-    this.maxRetryAfterMs = options.maxRetryAfterMs ?? 24 * 60 * 60 * 1000;
+    this.retryPolicy = { defaultRetryAfterMs: options.defaultRetryAfterMs ?? 60_000, maxRetryAfterMs: options.maxRetryAfterMs ?? 24 * 60 * 60 * 1000 };
     this.transportFailuresBeforePause = Math.max(1, options.transportFailuresBeforePause ?? 10);
     this.transportFailurePauseMs = options.transportFailurePauseMs ?? 30_000;
     this.maxParked = Math.max(1, options.maxParked ?? this.concurrency * 4);
@@ -337,7 +192,7 @@ export class PushClient {
   /** Sends one message. Never rejects for a push failure: the outcome says what happened. */
   send<Ref>(message: PushMessage<Ref>): Promise<PushOutcome> {
     if (this.closing) return Promise.reject(new PushClientClosedError());
-    return new Promise((resolve) => this.admit(new Job(this, message, resolve)));
+    return new Promise((resolve) => this.admit(new Job(this.onAnswer, message, resolve)));
   }
 
   /**
@@ -420,7 +275,7 @@ export class PushClient {
         }
         const message = next.value;
         batch.outstanding++;
-        this.admit(new Job(this, message as PushMessage<unknown>, (outcome) => report(message, outcome)));
+        this.admit(new Job(this.onAnswer, message as PushMessage<unknown>, (outcome) => report(message, outcome)));
       }
     } catch (error) {
       fail(error);
@@ -578,7 +433,7 @@ export class PushClient {
   private start(job: Job): void {
     this.inFlight++;
     job.origin.inFlight++;
-    job.origin.lastUsed = Date.now();
+    job.origin.lastUsed = this.clock.now();
     if (job.body) return this.dispatch(job);
     this.encryptor.encrypt(job.message.payload, job.keys).then(
       (body) => {
@@ -631,8 +486,8 @@ export class PushClient {
     this.onAnswer(job, error);
   }
 
-  /** @internal Called by a request handler when undici is done with its request: an answer, or an error. */
-  onAnswer(job: Job, error: Error | undefined): void {
+  /** Called by a request's handler when undici is done with it: an answer, or an error. */
+  private readonly onAnswer = (job: Job, error: Error | undefined): void => {
     if (job.finished) return;
     clearTimeout(job.timer);
     this.release(job);
@@ -646,7 +501,7 @@ export class PushClient {
     }
     this.finish(job, outcome);
     this.schedule();
-  }
+  };
 
   private release(job: Job): void {
     this.inFlight--;
@@ -655,27 +510,20 @@ export class PushClient {
   }
 
   private classify(job: Job): PushOutcome {
-    const status = job.status;
     const origin = job.origin;
-    if (origin.probing && status !== 429) origin.probing = false;
-    if (SUCCESS_STATUSES.has(status)) return { kind: 'sent', status };
-    const body = job.reasonText();
-    const reason = body ? `${status} ${body}` : String(status);
-    if (status === 404 || status === 410) return { kind: 'gone', status, reason };
-    if (status === 429) {
-      const delay = this.retryDelay(job.retryAfter) ?? this.defaultRetryAfterMs;
-      const retryAt = this.pause(origin, delay, `429 Too Many Requests`);
-      return { kind: 'rate-limited', status: 429, retryAt, reason };
+    if (origin.probing && job.status !== 429) origin.probing = false;
+    const verdict = classifyAnswer(job.status, job.reasonText(), job.retryAfter, this.clock.now(), this.retryPolicy);
+    switch (verdict.kind) {
+      case 'rate-limited':
+        return { kind: 'rate-limited', status: 429, reason: verdict.reason, retryAt: this.pause(origin, verdict.pauseOriginMs, '429 Too Many Requests') };
+      case 'retryable': {
+        const { status, reason } = verdict;
+        if (verdict.pauseOriginMs !== undefined) return { kind: 'retryable', status, reason, retryAt: this.pause(origin, verdict.pauseOriginMs, `${status} Service Unavailable`) };
+        return verdict.waitMs === undefined ? { kind: 'retryable', status, reason } : { kind: 'retryable', status, reason, retryAt: this.clock.now() + verdict.waitMs };
+      }
+      default:
+        return verdict;
     }
-    if (status >= 500) {
-      const delay = this.retryDelay(job.retryAfter);
-      if (delay === undefined) return { kind: 'retryable', status, reason };
-      // RFC 9110 §15.6.4: 503 with Retry-After asks the client to stay away that long.
-      const retryAt = status === 503 ? this.pause(origin, delay, '503 Service Unavailable') : this.clock.now() + delay;
-      return { kind: 'retryable', status, retryAt, reason };
-    }
-    if (status === 401 || status === 403) return { kind: 'failed', status, reason: `VAPID rejected: ${reason}`, vapidRejected: true };
-    return { kind: 'failed', status, reason };
   }
 
   private transportFailure(job: Job, error: Error): PushOutcome {
@@ -687,11 +535,6 @@ export class PushClient {
       return { kind: 'retryable', retryAt, reason };
     }
     return { kind: 'retryable', reason };
-  }
-
-  private retryDelay(header: string | undefined): number | undefined {
-    const delay = parseRetryAfter(header, this.clock.now());
-    return delay === undefined ? undefined : Math.min(delay, this.maxRetryAfterMs);
   }
 
   /** Pauses an origin for `delayMs` (extending, never shortening, a pause in force). Returns when it ends. */
@@ -741,7 +584,7 @@ export class PushClient {
       pauseTimer: undefined,
       probing: false,
       transportFailures: 0,
-      lastUsed: Date.now(),
+      lastUsed: this.clock.now(),
       headers: undefined,
       headersFor: { authorization: '', ttl: -1, urgency: undefined, topic: undefined },
     };
@@ -753,7 +596,7 @@ export class PushClient {
   /** Push endpoints come from a handful of origins; keep the map from growing with odd ones. */
   private dropIdleOrigins(): void {
     if (this.origins.size <= 256) return;
-    const idleSince = Date.now() - 10 * 60 * 1000;
+    const idleSince = this.clock.now() - 10 * 60 * 1000;
     for (const [key, origin] of this.origins) {
       if (origin.inFlight === 0 && origin.parked.length === 0 && !origin.paused && origin.lastUsed < idleSince) {
         this.origins.delete(key);
@@ -761,16 +604,4 @@ export class PushClient {
       }
     }
   }
-}
-
-function errorMessage(error: unknown): string {
-  if (error instanceof PushEncryptionError) return error.message;
-  return error instanceof Error ? error.message : String(error);
-}
-
-function describeError(error: Error): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  const cause = (error as { cause?: unknown }).cause;
-  const causeText = cause instanceof Error ? ` (${describeError(cause)})` : '';
-  return `${code ? `${code} ` : ''}${error.message}${causeText}`.trim();
 }

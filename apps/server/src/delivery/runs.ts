@@ -3,8 +3,7 @@
 // with conditional updates, deliveries are unique per (run, subscriber)).
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, NotificationRow, RunRow, SiteRow } from '../db/schema';
-import { addToHourlyStats } from '../features/analytics/hourly-stats';
-import { adjustActiveSubscriberCount } from '../features/subscribers/repository';
+import type { AddToSiteCounters } from './ports';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -99,6 +98,11 @@ export async function loadRunForSending(db: Db, runId: string): Promise<RunForSe
   if (!notification || !site) return undefined;
   const owner = await db.selectFrom('users').select('email').where('id', '=', site.user_id).executeTakeFirst();
   return { run, notification, site, ownerEmail: owner?.email };
+}
+
+/** Why a run reaches nobody (its segment is gone), shown on the run and its notification. */
+export async function setRunError(db: Db, runId: string, error: string): Promise<void> {
+  await db.updateTable('notification_runs').set({ last_error: error }).where('id', '=', runId).execute();
 }
 
 /** A one-time notification shows its single run's state (spec §4 statuses). */
@@ -223,7 +227,13 @@ export interface RunCounters {
  * orders would deadlock; with 404/410 answers at scale they did, each costing
  * a second (deadlock_timeout) and a rolled-back batch of results.
  */
-export async function addToRunCounters(db: Db, run: Pick<RunRow, 'id' | 'notification_id' | 'site_id'>, at: number, counters: RunCounters): Promise<void> {
+export async function addToRunCounters(
+  db: Db,
+  addToSiteCounters: AddToSiteCounters,
+  run: Pick<RunRow, 'id' | 'notification_id' | 'site_id'>,
+  at: number,
+  counters: RunCounters,
+): Promise<void> {
   const sent = counters.sent ?? 0;
   const failed = counters.failed ?? 0;
   const delivered = counters.delivered ?? 0;
@@ -255,8 +265,7 @@ export async function addToRunCounters(db: Db, run: Pick<RunRow, 'id' | 'notific
     }))
     .where('id', '=', run.notification_id)
     .execute();
-  if (unsubscribed) await adjustActiveSubscriberCount(db, run.site_id, -unsubscribed);
-  await addToHourlyStats(db, run.site_id, at, { sent, failed, delivered, clicked, unsubscribed });
+  await addToSiteCounters(db, run.site_id, at, { sent, failed, delivered, clicked, unsubscribed });
 }
 
 export async function hasPendingDeliveries(db: Db, runId: string): Promise<boolean> {

@@ -1,13 +1,14 @@
 import { sql } from 'kysely';
 import { z } from 'zod';
 import type { RunRow } from '../db/schema';
-import { deactivateGoneSubscribers } from '../features/subscribers/service';
 import { defineJob } from '../jobs/queue';
 import { createDeliveryToken } from './delivery-token';
 import type { DeliveryDeps } from './engine-deps';
 import { NOTIFICATION_TTL_SECONDS, notificationContent, notificationTopic, siteVapidCredentials } from './notification-content';
 import { createPayloadTemplate } from './payload';
-import type { PushMessage, PushOutcome, SendAllSummary } from './push-client';
+import type { SendAllSummary } from './push-client';
+import type { PushMessage } from './push-message';
+import type { PushOutcome } from './push-outcome';
 import {
   addToRunCounters,
   claimDeliveries,
@@ -342,8 +343,8 @@ async function writeOutcomes(deps: DeliveryDeps, run: RunRow, now: number, { sen
         .execute();
     }
     // Deliveries first, then subscribers, then the counters in addToRunCounters' order.
-    const unsubscribed = await deactivateGoneSubscribers(trx, goneSubscribers, now);
-    await addToRunCounters(trx, run, now, { sent: sentCount, failed: failedCount, unsubscribed });
+    const unsubscribed = await deps.deliveryPorts.deactivateGoneSubscribers(trx, goneSubscribers, now);
+    await addToRunCounters(trx, deps.deliveryPorts.addToSiteCounters, run, now, { sent: sentCount, failed: failedCount, unsubscribed });
     if (retries.length) {
       // The run must not look stalled while it waits for its retries.
       await extendRunLease(trx, run.id, Math.max(...retries.map((r) => r.at)) + config.deliveryLeaseMs);

@@ -63,11 +63,6 @@ export function vapidSubject(siteUrl: string, contactEmail: string | undefined):
   return `mailto:${contact}`;
 }
 
-/** The origin of a push endpoint (scheme://host[:port]), the JWT's `aud` (RFC 8292 §2). */
-export function vapidAudience(endpoint: string): string {
-  return new URL(endpoint).origin;
-}
-
 const JWT_HEADER = Buffer.from(JSON.stringify({ typ: 'JWT', alg: 'ES256' })).toString('base64url');
 
 /** Signs a VAPID JWT with ES256 (RFC 7518 §3.4: the raw 64-byte r|s signature). */

@@ -4,17 +4,3 @@ export interface Clock {
 }
 
 export const systemClock: Clock = { now: () => Date.now() };
-
-/** A clock tests set and advance by hand. */
-export class ManualClock implements Clock {
-  constructor(private current: number = Date.UTC(2026, 0, 1)) {}
-  now(): number {
-    return this.current;
-  }
-  set(millis: number): void {
-    this.current = millis;
-  }
-  advance(millis: number): void {
-    this.current += millis;
-  }
-}

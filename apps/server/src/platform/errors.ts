@@ -18,5 +18,7 @@ export const forbidden = (message: string) => new HttpError(403, message, 'forbi
 /** Also used for "exists but belongs to someone else": never reveal another tenant's ids. */
 export const notFound = (what = 'Resource') => new HttpError(404, `${what} not found`, 'not_found');
 export const conflict = (message: string) => new HttpError(409, message, 'conflict');
-export const tooManyRequests = (message: string, retryAfterSeconds: number) =>
-  new HttpError(429, message, 'rate_limited', { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+/** Whole seconds to wait, at least 1, for a Retry-After header and the message that names it. */
+export const retryAfterSeconds = (milliseconds: number) => Math.max(1, Math.ceil(milliseconds / 1000));
+export const tooManyRequests = (message: string, waitSeconds: number) =>
+  new HttpError(429, message, 'rate_limited', { 'retry-after': String(Math.max(1, Math.ceil(waitSeconds))) });

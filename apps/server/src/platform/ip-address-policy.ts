@@ -132,8 +132,3 @@ export function classifyAddress(address: string): AddressBlock | null {
   if (family === 6) return classifyIpv6(bare);
   return 'invalid';
 }
-
-/** True when an outbound request may connect to this address. */
-export function isPublicAddress(address: string): boolean {
-  return classifyAddress(address) === null;
-}

@@ -17,6 +17,7 @@ import zlib from 'node:zlib';
 import { Agent, buildConnector, request } from 'undici';
 import type { Config } from '../config';
 import { classifyAddress, PRIVATE_NETWORK_BLOCKS } from './ip-address-policy';
+import { formatBytes } from './byte-size';
 
 export const DEFAULT_OUTBOUND_TIMEOUT_MS = 10_000;
 export const DEFAULT_OUTBOUND_MAX_BYTES = 5 * 1024 * 1024;
@@ -106,13 +107,6 @@ export interface OutboundHttp {
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-
-function formatBytes(bytes: number): string {
-  const mb = 1024 * 1024;
-  if (bytes >= mb) return `${Number((bytes / mb).toFixed(1))} MB`;
-  if (bytes >= 1024) return `${Number((bytes / 1024).toFixed(1))} KB`;
-  return `${bytes} bytes`;
-}
 
 function formatSeconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(1))} s`;

@@ -2,7 +2,8 @@
 // WORKER_CONCURRENCY send-batch jobs over a single client, each recording its
 // results in the database before taking more.
 import { afterEach, describe, expect, it } from 'vitest';
-import { PushClient, type PushMessage } from '../../src/delivery/push-client';
+import { PushClient } from '../../src/delivery/push-client';
+import type { PushMessage } from '../../src/delivery/push-message';
 import { vapidSubject } from '../../src/delivery/vapid';
 import { generateVapidKeys } from '../../src/delivery/vapid-keys';
 import { PushService } from '../support/push-service';

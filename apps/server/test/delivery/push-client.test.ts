@@ -4,8 +4,9 @@ import { execFile } from 'node:child_process';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPayloadTemplate } from '../../src/delivery/payload';
-import { parseRetryAfter, PushClient, type PushClientOptions, type PushMessage, type PushOutcome } from '../../src/delivery/push-client';
-import { measureEncryption, measureSending } from '../../src/delivery/throughput';
+import { PushClient, type PushClientOptions } from '../../src/delivery/push-client';
+import type { PushMessage } from '../../src/delivery/push-message';
+import { parseRetryAfter, type PushOutcome } from '../../src/delivery/push-outcome';
 import { pushTopic } from '../../src/delivery/topic';
 import { vapidSubject } from '../../src/delivery/vapid';
 import { generateVapidKeys } from '../../src/delivery/vapid-keys';
@@ -460,22 +461,5 @@ describe('push client: batches and shutdown', () => {
     expect(outcomes.every((o) => o.kind === 'sent' || o.kind === 'deferred')).toBe(true);
     expect(service.stats().requests).toBeLessThan(30);
     await expect(client.send(message(subscriptions[0]!, 99))).rejects.toThrow(/closed/);
-  });
-});
-
-describe('throughput measurement', () => {
-  it('times bare encryption and a full send of the same messages', async () => {
-    const service = await pushService();
-    const client = pushClient();
-    const subscriptions = Array.from({ length: 10 }, () => service.createSubscription());
-    const payload = Buffer.from('{"title":"bench"}');
-    const bare = measureEncryption(payload, subscriptions.map((s) => s.keys), 50);
-    expect(bare).toMatchObject({ messages: 50 });
-    expect(bare.messagesPerSecond).toBeGreaterThan(0);
-    expect(bare.cpuMicrosPerMessage).toBeGreaterThan(0);
-    const sending = await measureSending(client, Array.from({ length: 50 }, (_, i) => ({ ...message(subscriptions[i % 10]!, i), payload })));
-    expect(sending.summary.counts.sent).toBe(50);
-    expect(sending.messages).toBe(50);
-    expect(service.stats().accepted).toBe(50);
   });
 });

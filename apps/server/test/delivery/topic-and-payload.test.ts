@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_PLAINTEXT_LENGTH } from '../../src/delivery/encryption';
-import { buildPushPayload, createPayloadTemplate, notificationTag, PushPayloadError, PushPayloadTooLargeError } from '../../src/delivery/payload';
+import { createPayloadTemplate, notificationTag, PushPayloadError, PushPayloadTooLargeError } from '../../src/delivery/payload';
 import { isValidTopic, pushTopic } from '../../src/delivery/topic';
 
 describe('Topic', () => {
@@ -40,7 +40,7 @@ describe('push payload', () => {
   };
 
   it('builds the service worker JSON with the tag, token and beacon API', () => {
-    const bytes = buildPushPayload(content, { token: 'tok.en-1', api: 'https://push.herald.example' });
+    const bytes = createPayloadTemplate(content, 'https://push.herald.example').render('tok.en-1');
     expect(JSON.parse(bytes.toString('utf8'))).toEqual({
       title: 'Spring sale',
       body: 'Everything 20% off "today" — until midnight',

@@ -2,7 +2,7 @@ import dns from 'node:dns';
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRssFeedsService } from '../../src/features/rss-feeds/service';
-import { isPublicAddress } from '../../src/platform/ip-address-policy';
+import { classifyAddress } from '../../src/platform/ip-address-policy';
 import { createOutboundHttp, type ResolvedAddress } from '../../src/platform/outbound-http';
 import { createDeliveryHarness, notificationInput, type DeliveryHarness } from '../support/delivery-harness';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app';
@@ -104,7 +104,7 @@ describe('feed fetches refuse private, loopback, link-local, CGNAT and unique-lo
     const answers = await dns.promises.lookup(name, { all: true });
     // Precondition: on this machine the host name resolves (through /etc/hosts or DNS) to a non-public address.
     expect(answers.length).toBeGreaterThan(0);
-    expect(answers.every((a) => !isPublicAddress(a.address)), JSON.stringify(answers)).toBe(true);
+    expect(answers.every((a) => classifyAddress(a.address) !== null), JSON.stringify(answers)).toBe(true);
     const created = await api('POST', `/api/sites/${site.id}/rss-feeds`, { name: 'By name', url: `http://${name}:${p()}/feed.xml` });
     const { check: result } = await check(created.body.data.feed.id);
     expect(result.error).toMatch(FORBIDDEN_ADDRESS);

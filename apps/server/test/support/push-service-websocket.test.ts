@@ -5,7 +5,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent, request } from 'undici';
 import WebSocket from 'ws';
-import { PushClient, type PushMessage } from '../../src/delivery/push-client';
+import { PushClient } from '../../src/delivery/push-client';
+import type { PushMessage } from '../../src/delivery/push-message';
 import { signVapidJwt, vapidAuthorization, vapidSubject } from '../../src/delivery/vapid';
 import { generateVapidKeys, vapidPrivateKeyObject } from '../../src/delivery/vapid-keys';
 import { decryptPushBody, generateReceiverKeys, type ReceiverKeys } from './push-crypto';

@@ -27,8 +27,8 @@ export const PUSH_WEBSOCKET_PROTOCOL = 'push-notification';
 
 /** Firefox's ack codes (kACK_STATUS_TO_CODE in PushServiceWebSocket.sys.mjs). */
 export const ACK_DELIVERED = 100;
-export const ACK_DECRYPTION_ERROR = 101;
-export const ACK_NOT_DELIVERED = 102;
+const ACK_DECRYPTION_ERROR = 101;
+const ACK_NOT_DELIVERED = 102;
 
 const ACK_MEANINGS: Record<number, string> = {
   [ACK_DELIVERED]: 'delivered',

@@ -1,8 +1,8 @@
 import type { DashboardData, Segment } from '@herald/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { makeNotification } from '../features/notifications/notification-fixtures';
-import { makeCampaign } from '../features/welcome-campaigns/campaign-fixtures';
+import { makeNotification } from '../test/notification-fixtures';
+import { makeCampaign } from '../test/campaign-fixtures';
 import { mockApi, ok } from '../test/fetch-mock';
 import { makeSite, makeUser, signIn } from '../test/fixtures';
 import { captureDialogs, renderApp } from '../test/render-app';

@@ -14,7 +14,7 @@ export type * from './audience';
 export type * from './campaigns';
 export type * from './sending';
 export type * from './sites';
-export type { NotificationSource, NotificationStatus, NotificationType, SiteEventSource } from '@herald/contracts';
+export type { NotificationStatus, NotificationType, SiteEventSource } from '@herald/contracts';
 
 export interface Database {
   users: UsersTable;
@@ -51,11 +51,8 @@ export type SegmentRow = Selectable<SegmentsTable>;
 export type SiteEventRow = Selectable<SiteEventsTable>;
 export type NotificationRow = Selectable<NotificationsTable>;
 export type RunRow = Selectable<NotificationRunsTable>;
-export type DeliveryRow = Selectable<DeliveriesTable>;
 export type RecurringScheduleRow = Selectable<RecurringSchedulesTable>;
 export type NotificationTriggerRow = Selectable<NotificationTriggersTable>;
 export type WelcomeCampaignRow = Selectable<WelcomeCampaignsTable>;
 export type WelcomeCampaignStepRow = Selectable<WelcomeCampaignStepsTable>;
-export type WelcomeCampaignEnrollmentRow = Selectable<WelcomeCampaignEnrollmentsTable>;
 export type RssFeedRow = Selectable<RssFeedsTable>;
-export type RssFeedItemRow = Selectable<RssFeedItemsTable>;

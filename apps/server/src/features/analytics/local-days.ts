@@ -10,8 +10,8 @@
 // the hour that straddles local midnight counts for the day that is ending, so
 // the first 30 or 45 minutes after midnight are shown on the previous day. The
 // rule never puts the running hour on tomorrow, so "today" always holds it.
-import { HOUR_MS, hourStart } from './hourly-stats';
-import { instantOfWallTime, wallTimeOf } from '../../platform/time';
+import { HOUR_MS, hourStart } from './site-counters';
+import { instantOfWallTime, wallTimeOf } from '@herald/contracts';
 
 /** A calendar date, "YYYY-MM-DD". */
 export type LocalDate = string;

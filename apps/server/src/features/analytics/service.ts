@@ -17,7 +17,7 @@ import type { AppContext } from '../../context';
 import { badRequest } from '../../platform/errors';
 import { iso } from '../../platform/responses';
 import { requireOwnedSite } from '../sites/service';
-import { HOUR_MS, hourStart } from './hourly-stats';
+import { HOUR_MS, hourStart } from './site-counters';
 import { LocalDayRange, addDays, daysBetween, todayOf, weekdayIndex, type LocalDate } from './local-days';
 import * as repo from './repository';
 

@@ -84,4 +84,3 @@ export function createApiKeysService(ctx: Pick<AppContext, 'db' | 'clock'>) {
   };
 }
 
-export type ApiKeysService = ReturnType<typeof createApiKeysService>;

@@ -232,4 +232,3 @@ export function createAuthService(ctx: AppContext) {
   };
 }
 
-export type AuthService = ReturnType<typeof createAuthService>;

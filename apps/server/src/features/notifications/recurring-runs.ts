@@ -89,7 +89,7 @@ export async function fireDueOccurrence(db: Kysely<Database>, due: repo.DueSched
   });
 }
 
-/** The scheduler's due-work source for recurring notifications (registered in jobs/features.ts). */
+/** The scheduler's due-work source for recurring notifications (registered in engine.ts). */
 export function recurringScheduleSource(ctx: Pick<AppContext, 'db' | 'log'>): DueWorkSource {
   return {
     name: 'recurring-schedules',

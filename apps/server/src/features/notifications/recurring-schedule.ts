@@ -10,8 +10,7 @@
 //   month: from Jan 31 → Feb 28 (29) → Mar 31 → Apr 30 → May 31;
 // - a wall time that does not exist (spring-forward gap) or exists twice
 //   (fall-back overlap) follows instantOfWallTime: after the gap, first of the two.
-import type { RecurringInterval } from '@herald/contracts';
-import { daysInMonth, instantOfWallTime, parseDateTimeInZone, wallTimeOf, type WallTime } from '../../platform/time';
+import { daysInMonth, instantOfWallTime, parseDateTimeInZone, wallTimeOf, type RecurringInterval, type WallTime } from '@herald/contracts';
 
 const DAY_MS = 86_400_000;
 /** The average Gregorian month, only to guess an index before checking it exactly. */

@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import {
   SCHEDULE_MAX_DAYS_AHEAD,
+  parseDateTimeInZone,
   rate,
-  type ActionButton,
   type Notification,
   type NotificationInput,
   type NotificationPatchInput,
@@ -10,148 +10,25 @@ import {
   type NotificationStatus,
   type NotificationType,
 } from '@herald/contracts';
-import type { Insertable, Kysely, Transaction, Updateable } from 'kysely';
+import type { Updateable } from 'kysely';
 import type { AppContext } from '../../context';
-import type {
-  Database,
-  NotificationRow,
-  NotificationTriggerRow,
-  NotificationsTable,
-  RecurringScheduleRow,
-  RecurringSchedulesTable,
-  RunRow,
-  SiteRow,
-} from '../../db/schema';
+import type { NotificationRow, NotificationsTable, RunRow, SiteRow } from '../../db/schema';
+import { notificationContent } from '../../delivery/notification-content';
+import { createPayloadTemplate, PushPayloadError } from '../../delivery/payload';
 import { insertRun } from '../../delivery/runs';
 import { badRequest, conflict, notFound } from '../../platform/errors';
 import { iso, isoOrNull } from '../../platform/responses';
-import { parseDateTimeInZone } from '../../platform/time';
 import { requireSegmentOfSite } from '../segments/service';
 import { requireOwnedSite } from '../sites/service';
-import {
-  ScheduleInputError,
-  nextOccurrence,
-  readScheduleInput,
-  sameScheduleSettings,
-  type ScheduleInput,
-  type ScheduleSettings,
-} from './recurring-schedule';
+import { actionsOf, newNotificationRow } from './create';
 import * as repo from './repository';
-import { notificationContent } from '../../delivery/notification-content';
-import { createPayloadTemplate, PushPayloadError } from '../../delivery/payload';
+import { toNotificationResponse, toNotificationResponses } from './responses';
+import { PAST_TOLERANCE_MS, newScheduleRow, readSchedule, writeRecurringSchedule } from './schedule-writer';
 
 const DAY_MS = 86_400_000;
-/** A scheduled time a little in the past (the form was slow) still counts as "now". */
-const PAST_TOLERANCE_MS = 60_000;
 
 /** The dedupe key of a one-time notification's single run. */
 export const oneTimeRunKey = (notificationId: string) => `once:${notificationId}`;
-
-/** A notification's schedule or trigger, loaded next to it (issue 4). */
-export interface NotificationAutomation {
-  schedule?: RecurringScheduleRow;
-  trigger?: NotificationTriggerRow;
-}
-
-/** Spec §3 recurringSchedule; `nextRunAt` only while the schedule will fire (scheduled and active). */
-function toRecurringScheduleResponse(row: NotificationRow, schedule: RecurringScheduleRow): NonNullable<Notification['recurringSchedule']> {
-  const live = row.status === 'scheduled' && schedule.is_active === 1;
-  return {
-    intervalType: schedule.interval_type,
-    intervalValue: schedule.interval_value,
-    startDate: iso(schedule.start_at),
-    endDate: isoOrNull(schedule.end_at),
-    isActive: schedule.is_active === 1,
-    nextRunAt: live ? isoOrNull(schedule.next_run_at) : null,
-  };
-}
-
-export function toNotificationResponse(row: NotificationRow, automation: NotificationAutomation = {}): Notification {
-  return {
-    id: row.id,
-    site_id: row.site_id,
-    type: row.type,
-    source: row.source,
-    title: row.title,
-    message: row.message,
-    destination_url: row.destination_url,
-    icon_url: row.icon_url,
-    image_url: row.image_url,
-    segment_id: row.segment_id,
-    actions: row.actions ? (JSON.parse(row.actions) as ActionButton[]) : [],
-    status: row.status,
-    scheduled_at: isoOrNull(row.scheduled_at),
-    sent_at: isoOrNull(row.sent_at),
-    completed_at: isoOrNull(row.completed_at),
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
-    last_error: row.last_error,
-    recurringSchedule: row.type === 'RECURRING' && automation.schedule ? toRecurringScheduleResponse(row, automation.schedule) : null,
-    trigger: row.type === 'TRIGGERED' && automation.trigger ? { event: automation.trigger.event_name, delay_minutes: automation.trigger.delay_minutes } : null,
-    stats: { total: row.total_count, sent: row.sent_count, delivered: row.delivered_count, clicked: row.clicked_count, failed: row.failed_count },
-  };
-}
-
-/** Maps notifications to responses with their schedules and triggers: two queries for any number of rows (no N+1). */
-export async function toNotificationResponses(db: Kysely<Database> | Transaction<Database>, rows: NotificationRow[]): Promise<Notification[]> {
-  const recurringIds = rows.filter((row) => row.type === 'RECURRING').map((row) => row.id);
-  const triggeredIds = rows.filter((row) => row.type === 'TRIGGERED').map((row) => row.id);
-  const [schedules, triggers] = await Promise.all([repo.schedulesOfNotifications(db, recurringIds), repo.triggersOfNotifications(db, triggeredIds)]);
-  return rows.map((row) => toNotificationResponse(row, { schedule: schedules.get(row.id), trigger: triggers.get(row.id) }));
-}
-
-function settingsOf(schedule: RecurringScheduleRow): ScheduleSettings {
-  return {
-    intervalType: schedule.interval_type,
-    intervalValue: schedule.interval_value,
-    timezone: schedule.timezone,
-    startLocal: schedule.start_local,
-    startAt: schedule.start_at,
-    endAt: schedule.end_at,
-  };
-}
-
-/** Reads a schedule from the API, turning its validation errors into 400s. */
-function readSchedule(input: ScheduleInput, stored: ScheduleSettings | undefined, site: SiteRow): ScheduleSettings {
-  try {
-    return readScheduleInput(input, stored, site.timezone);
-  } catch (error) {
-    if (error instanceof ScheduleInputError) throw badRequest(error.message);
-    throw error;
-  }
-}
-
-const NO_OCCURRENCE_LEFT = 'The end date has passed: this schedule has no occurrence left to send';
-
-/** A schedule row whose next occurrence is the first at or after `notBefore` (400 when the end date comes first). */
-function newScheduleRow(
-  notification: Pick<NotificationRow, 'id' | 'site_id'>,
-  settings: ScheduleSettings,
-  isActive: boolean,
-  notBefore: number,
-  lastOccurrenceAt: number | null,
-  now: number,
-): Insertable<RecurringSchedulesTable> {
-  const next = nextOccurrence(settings, notBefore);
-  if (!next) throw badRequest(NO_OCCURRENCE_LEFT);
-  return {
-    id: crypto.randomUUID(),
-    notification_id: notification.id,
-    site_id: notification.site_id,
-    interval_type: settings.intervalType,
-    interval_value: settings.intervalValue,
-    timezone: settings.timezone,
-    start_local: settings.startLocal,
-    start_at: settings.startAt,
-    end_at: settings.endAt,
-    is_active: isActive ? 1 : 0,
-    next_occurrence_index: next.index,
-    next_run_at: next.at,
-    last_occurrence_at: lastOccurrenceAt,
-    created_at: now,
-    updated_at: now,
-  };
-}
 
 /** The fields that belong to one type only must not arrive with another (a clear 400 rather than a silently ignored field). */
 function checkTypeFields(type: NotificationType, body: Pick<NotificationPatchInput, 'scheduled_at' | 'recurring_schedule' | 'trigger'>): void {
@@ -225,45 +102,6 @@ export function createNotificationsService(ctx: AppContext) {
     return response!;
   }
 
-  /**
-   * Sets or changes a recurring notification's schedule inside the caller's
-   * transaction. New timing (or a draft being scheduled) gets a new schedule
-   * row whose first occurrence is the first one from now on, never an instant
-   * the old schedule already sent; `is_active` alone pauses or resumes.
-   */
-  async function writeRecurringSchedule(
-    trx: Transaction<Database>,
-    notification: NotificationRow,
-    site: SiteRow,
-    input: ScheduleInput & { is_active?: boolean },
-    becomesScheduled: boolean,
-    now: number,
-  ): Promise<void> {
-    const stored = await repo.findScheduleOfNotification(trx, notification.id);
-    const storedSettings = stored ? settingsOf(stored) : undefined;
-    const settings = readSchedule(input, storedSettings, site);
-    const isActive = input.is_active ?? (stored ? stored.is_active === 1 : true);
-
-    if (!stored || !storedSettings || becomesScheduled || !sameScheduleSettings(settings, storedSettings)) {
-      const removed = await repo.deleteScheduleReturningLastOccurrence(trx, notification.id);
-      const lastOccurrenceAt = removed?.lastOccurrenceAt ?? null;
-      // A start "now" from a slow form still counts; an occurrence already sent is never sent again.
-      const notBefore = Math.max(now - PAST_TOLERANCE_MS, lastOccurrenceAt === null ? -Infinity : lastOccurrenceAt + 1);
-      await repo.insertSchedule(trx, newScheduleRow(notification, settings, isActive, notBefore, lastOccurrenceAt, now));
-      return;
-    }
-    const wasActive = stored.is_active === 1;
-    if (isActive === wasActive) return;
-    if (!isActive) {
-      await repo.updateSchedule(trx, stored.id, { is_active: 0, updated_at: now }, true);
-      return;
-    }
-    // Resume: from now on; occurrences that fell while paused are not sent.
-    const next = nextOccurrence(settings, now + 1, stored.next_occurrence_index);
-    if (!next) throw badRequest(`${NO_OCCURRENCE_LEFT}; change the end date to resume it`);
-    await repo.updateSchedule(trx, stored.id, { is_active: 1, next_occurrence_index: next.index, next_run_at: next.at, updated_at: now }, false);
-  }
-
   return {
     async list(userId: string, siteId: string, filter: { status?: NotificationStatus; type?: NotificationType }) {
       await requireOwnedSite(ctx, userId, siteId);
@@ -290,31 +128,25 @@ export function createNotificationsService(ctx: AppContext) {
       await checkSegment(site, body.segment_id);
       const now = clock.now();
       const scheduledAt = type === 'ONE_TIME' && body.scheduled_at ? parseScheduledAt(body.scheduled_at, site) : null;
-      const row: NotificationRow = {
-        id: crypto.randomUUID(),
-        site_id: site.id,
-        type,
-        source: 'dashboard',
-        title: body.title,
-        message: body.message,
-        destination_url: body.destination_url,
-        icon_url: body.icon_url ?? null,
-        image_url: body.image_url ?? null,
-        actions: body.actions?.length ? JSON.stringify(body.actions) : null,
-        segment_id: body.segment_id ?? null,
-        status: type !== 'ONE_TIME' || scheduledAt !== null ? 'scheduled' : 'draft',
-        scheduled_at: scheduledAt,
-        sent_at: null,
-        completed_at: null,
-        last_error: null,
-        total_count: 0,
-        sent_count: 0,
-        delivered_count: 0,
-        clicked_count: 0,
-        failed_count: 0,
-        created_at: now,
-        updated_at: now,
-      };
+      const row = newNotificationRow(
+        {
+          siteId: site.id,
+          type,
+          source: 'dashboard',
+          content: {
+            title: body.title,
+            message: body.message,
+            destination_url: body.destination_url,
+            icon_url: body.icon_url ?? null,
+            image_url: body.image_url ?? null,
+            actions: body.actions ?? [],
+          },
+          segmentId: body.segment_id ?? null,
+          status: type !== 'ONE_TIME' || scheduledAt !== null ? 'scheduled' : 'draft',
+          scheduledAt,
+        },
+        now,
+      );
       const schedule = body.recurring_schedule
         ? newScheduleRow(row, readSchedule(body.recurring_schedule, undefined, site), body.recurring_schedule.is_active ?? true, now - PAST_TOLERANCE_MS, null, now)
         : undefined;
@@ -481,23 +313,17 @@ export function createNotificationsService(ctx: AppContext) {
     async duplicate(userId: string, id: string): Promise<Notification> {
       const existing = await changeableNotification(userId, id);
       const now = clock.now();
-      const copy: NotificationRow = {
-        ...existing,
-        id: crypto.randomUUID(),
-        source: 'dashboard',
-        status: 'draft',
-        scheduled_at: null,
-        sent_at: null,
-        completed_at: null,
-        last_error: null,
-        total_count: 0,
-        sent_count: 0,
-        delivered_count: 0,
-        clicked_count: 0,
-        failed_count: 0,
-        created_at: now,
-        updated_at: now,
-      };
+      const copy = newNotificationRow(
+        {
+          siteId: existing.site_id,
+          type: existing.type,
+          source: 'dashboard',
+          content: { ...existing, actions: actionsOf(existing) },
+          segmentId: existing.segment_id,
+          status: 'draft',
+        },
+        now,
+      );
       const [schedule, trigger] = await Promise.all([repo.findScheduleOfNotification(db, id), repo.findTriggerOfNotification(db, id)]);
       await db.transaction().execute(async (trx) => {
         await repo.insertNotification(trx, copy);

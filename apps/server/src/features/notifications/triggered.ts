@@ -6,6 +6,7 @@ import crypto from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/schema';
 import { insertRun } from '../../delivery/runs';
+import type { ReceivedSiteEvent } from '../site-events/hooks';
 import * as repo from './repository';
 
 const MINUTE_MS = 60_000;
@@ -19,20 +20,12 @@ const MINUTE_MS = 60_000;
  */
 export const triggerRunKey = (notificationId: string, subscriberId: string, eventKey: string) => `trigger:${notificationId}:${subscriberId}:${eventKey}`;
 
-export interface TriggerEvent {
-  siteId: string;
-  eventName: string;
-  /** Active subscribers of the site the event is about. */
-  subscriberIds: readonly string[];
-  eventKey: string;
-  receivedAt: number;
-}
 
 /**
  * Creates the runs an event causes, in the caller's transaction; returns how
  * many were created (0 for an event nobody listens for, or a repeat).
  */
-export async function fireTriggers(db: Kysely<Database> | Transaction<Database>, event: TriggerEvent): Promise<{ created: number; earliestDueAt: number | null }> {
+export async function fireTriggers(db: Kysely<Database> | Transaction<Database>, event: ReceivedSiteEvent): Promise<{ created: number; earliestDueAt: number | null }> {
   if (!event.subscriberIds.length) return { created: 0, earliestDueAt: null };
   const triggers = await repo.findArmedTriggers(db, event.siteId, event.eventName);
   let created = 0;

@@ -8,11 +8,11 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { RssFeedCheck } from '@herald/contracts';
 import type { AppContext } from '../../context';
-import type { NotificationRow, RssFeedRow, RssItemOutcome, SiteRow } from '../../db/schema';
+import type { RssFeedRow, RssItemOutcome, SiteRow } from '../../db/schema';
 import { insertRun } from '../../delivery/runs';
 import { OutboundError, type OutboundHttp, type OutboundResponse } from '../../platform/outbound-http';
-import { wallTimeOf } from '../../platform/time';
-import { insertNotification } from '../notifications/repository';
+import { wallTimeOf } from '@herald/contracts';
+import { createNotification } from '../notifications/create';
 import { FEED_ACCEPT_HEADER, FeedParseError, parseFeed, type FeedItem, type ParsedFeed } from './feed-parser';
 import { feedItemNotification, newestFirst, planNewItems, type FeedNotificationContext } from './feed-notification';
 import * as repo from './repository';
@@ -208,29 +208,20 @@ async function fetchAndProcess(deps: CheckDeps, feed: RssFeedRow, site: SiteRow)
     const acted = await db.transaction().execute(async (trx) => {
       if (!(await repo.recordSeenItem(trx, seenRow(entry, outcome, notificationId)))) return false;
       if (!notificationId) return true;
-      const content = feedItemNotification(entry.item, context);
-      const row: NotificationRow = {
-        id: notificationId,
-        site_id: feed.site_id,
-        type: 'ONE_TIME',
-        source: 'rss',
-        ...content,
-        actions: content.actions.length ? JSON.stringify(content.actions) : null,
-        segment_id: feed.segment_id,
-        status: outcome === 'sent' ? 'sending' : 'draft',
-        scheduled_at: null,
-        sent_at: outcome === 'sent' ? now : null,
-        completed_at: null,
-        last_error: null,
-        total_count: 0,
-        sent_count: 0,
-        delivered_count: 0,
-        clicked_count: 0,
-        failed_count: 0,
-        created_at: now,
-        updated_at: now,
-      };
-      await insertNotification(trx, row);
+      await createNotification(
+        trx,
+        {
+          id: notificationId,
+          siteId: feed.site_id,
+          type: 'ONE_TIME',
+          source: 'rss',
+          content: feedItemNotification(entry.item, context),
+          segmentId: feed.segment_id,
+          status: outcome === 'sent' ? 'sending' : 'draft',
+          sentAt: outcome === 'sent' ? now : null,
+        },
+        now,
+      );
       if (outcome === 'sent') {
         await insertRun(trx, {
           id: crypto.randomUUID(),

@@ -1,6 +1,7 @@
 // What a new feed item looks like as a push notification (spec §2 RSS Feeds,
 // §9 limits: title 50, message 150, up to 2 action buttons).
 import { NOTIFICATION_ACTIONS_MAX, NOTIFICATION_MESSAGE_MAX, NOTIFICATION_TITLE_MAX, type ActionButton, type UtmParams, withUtmParams } from '@herald/contracts';
+import type { NotificationContent } from '../notifications/create';
 import type { FeedItem } from './feed-parser';
 import { collapseWhitespace, truncateText } from './feed-text';
 
@@ -16,14 +17,8 @@ const CONTENT_BYTE_BUDGET = 3200;
 export const READ_MORE_BUTTON = 'Read more';
 export const VISIT_SITE_BUTTON = 'Visit site';
 
-export interface FeedNotificationContent {
-  title: string;
-  message: string;
-  destination_url: string;
-  image_url: string | null;
-  icon_url: string | null;
-  actions: ActionButton[];
-}
+/** What a feed item's notification shows; `actions` is mutable while extras are dropped to fit one push. */
+export type FeedNotificationContent = NotificationContent & { actions: ActionButton[] };
 
 export interface FeedNotificationContext {
   feedName: string;

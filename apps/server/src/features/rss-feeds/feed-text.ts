@@ -73,11 +73,6 @@ export function readHtml(html: string, maxTextLength = Number.POSITIVE_INFINITY)
   return { text: collapseWhitespace(parts.join('')), firstImageSrc };
 }
 
-/** Plain text of an HTML fragment. */
-export function htmlToText(html: string): string {
-  return readHtml(html).text;
-}
-
 /**
  * Whether text that a feed did not label may be HTML: a closing tag, a line
  * break or image tag, or an entity reference. The same test the Universal

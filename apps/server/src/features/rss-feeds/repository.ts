@@ -2,7 +2,7 @@
 // conditional UPDATE (docs/delivery.md, "Due work is claimed, not read") and
 // a running check holds a short lease, so two schedulers, a scheduled check
 // and "Check now" never check one feed at the same time.
-import type { SegmentUse } from '../segments/repository';
+import type { SegmentUse } from '../segments/segment-uses';
 import type { Insertable, Kysely, Transaction, Updateable } from 'kysely';
 import type { Database, RssFeedItemsTable, RssFeedRow, RssFeedsTable, RssItemOutcome, SiteRow } from '../../db/schema';
 

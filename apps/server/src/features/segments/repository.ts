@@ -2,6 +2,7 @@
 import type { SegmentRules } from '@herald/contracts';
 import type { Insertable, Kysely, Transaction, Updateable } from 'kysely';
 import type { Database, SegmentRow, SegmentsTable } from '../../db/schema';
+import type { SegmentUse } from './segment-uses';
 import { applySegmentRules } from './segment-rules';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -48,6 +49,23 @@ export async function deleteSegment(db: Db, segmentId: string): Promise<void> {
   await db.deleteFrom('segments').where('id', '=', segmentId).execute();
 }
 
+/**
+ * Ids of a site's active subscribers after `afterId`, ascending: all of them,
+ * the one `subscriberId` names, and only those matching `rules` (evaluated at
+ * `rulesAt`) when given. The audience of a send (audience.ts).
+ */
+export async function selectActiveSubscriberIds(
+  db: Db,
+  filter: { siteId: string; subscriberId: string | null; rules: SegmentRules | undefined; rulesAt: number; afterId: string | null; limit: number },
+): Promise<string[]> {
+  let query = db.selectFrom('subscribers').select('subscribers.id').where('subscribers.site_id', '=', filter.siteId).where('subscribers.is_active', '=', 1);
+  if (filter.subscriberId) query = query.where('subscribers.id', '=', filter.subscriberId);
+  if (filter.rules) query = applySegmentRules(query, filter.rules, filter.rulesAt);
+  if (filter.afterId) query = query.where('subscribers.id', '>', filter.afterId);
+  const rows = await query.orderBy('subscribers.id').limit(filter.limit).execute();
+  return rows.map((r) => r.id);
+}
+
 /** Active subscribers of the site matching the rules at `now` (spec §3 estimated_count). */
 export async function countMatchingSubscribers(db: Db, siteId: string, rules: SegmentRules, now: number): Promise<number> {
   const query = db
@@ -57,15 +75,6 @@ export async function countMatchingSubscribers(db: Db, siteId: string, rules: Se
     .where('subscribers.is_active', '=', 1);
   const row = await applySegmentRules(query, rules, now).executeTakeFirstOrThrow();
   return Number(row.n);
-}
-
-/** Something that may still send to a segment, named for the owner. */
-export interface SegmentUse {
-  /** Identifies the user across finders (a notification and its pending run are one use). */
-  key: string;
-  /** A singular noun: "notification", "welcome campaign step", "RSS feed". */
-  kind: string;
-  name: string;
 }
 
 const kindOfSource = (source: string) => (source === 'campaign' ? 'welcome campaign step' : 'notification');

@@ -3,22 +3,30 @@
 // to ALL subscribers, so a deleted segment must not silently widen a send.
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/schema';
-import { feedsUsingSegment } from '../rss-feeds/repository';
-import { campaignsUsingSegment } from '../welcome-campaigns/repository';
-import { notificationsUsingSegment, runsUsingSegment, type SegmentUse } from './repository';
-
-export type { SegmentUse } from './repository';
 
 type Db = Kysely<Database> | Transaction<Database>;
+
+/** Something that may still send to a segment, named for the owner. */
+export interface SegmentUse {
+  /** Identifies the user across finders (a notification and its pending run are one use). */
+  key: string;
+  /** A singular noun: "notification", "welcome campaign step", "RSS feed". */
+  kind: string;
+  name: string;
+}
 
 /** Finds what in a site may still send to a segment. */
 export type SegmentUseFinder = (db: Db, siteId: string, segmentId: string) => Promise<SegmentUse[]>;
 
-/**
- * Everything that can target a segment. A feature whose rows carry a
- * segment (RSS feeds, welcome campaigns) adds its finder here, one line each.
- */
-export const segmentUseFinders: SegmentUseFinder[] = [notificationsUsingSegment, runsUsingSegment, campaignsUsingSegment, feedsUsingSegment];
+// Every feature whose rows can target a segment (notifications and their runs,
+// welcome campaigns, RSS feeds) registers its finder on the AppContext at the
+// composition root (runtime.ts), so segments imports none of them.
+declare module '../../context' {
+  interface AppContext {
+    /** What may still send to a segment: deleting it is refused while any finder finds something. */
+    segmentUseFinders: SegmentUseFinder[];
+  }
+}
 
 const NAMES_SHOWN = 3;
 
@@ -47,7 +55,7 @@ export function describeSegmentUses(uses: SegmentUse[]): string {
   return `This segment is used by ${list}. Change their target to All Subscribers or another segment first.`;
 }
 
-export async function findSegmentUses(db: Db, siteId: string, segmentId: string): Promise<SegmentUse[]> {
-  const found = await Promise.all(segmentUseFinders.map((find) => find(db, siteId, segmentId)));
+export async function findSegmentUses(finders: readonly SegmentUseFinder[], db: Db, siteId: string, segmentId: string): Promise<SegmentUse[]> {
+  const found = await Promise.all(finders.map((find) => find(db, siteId, segmentId)));
   return found.flat();
 }

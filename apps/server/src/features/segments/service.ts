@@ -130,7 +130,7 @@ export function createSegmentsService(ctx: AppContext) {
      */
     async remove(userId: string, id: string): Promise<void> {
       const existing = await ownedSegment(userId, id);
-      const uses = await findSegmentUses(db, existing.site_id, id);
+      const uses = await findSegmentUses(ctx.segmentUseFinders, db, existing.site_id, id);
       if (uses.length) throw conflict(describeSegmentUses(uses));
       await repo.deleteSegment(db, id);
     },

@@ -14,10 +14,9 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context';
 import { bearerToken, currentUser, requireUser } from '../../platform/authenticate';
-import { rateLimitKeyOfAddress } from '../../platform/client-address';
-import { tooManyRequests } from '../../platform/errors';
+import { retryAfterSeconds, tooManyRequests } from '../../platform/errors';
 import { MemoryRateLimiter, type MemoryRateLimit } from '../../platform/memory-rate-limiter';
-import { openCorsForPublicRoutes } from '../../platform/public-cors';
+import { acceptJsonSentAsText, limitPublicRequests, openCorsForPublicRoutes, siteIdOf } from '../../platform/public-routes';
 import { ok } from '../../platform/responses';
 import { createApiKeysService } from '../api-keys/service';
 import { createSiteEventsService, type SiteEventsService } from './service';
@@ -40,42 +39,15 @@ const TRACK_PATH = '/public/sites/:siteId/track';
 const IDENTIFY_PATH = '/public/sites/:siteId/identify';
 const TAGS_PATH = '/public/sites/:siteId/tags';
 
-function retryAfterSeconds(ms: number): number {
-  return Math.max(1, Math.ceil(ms / 1000));
-}
-
-function siteIdOf(request: FastifyRequest): string | undefined {
-  const siteId = (request.params as { siteId?: unknown }).siteId;
-  return typeof siteId === 'string' ? siteId : undefined;
-}
-
 /** The browser SDK's calls (packages/sdk: herald.track / identify / addTags / removeTags): CORS open, keyed by push endpoint. */
 function publicSiteEventRoutes(ctx: AppContext, events: SiteEventsService): FastifyPluginAsyncZod {
   return async (app) => {
-    const perAddress = new MemoryRateLimiter(SITE_EVENT_LIMITS.browserPerAddress);
-    const perSite = new MemoryRateLimiter(SITE_EVENT_LIMITS.browserPerSite);
     openCorsForPublicRoutes(app, [TRACK_PATH, IDENTIFY_PATH, TAGS_PATH]);
-
-    // A page may send JSON as text/plain: a CORS "simple" request needs no preflight.
-    app.removeContentTypeParser('text/plain');
-    app.addContentTypeParser('text/plain', { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
-
-    app.addHook('onRequest', async (request: FastifyRequest) => {
-      if (request.method === 'OPTIONS') return;
-      const now = ctx.clock.now();
-      const byAddress = perAddress.hit(rateLimitKeyOfAddress(request.ip), now);
-      if (!byAddress.allowed) {
-        const seconds = retryAfterSeconds(byAddress.retryAfterMs);
-        throw tooManyRequests(`Too many requests from your address. Please try again in ${seconds} seconds.`, seconds);
-      }
-      const siteId = siteIdOf(request);
-      if (siteId) {
-        const bySite = perSite.hit(siteId, now);
-        if (!bySite.allowed) {
-          const seconds = retryAfterSeconds(bySite.retryAfterMs);
-          throw tooManyRequests(`Too many requests for this site. Please try again in ${seconds} seconds.`, seconds);
-        }
-      }
+    acceptJsonSentAsText(app);
+    limitPublicRequests(app, ctx.clock, {
+      perAddress: SITE_EVENT_LIMITS.browserPerAddress,
+      perSite: SITE_EVENT_LIMITS.browserPerSite,
+      siteMessage: (seconds) => `Too many requests for this site. Please try again in ${seconds} seconds.`,
     });
 
     const tags = ['public'];

@@ -13,7 +13,6 @@ import type { SiteEventRow, SiteEventSource } from '../../db/schema';
 import type { DueWorkSource } from '../../jobs/scheduler';
 import { badRequest, notFound } from '../../platform/errors';
 import { iso } from '../../platform/responses';
-import { fireTriggers } from '../notifications/triggered';
 import { requireOwnedSite } from '../sites/service';
 import { endpointHash } from '../subscribers/push-subscription';
 import * as repo from './repository';
@@ -51,7 +50,7 @@ interface IncomingEvent {
   idempotencyKey: string | undefined;
 }
 
-export function createSiteEventsService(ctx: Pick<AppContext, 'db' | 'clock' | 'wakeScheduler'>) {
+export function createSiteEventsService(ctx: Pick<AppContext, 'db' | 'clock' | 'wakeScheduler' | 'onSiteEvent'>) {
   const { db, clock } = ctx;
 
   async function requireSite(siteId: string): Promise<void> {
@@ -95,7 +94,7 @@ export function createSiteEventsService(ctx: Pick<AppContext, 'db' | 'clock' | '
         const first = await repo.findEventByDedupeScope(trx, event.siteId, dedupeScope!);
         return { receipt: { id: first?.id ?? id, event: event.name, duplicate: true, subscribers: first?.subscriber_count ?? 0, triggered: 0 }, earliestDueAt: null };
       }
-      const fired = await fireTriggers(trx, {
+      const fired = await ctx.onSiteEvent(trx, {
         siteId: event.siteId,
         eventName: event.name,
         subscriberIds: event.subscriberIds,

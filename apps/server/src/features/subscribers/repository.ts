@@ -128,15 +128,6 @@ export async function deactivateSubscriber(
   return row ? { siteId: row.site_id } : undefined;
 }
 
-/** sites.active_subscriber_count follows every real change of active state, in the same transaction. */
-export async function adjustActiveSubscriberCount(db: Db, siteId: string, delta: number): Promise<void> {
-  await db
-    .updateTable('sites')
-    .set({ active_subscriber_count: sql<number>`active_subscriber_count + ${delta}` })
-    .where('id', '=', siteId)
-    .execute();
-}
-
 export interface SubscriberFilters {
   isActive?: boolean;
   /** Lower-case search text; matches browser, OS or country code as a substring. */

@@ -11,14 +11,11 @@ import {
   subscribersListResponse,
   updateSubscriberTagsBody,
 } from '@herald/contracts';
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context';
 import { currentUser, requireUser } from '../../platform/authenticate';
-import { rateLimitKeyOfAddress } from '../../platform/client-address';
-import { tooManyRequests } from '../../platform/errors';
-import { MemoryRateLimiter, type MemoryRateLimit } from '../../platform/memory-rate-limiter';
-import { openCorsForPublicRoutes } from '../../platform/public-cors';
+import type { MemoryRateLimit } from '../../platform/memory-rate-limiter';
+import { acceptJsonSentAsText, limitPublicRequests, openCorsForPublicRoutes } from '../../platform/public-routes';
 import { ok } from '../../platform/responses';
 import { createSubscribersService, type SubscribersService } from './service';
 
@@ -39,39 +36,14 @@ const PUBLIC_BODY_LIMIT_BYTES = 8 * 1024;
 const SUBSCRIBE_PATH = '/public/sites/:siteId/subscribers';
 const UNSUBSCRIBE_PATH = '/public/sites/:siteId/subscribers/unsubscribe';
 
-function retryAfterSeconds(ms: number): number {
-  return Math.max(1, Math.ceil(ms / 1000));
-}
-
 /** Public routes: called cross-origin by the browser SDK on customers' sites (docs/security.md, "Public endpoints"). */
 function publicSubscriberRoutes(ctx: AppContext, subscribers: SubscribersService): FastifyPluginAsyncZod {
   return async (app) => {
-    const perAddress = new MemoryRateLimiter(PUBLIC_SUBSCRIBER_LIMITS.perAddress);
-    const perSite = new MemoryRateLimiter(PUBLIC_SUBSCRIBER_LIMITS.perSite);
-
     openCorsForPublicRoutes(app, [SUBSCRIBE_PATH, UNSUBSCRIBE_PATH]);
-
-    // The SDK may send JSON as text/plain: a CORS "simple" request needs no preflight.
-    app.removeContentTypeParser('text/plain');
-    app.addContentTypeParser('text/plain', { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
-
-    // Counted before the body is read or the database is touched, so junk costs as much as real calls.
-    app.addHook('onRequest', async (request: FastifyRequest) => {
-      if (request.method === 'OPTIONS') return;
-      const now = ctx.clock.now();
-      const byAddress = perAddress.hit(rateLimitKeyOfAddress(request.ip), now);
-      if (!byAddress.allowed) {
-        const seconds = retryAfterSeconds(byAddress.retryAfterMs);
-        throw tooManyRequests(`Too many requests from your address. Please try again in ${seconds} seconds.`, seconds);
-      }
-      const siteId = (request.params as { siteId?: unknown }).siteId;
-      if (typeof siteId === 'string') {
-        const bySite = perSite.hit(siteId, now);
-        if (!bySite.allowed) {
-          const seconds = retryAfterSeconds(bySite.retryAfterMs);
-          throw tooManyRequests(`Too many subscription requests for this site. Please try again in ${seconds} seconds.`, seconds);
-        }
-      }
+    acceptJsonSentAsText(app);
+    limitPublicRequests(app, ctx.clock, {
+      ...PUBLIC_SUBSCRIBER_LIMITS,
+      siteMessage: (seconds) => `Too many subscription requests for this site. Please try again in ${seconds} seconds.`,
     });
 
     const tags = ['public'];

@@ -7,13 +7,13 @@ import type { Database, SubscriberRow } from '../../db/schema';
 import { countryOfAddress } from '../../platform/country-of-address';
 import { notFound } from '../../platform/errors';
 import { iso, isoOrNull } from '../../platform/responses';
+import { addToHourlyStats, adjustActiveSubscriberCount } from '../analytics/site-counters';
 import { requireOwnedSite } from '../sites/service';
 import { countryCodesNamed } from './country-names';
 import { runSubscriberCreatedHooks } from './hooks';
 import { checkPushSubscription, endpointHash } from './push-subscription';
 import * as repo from './repository';
 import { USER_AGENT_MAX_LENGTH, describeUserAgent } from './user-agent';
-import { addToHourlyStats } from '../analytics/hourly-stats';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -46,12 +46,12 @@ export function toSubscriberResponse(row: SubscriberRow, tags: string[]): Subscr
 // concurrent calls only one sees a row change and counts it.
 
 async function countActivation(trx: Db, siteId: string, now: number): Promise<void> {
-  await repo.adjustActiveSubscriberCount(trx, siteId, 1);
+  await adjustActiveSubscriberCount(trx, siteId, 1);
   await addToHourlyStats(trx, siteId, now, { subscribed: 1 });
 }
 
 async function countDeactivation(trx: Db, siteId: string, now: number): Promise<void> {
-  await repo.adjustActiveSubscriberCount(trx, siteId, -1);
+  await adjustActiveSubscriberCount(trx, siteId, -1);
   await addToHourlyStats(trx, siteId, now, { unsubscribed: 1 });
 }
 
@@ -71,19 +71,6 @@ async function deactivate(db: Db, subscriberId: string, now: number, expectedEnd
 }
 
 /**
- * For the delivery engine: a push service answered 404 or 410 for this
- * subscriber (RFC 8030 §7.3, docs/web-push.md). Deactivates it only if its
- * stored endpoint is still the one the message was sent to — the browser may
- * have re-subscribed with a new endpoint meanwhile — and only if it is
- * active. Adjusts sites.active_subscriber_count and stats_hourly.unsubscribed.
- * Returns true when this call deactivated it. Runs in its own transaction, or
- * in the caller's when `db` is a transaction.
- */
-export function markSubscriberGone(db: Db, subscriberId: string, endpointHashSentTo: string, now: number): Promise<boolean> {
-  return deactivate(db, subscriberId, now, endpointHashSentTo);
-}
-
-/**
  * For the delivery engine's result transaction: markSubscriberGone for many
  * subscribers of one site at once, except that the counting
  * (sites.active_subscriber_count, stats_hourly.unsubscribed) is left to the
@@ -98,8 +85,6 @@ export async function deactivateGoneSubscribers(trx: Transaction<Database>, gone
   }
   return deactivated;
 }
-
-export { endpointHash } from './push-subscription';
 
 // ---------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 import { beaconBody, beaconResponse } from '@herald/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context';
-import { openCorsForPublicRoutes } from '../../platform/public-cors';
+import { openCorsForPublicRoutes } from '../../platform/public-routes';
 import { ok } from '../../platform/responses';
 import { createTrackingService } from './service';
 

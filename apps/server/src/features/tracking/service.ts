@@ -2,6 +2,7 @@ import type { AppContext } from '../../context';
 import { readDeliveryToken } from '../../delivery/delivery-token';
 import { addToRunCounters } from '../../delivery/runs';
 import { badRequest } from '../../platform/errors';
+import * as repo from './repository';
 
 export type BeaconType = 'delivered' | 'clicked';
 
@@ -11,38 +12,28 @@ export type BeaconType = 'delivered' | 'clicked';
  * click also counts as a delivery if none was seen, so clicks never exceed
  * deliveries (docs/security.md, public endpoints).
  */
-export function createTrackingService(ctx: Pick<AppContext, 'db' | 'clock' | 'secret'>) {
+export function createTrackingService(ctx: Pick<AppContext, 'db' | 'clock' | 'secret' | 'deliveryPorts'>) {
   const { db, clock, secret } = ctx;
+  const { addToSiteCounters } = ctx.deliveryPorts;
   return {
     async record(type: BeaconType, token: string): Promise<{ counted: boolean }> {
       const deliveryId = readDeliveryToken(secret, token);
       if (deliveryId === undefined) throw badRequest('Invalid token');
       const now = clock.now();
       return db.transaction().execute(async (trx) => {
-        const delivery = await trx
-          .selectFrom('deliveries')
-          .select(['id', 'run_id', 'notification_id', 'site_id', 'status', 'delivered_at', 'clicked_at'])
-          .where('id', '=', deliveryId)
-          .executeTakeFirst();
+        const delivery = await repo.findDeliveryForBeacon(trx, deliveryId);
         // A genuine token whose delivery was deleted with its notification: nothing to count.
         if (!delivery) return { counted: false };
         const run = { id: delivery.run_id, notification_id: delivery.notification_id, site_id: delivery.site_id };
 
         if (type === 'delivered') {
-          const updated = await trx.updateTable('deliveries').set({ delivered_at: now }).where('id', '=', deliveryId).where('delivered_at', 'is', null).executeTakeFirst();
-          if (!Number(updated.numUpdatedRows)) return { counted: false };
-          await addToRunCounters(trx, run, now, { delivered: 1 });
+          if (!(await repo.markDelivered(trx, deliveryId, now))) return { counted: false };
+          await addToRunCounters(trx, addToSiteCounters, run, now, { delivered: 1 });
           return { counted: true };
         }
 
-        const updated = await trx
-          .updateTable('deliveries')
-          .set({ clicked_at: now, delivered_at: delivery.delivered_at ?? now })
-          .where('id', '=', deliveryId)
-          .where('clicked_at', 'is', null)
-          .executeTakeFirst();
-        if (!Number(updated.numUpdatedRows)) return { counted: false };
-        await addToRunCounters(trx, run, now, { clicked: 1, delivered: delivery.delivered_at === null ? 1 : 0 });
+        if (!(await repo.markClicked(trx, deliveryId, now, delivery.delivered_at ?? now))) return { counted: false };
+        await addToRunCounters(trx, addToSiteCounters, run, now, { clicked: 1, delivered: delivery.delivered_at === null ? 1 : 0 });
         return { counted: true };
       });
     },

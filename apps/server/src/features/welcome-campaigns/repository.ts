@@ -1,11 +1,10 @@
 // SQL of welcome campaigns: campaigns, their versioned steps, enrolments,
 // and the drip runs (notification_runs with `drip:` dedupe keys) they create.
-import type { SegmentUse } from '../segments/repository';
+import type { SegmentUse } from '../segments/segment-uses';
 import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
 import type { DatabaseKind } from '../../db/database';
 import type {
   Database,
-  NotificationsTable,
   WelcomeCampaignRow,
   WelcomeCampaignStepRow,
   WelcomeCampaignStepsTable,
@@ -100,11 +99,6 @@ export async function deactivateOtherCampaigns(db: Db, siteId: string, keepId: s
     .returning('id')
     .execute();
   return rows.map((r) => r.id);
-}
-
-/** A step notification: hidden from the notifications list (source 'campaign'), one run per enrolled subscriber. */
-export async function insertStepNotification(db: Db, row: Insertable<NotificationsTable>): Promise<void> {
-  await db.insertInto('notifications').values(row).execute();
 }
 
 export async function insertSteps(db: Db, rows: Insertable<WelcomeCampaignStepsTable>[]): Promise<void> {

@@ -15,6 +15,7 @@ import { notFound } from '../../platform/errors';
 import { iso } from '../../platform/responses';
 import { requireOwnedSite } from '../sites/service';
 import * as repo from './repository';
+import { createNotification } from '../notifications/create';
 import { sentStepContent, utmParamsOf, type AuthoredStepContent } from './step-content';
 import { requireSegmentOfSite } from '../segments/service';
 
@@ -123,23 +124,12 @@ async function writeStepsVersion(
   const stepRows = [];
   for (const step of ordered) {
     const notificationId = crypto.randomUUID();
-    const sent = sentStepContent(step.content, campaign);
-    await repo.insertStepNotification(trx, {
-      id: notificationId,
-      site_id: campaign.site_id,
-      type: 'ONE_TIME',
-      source: 'campaign',
-      ...sent,
-      // Each enrolment's run carries the campaign's segment as it was at enrolment.
-      segment_id: null,
-      status: 'scheduled',
-      scheduled_at: null,
-      sent_at: null,
-      completed_at: null,
-      last_error: null,
-      created_at: now,
-      updated_at: now,
-    });
+    // Each enrolment's run carries the campaign's segment as it was at enrolment, so the step's own is null.
+    await createNotification(
+      trx,
+      { id: notificationId, siteId: campaign.site_id, type: 'ONE_TIME', source: 'campaign', content: sentStepContent(step.content, campaign), segmentId: null, status: 'scheduled' },
+      now,
+    );
     stepRows.push({
       id: crypto.randomUUID(),
       campaign_id: campaign.id,
@@ -290,4 +280,3 @@ export function createWelcomeCampaignsService(ctx: AppContext) {
   };
 }
 
-export type WelcomeCampaignsService = ReturnType<typeof createWelcomeCampaignsService>;

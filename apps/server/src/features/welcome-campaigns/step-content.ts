@@ -2,6 +2,7 @@
 // campaign's settings (UTM parameters, campaign icon).
 import { UTM_PARAM_NAMES, withUtmParams, type ActionButton, type UtmParams } from '@herald/contracts';
 import type { WelcomeCampaignRow } from '../../db/schema';
+import type { NotificationContent } from '../notifications/create';
 
 export function utmParamsOf(campaign: Pick<WelcomeCampaignRow, 'utm_source' | 'utm_medium' | 'utm_campaign'>): UtmParams | null {
   const params: UtmParams = { utm_source: campaign.utm_source, utm_medium: campaign.utm_medium, utm_campaign: campaign.utm_campaign };
@@ -23,18 +24,9 @@ export interface AuthoredStepContent {
   actions: ActionButton[];
 }
 
-export interface SentStepContent {
-  title: string;
-  message: string;
-  destination_url: string;
-  icon_url: string | null;
-  image_url: string | null;
-  /** JSON for notifications.actions, or null without buttons. */
-  actions: string | null;
-}
 
 /** The notification a step sends: UTM parameters on its links, the campaign icon when the step has none (then the site's, at send time). */
-export function sentStepContent(step: AuthoredStepContent, campaign: Pick<WelcomeCampaignRow, 'icon_url' | 'utm_source' | 'utm_medium' | 'utm_campaign'>): SentStepContent {
+export function sentStepContent(step: AuthoredStepContent, campaign: Pick<WelcomeCampaignRow, 'icon_url' | 'utm_source' | 'utm_medium' | 'utm_campaign'>): NotificationContent {
   const utm = utmParamsOf(campaign);
   const actions = step.actions.map((action) => ({ title: action.title, url: withUtmParams(action.url, utm) }));
   return {
@@ -43,6 +35,6 @@ export function sentStepContent(step: AuthoredStepContent, campaign: Pick<Welcom
     destination_url: withUtmParams(step.destination_url, utm),
     icon_url: step.icon_url ?? campaign.icon_url,
     image_url: step.image_url,
-    actions: actions.length ? JSON.stringify(actions) : null,
+    actions,
   };
 }

@@ -1,2 +1,1 @@
 export { ImagePicker } from './image-picker';
-export { checkImageFile, uploadImage } from './upload-image';

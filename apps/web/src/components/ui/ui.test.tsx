@@ -1,7 +1,8 @@
 import { render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
-import { Field, Input, Label, Switch, Tooltip } from '.';
+import { Field, Input, Switch, Tooltip } from '.';
+import { Label } from './label';
 
 describe('form primitives', () => {
   it('a label can carry a required marker and a tooltip that opens on focus and closes on Escape', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DUE_SOON_POLL_MS, SENDING_POLL_MS, pollInterval } from './api';
-import { makeNotification } from './notification-fixtures';
+import { makeNotification } from '../../test/notification-fixtures';
 
 const now = Date.parse('2026-03-01T12:00:00.000Z');
 

@@ -3,26 +3,9 @@
 // SITE's timezone (not the browser's). These helpers go the other way, from
 // an instant the server sends back to the wall time the site's clocks show.
 
+import { wallTimeOf } from '@herald/contracts';
+
 const WALL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatterFor(timeZone: string): Intl.DateTimeFormat {
-  let formatter = formatters.get(timeZone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-    });
-    formatters.set(timeZone, formatter);
-  }
-  return formatter;
-}
 
 /** "2026-03-29T09:00": the instant as a `datetime-local` value in `timeZone`. */
 export function toZonedInputValue(instant: number | string, timeZone: string): string {
@@ -30,8 +13,8 @@ export function toZonedInputValue(instant: number | string, timeZone: string): s
   if (typeof instant === 'string' && WALL_TIME.test(instant)) return instant.slice(0, 16);
   const date = new Date(instant);
   if (Number.isNaN(date.getTime())) return '';
-  const parts: Record<string, string> = {};
-  for (const part of formatterFor(timeZone).formatToParts(date)) parts[part.type] = part.value;
-  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}`;
+  const wall = wallTimeOf(date.getTime(), timeZone);
+  const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+  return `${pad(wall.year, 4)}-${pad(wall.month)}-${pad(wall.day)}T${pad(wall.hour)}:${pad(wall.minute)}`;
 }
 

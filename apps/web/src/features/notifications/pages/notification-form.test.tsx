@@ -5,7 +5,7 @@ import { NOTIFICATION_HELP } from '../../../lib/help-texts';
 import { fail, mockApi, ok } from '../../../test/fetch-mock';
 import { makeSite, makeUser, signIn } from '../../../test/fixtures';
 import { captureDialogs, renderApp } from '../../../test/render-app';
-import { makeNotification, makePerformance } from '../notification-fixtures';
+import { makeNotification, makePerformance } from '../../../test/notification-fixtures';
 
 // "Now" is fixed (Date only; timers stay real) so schedule rules and
 // timezone conversions can be checked by hand: 12:00 UTC is 07:00 in New York.

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { fail, mockApi, ok, type MockResponse } from '../../../test/fetch-mock';
 import { makeSite, makeUser, signIn } from '../../../test/fixtures';
 import { captureDialogs, renderApp } from '../../../test/render-app';
-import { makeNotification } from '../notification-fixtures';
+import { makeNotification } from '../../../test/notification-fixtures';
 
 const site = makeSite({ id: 'site-1', settings: { ...makeSite().settings, timezone: 'UTC' } });
 const LIST = 'GET /api/sites/site-1/notifications';

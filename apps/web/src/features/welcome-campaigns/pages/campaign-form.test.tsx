@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { fail, mockApi, ok, type MockResponse } from '../../../test/fetch-mock';
 import { makeSite, makeUser, signIn } from '../../../test/fixtures';
 import { captureDialogs, renderApp } from '../../../test/render-app';
-import { makeCampaign, makeStep } from '../campaign-fixtures';
+import { makeCampaign, makeStep } from '../../../test/campaign-fixtures';
 
 const site = makeSite({ url: 'https://shop.acme.example' });
 

@@ -1,6 +1,7 @@
-// Wall-clock times in a site's timezone. The dashboard's date-time inputs
-// carry no offset ("2026-03-29T09:00"); Herald reads them in the site's
-// timezone, so "9:00 every day" stays 9:00 across daylight-saving changes.
+// Wall-clock times in a timezone, shared by the server and the dashboard. The
+// dashboard's date-time inputs carry no offset ("2026-03-29T09:00"); Herald
+// reads them in the site's timezone, so "9:00 every day" stays 9:00 across
+// daylight-saving changes, and shows instants back in that timezone.
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
@@ -92,11 +93,4 @@ export function parseDateTimeInZone(value: string, timeZone: string): number | u
 
 export function daysInMonth(year: number, month: number): number {
   return new Date(Date.UTC(year, month, 0)).getUTCDate();
-}
-
-/** "2026-03-29T09:00" — an instant as a wall time in a timezone, for date-time inputs. */
-export function formatLocalDateTime(millis: number, timeZone: string): string {
-  const w = wallTimeOf(millis, timeZone);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${w.year}-${pad(w.month)}-${pad(w.day)}T${pad(w.hour)}:${pad(w.minute)}`;
 }

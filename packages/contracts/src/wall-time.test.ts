@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatLocalDateTime, instantOfWallTime, parseDateTimeInZone, wallTimeOf } from '../../src/platform/time';
+import { instantOfWallTime, parseDateTimeInZone, wallTimeOf } from './wall-time';
 
 describe('wall times in a site timezone', () => {
   it('reads a datetime-local value in the site timezone', () => {
@@ -29,7 +29,6 @@ describe('wall times in a site timezone', () => {
 
   it('formats an instant back as a wall time', () => {
     const instant = Date.UTC(2026, 6, 1, 7, 0);
-    expect(formatLocalDateTime(instant, 'Europe/Paris')).toBe('2026-07-01T09:00');
     expect(wallTimeOf(instant, 'Asia/Tokyo')).toMatchObject({ hour: 16, day: 1 });
   });
 });

@@ -1,0 +1,43 @@
+// What the delivery engine needs from the features above it, declared here and
+// wired at the composition root (runtime.ts), so delivery/ never imports a
+// feature: who a run reaches (segments), what happens to a subscriber a push
+// service says is gone (subscribers), and the site-level counters a send adds
+// to (analytics). See ARCHITECTURE.md, "Layers".
+import type { Kysely, Transaction } from 'kysely';
+import type { Database, RunRow } from '../db/schema';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export type AudienceRun = Pick<RunRow, 'id' | 'site_id' | 'subscriber_id' | 'segment_id' | 'started_at' | 'due_at'>;
+
+/** One page of a run's audience, or why the run reaches nobody (its segment is gone or unreadable). */
+export type AudiencePage = { subscriberIds: string[] } | { nobodyBecause: string };
+
+/**
+ * The next page of a run's audience, by subscriber id after `cursor`, at most
+ * `limit` ids in ascending order (keyset pagination keeps memory flat).
+ */
+export type SelectAudiencePage = (db: Db, run: AudienceRun, cursor: string | null, limit: number) => Promise<AudiencePage>;
+
+export interface GoneSubscriber {
+  subscriberId: string;
+  /** The endpoint the message went to: a subscriber that re-subscribed since is not gone. */
+  endpointHashSentTo: string;
+}
+
+/**
+ * Deactivates subscribers a push service answered 404/410 for, inside the
+ * result transaction; returns how many it deactivated (the caller counts them).
+ */
+export type DeactivateGoneSubscribers = (trx: Transaction<Database>, gone: GoneSubscriber[], now: number) => Promise<number>;
+
+export type SiteCounterIncrements = Partial<Record<'sent' | 'failed' | 'delivered' | 'clicked' | 'unsubscribed', number>>;
+
+/** Adds a send's or a beacon's counts to its site (hourly rollup, active subscribers), in the caller's transaction. */
+export type AddToSiteCounters = (db: Db, siteId: string, at: number, counters: SiteCounterIncrements) => Promise<void>;
+
+export interface DeliveryPorts {
+  selectAudiencePage: SelectAudiencePage;
+  deactivateGoneSubscribers: DeactivateGoneSubscribers;
+  addToSiteCounters: AddToSiteCounters;
+}

@@ -1,0 +1,60 @@
+// The API shape of a notification (spec §3), with its schedule or trigger.
+import type { Notification } from '@herald/contracts';
+import type { Kysely, Transaction } from 'kysely';
+import type { Database, NotificationRow, NotificationTriggerRow, RecurringScheduleRow } from '../../db/schema';
+import { iso, isoOrNull } from '../../platform/responses';
+import { actionsOf } from './create';
+import * as repo from './repository';
+
+/** A notification's schedule or trigger, loaded next to it (issue 4). */
+export interface NotificationAutomation {
+  schedule?: RecurringScheduleRow;
+  trigger?: NotificationTriggerRow;
+}
+
+/** Spec §3 recurringSchedule; `nextRunAt` only while the schedule will fire (scheduled and active). */
+function toRecurringScheduleResponse(row: NotificationRow, schedule: RecurringScheduleRow): NonNullable<Notification['recurringSchedule']> {
+  const live = row.status === 'scheduled' && schedule.is_active === 1;
+  return {
+    intervalType: schedule.interval_type,
+    intervalValue: schedule.interval_value,
+    startDate: iso(schedule.start_at),
+    endDate: isoOrNull(schedule.end_at),
+    isActive: schedule.is_active === 1,
+    nextRunAt: live ? isoOrNull(schedule.next_run_at) : null,
+  };
+}
+
+export function toNotificationResponse(row: NotificationRow, automation: NotificationAutomation = {}): Notification {
+  return {
+    id: row.id,
+    site_id: row.site_id,
+    type: row.type,
+    source: row.source,
+    title: row.title,
+    message: row.message,
+    destination_url: row.destination_url,
+    icon_url: row.icon_url,
+    image_url: row.image_url,
+    segment_id: row.segment_id,
+    actions: actionsOf(row),
+    status: row.status,
+    scheduled_at: isoOrNull(row.scheduled_at),
+    sent_at: isoOrNull(row.sent_at),
+    completed_at: isoOrNull(row.completed_at),
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+    last_error: row.last_error,
+    recurringSchedule: row.type === 'RECURRING' && automation.schedule ? toRecurringScheduleResponse(row, automation.schedule) : null,
+    trigger: row.type === 'TRIGGERED' && automation.trigger ? { event: automation.trigger.event_name, delay_minutes: automation.trigger.delay_minutes } : null,
+    stats: { total: row.total_count, sent: row.sent_count, delivered: row.delivered_count, clicked: row.clicked_count, failed: row.failed_count },
+  };
+}
+
+/** Maps notifications to responses with their schedules and triggers: two queries for any number of rows (no N+1). */
+export async function toNotificationResponses(db: Kysely<Database> | Transaction<Database>, rows: NotificationRow[]): Promise<Notification[]> {
+  const recurringIds = rows.filter((row) => row.type === 'RECURRING').map((row) => row.id);
+  const triggeredIds = rows.filter((row) => row.type === 'TRIGGERED').map((row) => row.id);
+  const [schedules, triggers] = await Promise.all([repo.schedulesOfNotifications(db, recurringIds), repo.triggersOfNotifications(db, triggeredIds)]);
+  return rows.map((row) => toNotificationResponse(row, { schedule: schedules.get(row.id), trigger: triggers.get(row.id) }));
+}

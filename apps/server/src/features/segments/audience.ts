@@ -1,0 +1,42 @@
+// The delivery engine's audience resolver (delivery/ports.ts SelectAudiencePage):
+// who a run reaches, decided at send time from the segment's current rules.
+import type { AudiencePage, AudienceRun } from '../../delivery/ports';
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../../db/schema';
+import { findSegmentOfSite, selectActiveSubscriberIds } from './repository';
+import { parseStoredRules } from './segment-rules';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** Shown on a run whose segment is gone: it sent to nobody rather than to everyone. */
+export const SEGMENT_DELETED_ERROR = 'The segment of this send was deleted, so it was sent to nobody';
+export const SEGMENT_UNREADABLE_ERROR = 'The rules of this send’s segment could not be read, so it was sent to nobody';
+
+/**
+ * The next page of a run's audience, by subscriber id after `cursor`: the
+ * site's active subscribers (or the one subscriber a single-target run
+ * names), narrowed by the run's segment when it has one.
+ *
+ * A segment's rules are read on every page, so the audience is decided at
+ * send time. "Subscribed N days ago" is measured from the run's start, so
+ * every page (and a recovered fan-out) uses the same instant. A segment that
+ * no longer exists, or belongs to another site, matches nobody — never
+ * everybody — and says why.
+ */
+export async function selectAudiencePage(db: Db, run: AudienceRun, cursor: string | null, limit: number): Promise<AudiencePage> {
+  let rules;
+  if (run.segment_id) {
+    const segment = await findSegmentOfSite(db, run.site_id, run.segment_id);
+    rules = segment && parseStoredRules(segment.rules);
+    if (!rules) return { nobodyBecause: segment ? SEGMENT_UNREADABLE_ERROR : SEGMENT_DELETED_ERROR };
+  }
+  const subscriberIds = await selectActiveSubscriberIds(db, {
+    siteId: run.site_id,
+    subscriberId: run.subscriber_id,
+    rules,
+    rulesAt: run.started_at ?? run.due_at,
+    afterId: cursor,
+    limit,
+  });
+  return { subscriberIds };
+}

@@ -5,6 +5,7 @@ import { openDatabase, type DatabaseHandle } from './db/database';
 import { migrateToLatest } from './db/migrate';
 import { enrolInWelcomeCampaign } from './features/welcome-campaigns/enrollment';
 import { systemClock, type Clock } from './platform/clock';
+import { protectDataDirectory } from './platform/data-directory';
 import { createOutboxMailer, createSmtpMailer, type Mailer } from './platform/mail';
 import { loadOrCreateSecret } from './platform/secrets';
 
@@ -20,9 +21,11 @@ export interface RuntimeOptions {
   migrate?: boolean;
 }
 
-/** Opens everything a process role needs: database (migrated), logger, mailer, secret. */
+/** Opens everything a process role needs: private data folder, database (migrated), logger, mailer, secret. */
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const log = pino({ level: config.logLevel, base: undefined });
+  // Before anything is created: the database, the secret and the mail outbox are private (docs/security.md).
+  protectDataDirectory(config, log);
   const database = openDatabase(config.database);
   if (options.migrate !== false) {
     const applied = await migrateToLatest(database);

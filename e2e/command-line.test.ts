@@ -20,6 +20,9 @@ describe('the herald command line', () => {
     const migrated = await run(process.execPath, [main, 'migrate'], { env });
     expect(migrated.stdout).toMatch(/Applied: 0001_accounts_and_sites/);
     expect((await run(process.execPath, [main, 'migrate'], { env })).stdout).toMatch(/up to date/);
+    // docs/security.md "Secrets on disk": the database and the secret are for Herald's user only.
+    for (const file of ['herald.db', 'secret.key']) expect((fs.statSync(path.join(dataDir, file)).mode & 0o777).toString(8), file).toBe('600');
+    expect((fs.statSync(dataDir).mode & 0o777).toString(8)).toBe('700');
 
     const created = await run(process.execPath, [main, 'user', 'create', '--email', 'Cli@Example.com', '--name', 'Cli User', '--password', 'first-password'], { env });
     expect(created.stdout).toMatch(/Created user cli@example.com/);

@@ -104,6 +104,10 @@ const envSchema = z.object({
   DELIVERY_RETRY_BASE_MS: positiveInt('milliseconds').default(2000),
   DELIVERY_MAX_ATTEMPTS: positiveInt('attempts').default(5),
   PUSH_TIMEOUT_MS: positiveInt('milliseconds').default(15000),
+  RSS_FEEDS_PER_USER: positiveInt('feeds').max(100_000, 'must be at most 100000').default(50),
+  RSS_CHECKS_PER_USER_PER_HOUR: positiveInt('checks').max(100_000, 'must be at most 100000').default(30),
+  // At most 1 TiB: the quota is compared in bytes, and a typo should not read as "unlimited".
+  UPLOAD_QUOTA_MB: positiveInt('megabytes').max(1_048_576, 'must be at most 1048576 (1 TiB)').default(200),
 });
 
 export interface Config {
@@ -134,6 +138,12 @@ export interface Config {
   deliveryMaxAttempts: number;
   /** Overall deadline of one request to a push service. */
   pushTimeoutMs: number;
+  /** RSS feeds one user may have over all their sites (docs/security.md, "Abuse limits"). */
+  rssFeedsPerUser: number;
+  /** "Check now" calls one user may make per hour, over all their feeds. */
+  rssChecksPerUserPerHour: number;
+  /** Bytes of uploaded images one user may keep (UPLOAD_QUOTA_MB × 1024 × 1024). */
+  uploadQuotaBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -199,5 +209,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     deliveryRetryBaseMs: e.DELIVERY_RETRY_BASE_MS,
     deliveryMaxAttempts: e.DELIVERY_MAX_ATTEMPTS,
     pushTimeoutMs: e.PUSH_TIMEOUT_MS,
+    rssFeedsPerUser: e.RSS_FEEDS_PER_USER,
+    rssChecksPerUserPerHour: e.RSS_CHECKS_PER_USER_PER_HOUR,
+    uploadQuotaBytes: e.UPLOAD_QUOTA_MB * 1024 * 1024,
   };
 }

@@ -11,6 +11,7 @@ import { deactivateGoneSubscribers } from './features/subscribers/service';
 import { campaignsUsingSegment } from './features/welcome-campaigns/repository';
 import { enrolInWelcomeCampaign } from './features/welcome-campaigns/enrollment';
 import { systemClock, type Clock } from './platform/clock';
+import { protectDataDirectory } from './platform/data-directory';
 import { createLogger } from './platform/logger';
 import { createOutboxMailer, createSmtpMailer, type Mailer } from './platform/mail';
 import { loadOrCreateSecret } from './platform/secrets';
@@ -27,9 +28,11 @@ export interface RuntimeOptions {
   migrate?: boolean;
 }
 
-/** Opens everything a process role needs: database (migrated), logger, mailer, secret. */
+/** Opens everything a process role needs: private data folder, database (migrated), logger, mailer, secret. */
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const log = createLogger(config);
+  // Before anything is created: the database, the secret and the mail outbox are private (docs/security.md).
+  protectDataDirectory(config, log);
   const database = openDatabase(config.database);
   if (options.migrate !== false) {
     const applied = await migrateToLatest(database);

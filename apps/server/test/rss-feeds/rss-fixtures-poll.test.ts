@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../support/manual-clock';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app';
 import { LocalFeedServer } from './local-feed-server';
 
@@ -20,6 +21,9 @@ const manifest = fs
   });
 
 describe('every fixture through the poll path', () => {
+  // "Check now" fetches a feed at most once a minute and one user checks 30 times an hour
+  // (rss-feeds-limits.test.ts); here one user checks 43 feeds twice, the clock moving a minute between.
+  const clock = new ManualClock(Date.now());
   let t: TestApp;
   let owner: TestUser;
   let site: any;
@@ -27,7 +31,7 @@ describe('every fixture through the poll path', () => {
 
   beforeAll(async () => {
     server = await LocalFeedServer.start();
-    t = await createTestApp({ env: { OUTBOUND_ALLOW_HOSTS: '127.0.0.1' } });
+    t = await createTestApp({ clock, env: { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', RSS_CHECKS_PER_USER_PER_HOUR: '1000' } });
     owner = await t.createUser();
     site = await t.createSite(owner.token, { name: 'Fixtures', url: 'https://fixtures.example' });
     for (const { file } of manifest) server.serve(`/${file}`, { body: fs.readFileSync(path.join(fixturesDir, file)), contentType: 'application/xml' });
@@ -55,6 +59,7 @@ describe('every fixture through the poll path', () => {
     expect(recorded).toHaveLength(itemCount);
     expect(recorded.every((r) => r.outcome === 'baseline')).toBe(true);
 
+    clock.advance(60_000);
     const second = await t.request('POST', `/api/rss-feeds/${feedId}/check`, { token: owner.token });
     expect(second.body.data.check).toMatchObject({ outcome: 'checked', items_in_feed: itemCount, new_items: 0, sent: 0, drafted: 0, skipped: 0 });
     expect(await t.ctx.db.selectFrom('notifications').select('id').where('site_id', '=', site.id).execute()).toEqual([]);

@@ -314,6 +314,8 @@ describe('RSS feed polling', () => {
     expect(pushesOf(notificationId)).toHaveLength(3);
     expect((pushesOf(notificationId)[0]!.payload as any)).toMatchObject({ title: 'Breaking', body: 'Right now' });
 
+    // "Check now" fetches a feed at most once a minute (rss-feeds-limits.test.ts).
+    clock.advance(MINUTE);
     const again = await api('POST', `/api/rss-feeds/${feed.id}/check`);
     expect(again.body.data.check).toMatchObject({ outcome: 'not_modified', new_items: 0, sent: 0 });
     expect(again.body.data.check.summary).toMatch(/304 Not Modified/);

@@ -31,7 +31,8 @@ describe('feed fetches refuse private, loopback, link-local, CGNAT and unique-lo
   beforeAll(async () => {
     canary = await Canary.start('127.0.0.1');
     canary.on('/feed.xml', serveRss);
-    t = await createTestApp();
+    // Every spelling is checked with "Check now", far more than one user's hourly allowance (rss-feeds-limits.test.ts tests that).
+    t = await createTestApp({ env: { RSS_CHECKS_PER_USER_PER_HOUR: '1000' } });
     owner = await t.createUser();
     site = await t.createSite(owner.token);
   });

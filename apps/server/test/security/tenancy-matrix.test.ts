@@ -232,6 +232,9 @@ const MATRIX: Record<string, RouteCase> = {
   'GET /api/sites/{siteId}/analytics/subscribers': { own: (x) => get(`/api/sites/${x.site.id}/analytics/subscribers`), attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/analytics/subscribers`))] },
   'GET /api/sites/{siteId}/analytics/engagement': { own: (x) => get(`/api/sites/${x.site.id}/analytics/engagement`), attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/analytics/engagement`))] },
 
+  // ---- Uploads
+  'DELETE /api/uploads/{id}': { own: (x) => del(`/api/uploads/${x.upload.id}`), attacks: (a) => [sweep(a, (id) => del(`/api/uploads/${id}`))], phase: 8 },
+
   // ---- Uploaded files (outside /api, hidden from the OpenAPI document)
   'GET /uploads/{file}': {
     own: (x) => ({ method: 'GET', url: `/uploads/${x.upload.file}`, auth: 'none' }),

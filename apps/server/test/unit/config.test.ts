@@ -57,4 +57,25 @@ describe('configuration from the environment', () => {
     expect(() => loadConfig({ ADMIN_EMAIL: 'a@example.com' })).toThrow(/ADMIN_PASSWORD: must be set when ADMIN_EMAIL is set/);
     expect(() => loadConfig({ ADMIN_EMAIL: 'a@example.com', ADMIN_PASSWORD: 'short' })).toThrow(/at least 8 characters/);
   });
+
+  it('reads the abuse limits: feeds per user, "Check now" per hour, upload quota in MB (200 MB by default)', () => {
+    const defaults = loadConfig({});
+    expect(defaults.rssFeedsPerUser).toBe(50);
+    expect(defaults.rssChecksPerUserPerHour).toBe(30);
+    expect(defaults.uploadQuotaBytes).toBe(200 * 1024 * 1024);
+    const set = loadConfig({ RSS_FEEDS_PER_USER: '10', RSS_CHECKS_PER_USER_PER_HOUR: '5', UPLOAD_QUOTA_MB: '1' });
+    expect([set.rssFeedsPerUser, set.rssChecksPerUserPerHour, set.uploadQuotaBytes]).toEqual([10, 5, 1024 * 1024]);
+
+    let error: unknown;
+    try {
+      loadConfig({ UPLOAD_QUOTA_MB: 'lots', RSS_FEEDS_PER_USER: '0', RSS_CHECKS_PER_USER_PER_HOUR: '2.5' });
+    } catch (e) {
+      error = e;
+    }
+    const problems = (error as ConfigError).problems.join('\n');
+    expect(problems).toMatch(/^UPLOAD_QUOTA_MB: must be a number \(megabytes\) \(got "lots"\)$/m);
+    expect(problems).toMatch(/^RSS_FEEDS_PER_USER: must be above 0/m);
+    expect(problems).toMatch(/^RSS_CHECKS_PER_USER_PER_HOUR: must be a whole number/m);
+    expect(() => loadConfig({ UPLOAD_QUOTA_MB: '2000000' })).toThrow(/UPLOAD_QUOTA_MB: must be at most 1048576/);
+  });
 });

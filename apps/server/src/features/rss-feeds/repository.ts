@@ -4,6 +4,7 @@
 // and "Check now" never check one feed at the same time.
 import type { SegmentUse } from '../segments/segment-uses';
 import type { Insertable, Kysely, Transaction, Updateable } from 'kysely';
+import type { DatabaseKind } from '../../db/database';
 import type { Database, RssFeedItemsTable, RssFeedRow, RssFeedsTable, RssItemOutcome, SiteRow } from '../../db/schema';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -29,6 +30,27 @@ export function findSite(db: Db, siteId: string): Promise<SiteRow | undefined> {
 
 export function listFeedsOfSite(db: Db, siteId: string): Promise<RssFeedRow[]> {
   return db.selectFrom('rss_feeds').selectAll().where('site_id', '=', siteId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+}
+
+/**
+ * Serialises feed creation of one user on PostgreSQL, so two parallel creates
+ * cannot both see room for one more feed (SQLite runs one write transaction
+ * at a time already). Holds the user row until the transaction ends.
+ */
+export async function lockFeedsOfUser(trx: Transaction<Database>, kind: DatabaseKind, userId: string): Promise<void> {
+  if (kind !== 'postgres') return;
+  await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
+}
+
+/** Feeds over all of the user's sites (RSS_FEEDS_PER_USER counts these). */
+export async function countFeedsOfUser(db: Db, userId: string): Promise<number> {
+  const row = await db
+    .selectFrom('rss_feeds')
+    .innerJoin('sites', 'sites.id', 'rss_feeds.site_id')
+    .select((eb) => eb.fn.countAll<number>().as('feeds'))
+    .where('sites.user_id', '=', userId)
+    .executeTakeFirstOrThrow();
+  return Number(row.feeds);
 }
 
 export async function insertFeed(db: Db, row: Insertable<RssFeedsTable>): Promise<void> {

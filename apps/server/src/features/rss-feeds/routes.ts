@@ -23,7 +23,16 @@ export function rssFeedsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.post(
       '/sites/:siteId/rss-feeds',
-      { schema: { tags, summary: 'Add an RSS feed; its first check records the items it already lists', params: siteIdParam, body: createRssFeedBody, response: { 201: rssFeedResponse } } },
+      {
+        schema: {
+          tags,
+          summary: 'Add an RSS feed; its first check records the items it already lists',
+          description: "At most RSS_FEEDS_PER_USER feeds (default 50) over all of the caller's sites; one more answers 409.",
+          params: siteIdParam,
+          body: createRssFeedBody,
+          response: { 201: rssFeedResponse },
+        },
+      },
       async (request, reply) => reply.status(201).send(ok({ feed: await feeds.create(currentUser(request).id, request.params.siteId, request.body) })),
     );
 
@@ -50,7 +59,15 @@ export function rssFeedsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.post(
       '/rss-feeds/:id/check',
-      { schema: { tags, summary: 'Check the feed now and report what happened', params: idParam, response: { 200: rssFeedCheckResponse } } },
+      {
+        schema: {
+          tags,
+          summary: 'Check the feed now and report what happened',
+          description: 'Once a minute per feed and RSS_CHECKS_PER_USER_PER_HOUR (default 30) per user; beyond that 429 with Retry-After.',
+          params: idParam,
+          response: { 200: rssFeedCheckResponse },
+        },
+      },
       async (request) => ok(await feeds.checkNow(currentUser(request).id, request.params.id)),
     );
   };

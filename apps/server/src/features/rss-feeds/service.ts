@@ -4,7 +4,9 @@ import type { Updateable } from 'kysely';
 import type { AppContext } from '../../context';
 import type { RssFeedRow, RssFeedsTable, SiteRow } from '../../db/schema';
 import { createOutboundHttpFromConfig, type OutboundHttp } from '../../platform/outbound-http';
-import { conflict, notFound } from '../../platform/errors';
+import { conflict, HttpError, notFound, tooManyRequests } from '../../platform/errors';
+import { DatabaseRateLimiter } from '../../platform/rate-limit';
+import { sha256Hex } from '../../platform/secrets';
 import { iso, isoOrNull } from '../../platform/responses';
 import { requireOwnedSite } from '../sites/service';
 import { checkFeed, localDayOf } from './feed-check';
@@ -37,9 +39,51 @@ export function toRssFeedResponse(row: RssFeedRow, today: { sent: number; skippe
 
 const flag = (value: boolean) => (value ? 1 : 0);
 
+/** "Check now" fetches a feed at most once a minute (docs/security.md, "Abuse limits"). */
+export const MANUAL_CHECK_INTERVAL_MS = 60_000;
+const HOUR_MS = 3_600_000;
+
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+export const feedLimitReached = (limit: number) =>
+  new HttpError(409, `You can have at most ${plural(limit, 'RSS feed')} over all your sites. Delete a feed to add another.`, 'feed_limit_reached');
+
+/**
+ * The counter of manual checks of one feed at one address: a feed whose
+ * address was just changed may be checked right away (the edit starts it
+ * over), one hammered at the same address may not.
+ */
+const manualCheckKey = (feed: Pick<RssFeedRow, 'id' | 'url'>) => `rss-check:feed:${feed.id}:${sha256Hex(feed.url).slice(0, 16)}`;
+const userChecksKey = (userId: string) => `rss-check:user:${userId}`;
+
 export function createRssFeedsService(ctx: AppContext, options: { outbound?: OutboundHttp } = {}) {
   const { db, clock, config } = ctx;
   const outbound = options.outbound ?? createOutboundHttpFromConfig(config);
+  // In the database, so the limits hold across `serve` processes (docs/security.md, "Abuse limits").
+  const limiter = new DatabaseRateLimiter(db);
+
+  /**
+   * Counts one "Check now" of the feed and of the user, atomically (a burst
+   * of parallel clicks gets one check). Answers 429 with Retry-After when
+   * either is over its limit; the feed's slot is given back when the user's
+   * limit refuses, so the user can check it as soon as their hour allows.
+   */
+  async function countManualCheck(userId: string, feed: RssFeedRow): Promise<string> {
+    const now = clock.now();
+    const feedKey = manualCheckKey(feed);
+    if ((await limiter.hit(feedKey, MANUAL_CHECK_INTERVAL_MS, now)) > 1) {
+      const seconds = Math.max(1, Math.ceil((await limiter.current(feedKey, MANUAL_CHECK_INTERVAL_MS, now)).retryAfterMs / 1000));
+      throw tooManyRequests(`This feed was checked less than a minute ago. Try again in ${plural(seconds, 'second')}.`, seconds);
+    }
+    const userKey = userChecksKey(userId);
+    const perHour = config.rssChecksPerUserPerHour;
+    if ((await limiter.hit(userKey, HOUR_MS, now)) > perHour) {
+      await limiter.reset(feedKey);
+      const seconds = Math.max(1, Math.ceil((await limiter.current(userKey, HOUR_MS, now)).retryAfterMs / 1000));
+      throw tooManyRequests(`You have used all ${plural(perHour, 'feed check')} of this hour. Try again in ${plural(Math.ceil(seconds / 60), 'minute')}.`, seconds);
+    }
+    return feedKey;
+  }
 
   async function ownedFeed(userId: string, id: string): Promise<RssFeedRow> {
     const row = await repo.findFeedOfUser(db, userId, id);
@@ -105,7 +149,11 @@ export function createRssFeedsService(ctx: AppContext, options: { outbound?: Out
         created_at: now,
         updated_at: now,
       };
-      await repo.insertFeed(db, row);
+      await db.transaction().execute(async (trx) => {
+        await repo.lockFeedsOfUser(trx, ctx.dbKind, userId);
+        if ((await repo.countFeedsOfUser(trx, userId)) >= config.rssFeedsPerUser) throw feedLimitReached(config.rssFeedsPerUser);
+        await repo.insertFeed(trx, row);
+      });
       if (isActive) ctx.wakeScheduler();
       return toRssFeedResponse(row);
     },
@@ -157,12 +205,17 @@ export function createRssFeedsService(ctx: AppContext, options: { outbound?: Out
       await repo.deleteFeed(db, id);
     },
 
-    /** "Check now": checks the feed in this request and answers what happened. */
+    /** "Check now": checks the feed in this request and answers what happened; limited per feed and per user. */
     async checkNow(userId: string, id: string): Promise<{ check: RssFeedCheck; feed: RssFeed }> {
       const existing = await ownedFeed(userId, id);
       if (!existing.is_active) throw conflict('This feed is paused. Activate it to check it.');
+      const feedKey = await countManualCheck(userId, existing);
       const attempt = await checkFeed({ db, clock, config, log: ctx.log, wakeScheduler: () => ctx.wakeScheduler(), outbound }, id, 'manual');
-      if (attempt.status === 'busy') throw conflict('This feed is being checked right now. Try again in a moment.');
+      if (attempt.status === 'busy') {
+        // A scheduled check was running: this click fetched nothing, so it does not use the feed's minute.
+        await limiter.reset(feedKey);
+        throw conflict('This feed is being checked right now. Try again in a moment.');
+      }
       if (attempt.status === 'paused') throw conflict('This feed is paused. Activate it to check it.');
       if (attempt.status === 'gone') throw notFound('RSS feed');
       return { check: attempt.check, feed: await withToday((await repo.findFeed(db, id))!) };

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import fastifyMultipart from '@fastify/multipart';
-import { UPLOAD_FIELD_NAME, uploadImageResponse } from '@herald/contracts';
+import { idParam, UPLOAD_FIELD_NAME, uploadDeletedResponse, uploadImageResponse, uploadsListQuery, uploadsListResponse } from '@herald/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
@@ -14,7 +14,11 @@ import { createUploadsService } from './service';
 /** Uploads per user and hour, per process: enough for any editing session, not for filling the disk. */
 const UPLOADS_PER_USER_PER_HOUR = 100;
 
-/** Spec §7 Upload: POST /api/upload/image (multipart, field `image`) → data.url. Mounted under /api. */
+/**
+ * Spec §7 Upload: POST /api/upload/image (multipart, field `image`) → data.url;
+ * and the caller's own uploads: GET /api/uploads, DELETE /api/uploads/{id}
+ * (docs/security.md, "Abuse limits"). Mounted under /api.
+ */
 export function uploadsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     const uploads = createUploadsService(ctx);
@@ -42,6 +46,39 @@ export function uploadsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         }
         const bytes = await readImagePart(request);
         return reply.status(201).send(ok(await uploads.storeImage(user.id, bytes)));
+      },
+    );
+
+    app.get(
+      '/uploads',
+      {
+        preHandler: requireUser(ctx),
+        schema: {
+          tags: ['uploads'],
+          summary: "The caller's uploads, newest first, with the storage they use and their quota (UPLOAD_QUOTA_MB)",
+          querystring: uploadsListQuery,
+          response: { 200: uploadsListResponse },
+        },
+      },
+      async (request) => ok(await uploads.list(currentUser(request).id, request.query)),
+    );
+
+    app.delete(
+      '/uploads/:id',
+      {
+        preHandler: requireUser(ctx),
+        schema: {
+          tags: ['uploads'],
+          summary: "Delete one of the caller's uploads (file and record)",
+          description:
+            "Another user's upload answers 404. 409 while a notification that can still send, a welcome campaign, an RSS feed or a site of the caller uses the image.",
+          params: idParam,
+          response: { 200: uploadDeletedResponse },
+        },
+      },
+      async (request) => {
+        await uploads.remove(currentUser(request).id, request.params.id);
+        return ok({ deleted: true as const });
       },
     );
   };

@@ -1,13 +1,18 @@
-import { UPLOAD_MAX_BYTES } from '@herald/contracts';
+import { UPLOAD_MAX_BYTES, type Upload } from '@herald/contracts';
+import { QueryClientProvider } from '@tanstack/react-query';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { useState } from 'react';
 import { describe, expect, it, vi } from 'vitest';
+import { queryClient } from '../../lib/query-client';
 import { deferred, fail, mockApi, ok } from '../../test/fetch-mock';
 import { signIn } from '../../test/fixtures';
+import { captureDialogs } from '../../test/render-app';
 import { ImagePicker } from './image-picker';
 
 const UPLOAD = 'POST /api/upload/image';
+const LIST = 'GET /api/uploads';
+const MB = 1024 * 1024;
 
 function Harness({ initial = '' }: { initial?: string }) {
   const [value, setValue] = useState(initial);
@@ -23,7 +28,11 @@ function setUp(initial?: string) {
   signIn(undefined, 'tok-upload');
   // The picker's own `accept` would hide wrong files from the dialog; these tests hand them over anyway, as drag-and-drop can.
   const user = userEvent.setup({ applyAccept: false });
-  render(<Harness initial={initial} />);
+  render(
+    <QueryClientProvider client={queryClient}>
+      <Harness initial={initial} />
+    </QueryClientProvider>,
+  );
   return user;
 }
 
@@ -76,7 +85,7 @@ describe('image picker (spec §2, §5, §8)', () => {
       await user.upload(input, file);
       expect(screen.getByRole('alert')).toHaveTextContent('Please upload a valid image file (JPEG, PNG, GIF, or WebP)');
     }
-    expect(api.calls).toHaveLength(0);
+    expect(api.callsTo(UPLOAD)).toHaveLength(0);
   });
 
   it('refuses files over 5MB before uploading: "File size must be less than 5MB"', async () => {
@@ -86,7 +95,7 @@ describe('image picker (spec §2, §5, §8)', () => {
 
     await user.upload(input, png('big.png', UPLOAD_MAX_BYTES + 1));
     expect(screen.getByRole('alert')).toHaveTextContent('File size must be less than 5MB');
-    expect(api.calls).toHaveLength(0);
+    expect(api.callsTo(UPLOAD)).toHaveLength(0);
 
     // Exactly 5MB is allowed; jpg, gif and webp too.
     await user.upload(input, png('max.png', UPLOAD_MAX_BYTES));
@@ -112,7 +121,7 @@ describe('image picker (spec §2, §5, §8)', () => {
     expect(call?.headers.get('authorization')).toBe('Bearer tok-upload');
     // The browser sets the multipart boundary itself.
     expect(call?.headers.has('content-type')).toBe(false);
-    const init = vi.mocked(fetch).mock.calls[0]?.[1];
+    const init = vi.mocked(fetch).mock.calls.find(([, options]) => options?.method === 'POST')?.[1];
     expect(init?.body).toBeInstanceOf(FormData);
     expect((init?.body as FormData).get('image')).toBe(file);
 
@@ -137,5 +146,108 @@ describe('image picker (spec §2, §5, §8)', () => {
     mockApi({ [UPLOAD]: { status: 500, text: '' } });
     await user.upload(screen.getByLabelText('Upload Icon'), png());
     await waitFor(() => expect(within(picker).getByRole('alert')).toHaveTextContent('Failed to upload image'));
+  });
+
+  describe('your uploads (GET /api/uploads, DELETE /api/uploads/{id})', () => {
+    const makeUpload = (n: number, overrides: Partial<Upload> = {}): Upload => ({
+      id: `up-${n}`,
+      url: `https://herald.example/uploads/${n}.png`,
+      content_type: 'image/png',
+      byte_size: 250 * 1024,
+      width: 192,
+      height: 192,
+      created_at: `2026-03-0${n}T10:00:00.000Z`,
+      ...overrides,
+    });
+    const listOf = (uploads: Upload[], used = uploads.reduce((sum, u) => sum + u.byte_size, 0)) =>
+      ok({ uploads, total: uploads.length, page: 1, limit: 50, used_bytes: used, quota_bytes: 200 * MB });
+
+    it('shows them in upload mode with the storage used, and "Use" picks one', async () => {
+      const api = mockApi({ [LIST]: listOf([makeUpload(2, { width: 1200, height: 628, byte_size: Math.round(1.5 * MB) }), makeUpload(1)]) });
+      const user = setUp();
+      expect(api.callsTo(LIST)).toHaveLength(0);
+      await chooseUpload(user);
+
+      const section = await screen.findByRole('region', { name: 'Your uploads' });
+      expect(await within(section).findByText('1.7 MB of 200 MB used')).toBeInTheDocument();
+      const use = within(section).getByRole('button', { name: /^Use image 1200×628, 1\.5 MB, uploaded Mar 2, 2026/ });
+      expect(use).toHaveAttribute('aria-pressed', 'false');
+      await user.click(use);
+      expect(screen.getByTestId('value')).toHaveTextContent('https://herald.example/uploads/2.png');
+      expect(within(section).getByRole('button', { name: /^Use image 1200×628/ })).toHaveAttribute('aria-pressed', 'true');
+      expect(screen.getByRole('img', { name: 'Icon preview' })).toHaveAttribute('src', 'https://herald.example/uploads/2.png');
+    });
+
+    it('says when there are none', async () => {
+      mockApi({ [LIST]: listOf([]) });
+      const user = setUp();
+      await chooseUpload(user);
+      expect(await screen.findByText('No uploads yet.')).toBeInTheDocument();
+      expect(screen.getByText('0 KB of 200 MB used')).toBeInTheDocument();
+    });
+
+    it('deletes one after asking, refreshes the list, and clears the image when it was the chosen one', async () => {
+      let uploads = [makeUpload(2), makeUpload(1)];
+      const api = mockApi({
+        [LIST]: () => listOf(uploads),
+        'DELETE /api/uploads/up-2': () => {
+          uploads = uploads.filter((u) => u.id !== 'up-2');
+          return ok({ deleted: true });
+        },
+      });
+      const dialogs = captureDialogs();
+      const user = setUp('https://herald.example/uploads/2.png');
+      await chooseUpload(user);
+      const section = await screen.findByRole('region', { name: 'Your uploads' });
+
+      await user.click(await within(section).findByRole('button', { name: /^Delete image 192×192, 250 KB, uploaded Mar 2, 2026/ }));
+      expect(dialogs.confirms).toEqual(['Delete this image? Notifications already sent with it will show no image.']);
+      await waitFor(() => expect(within(section).queryByRole('button', { name: /uploaded Mar 2, 2026/ })).not.toBeInTheDocument());
+      expect(api.callsTo('DELETE /api/uploads/up-2')).toHaveLength(1);
+      expect(screen.getByTestId('value')).toBeEmptyDOMElement();
+      expect(within(section).getByRole('button', { name: /^Use image 192×192, 250 KB, uploaded Mar 1, 2026/ })).toBeInTheDocument();
+    });
+
+    it('does nothing when the deletion is not confirmed', async () => {
+      const api = mockApi({ [LIST]: listOf([makeUpload(1)]) });
+      captureDialogs(false);
+      const user = setUp();
+      await chooseUpload(user);
+      await user.click(await screen.findByRole('button', { name: /^Delete image/ }));
+      expect(api.callsTo('DELETE /api/uploads/up-1')).toHaveLength(0);
+    });
+
+    it("shows the server's reason under the picker when a deletion is refused, and keeps the image", async () => {
+      const reason = 'This image is still used by notification "Summer sale". Remove it there first, then delete it.';
+      mockApi({ [LIST]: listOf([makeUpload(1)]), 'DELETE /api/uploads/up-1': fail(409, reason) });
+      captureDialogs();
+      const user = setUp('https://herald.example/uploads/1.png');
+      await chooseUpload(user);
+      await user.click(await screen.findByRole('button', { name: /^Delete image/ }));
+      expect(await within(screen.getByRole('group', { name: 'Icon' })).findByRole('alert')).toHaveTextContent(reason);
+      expect(screen.getByTestId('value')).toHaveTextContent('https://herald.example/uploads/1.png');
+    });
+
+    it('shows a new upload in the list once it is stored, and the quota message when it does not fit', async () => {
+      let uploads = [makeUpload(1)];
+      const api = mockApi({
+        [LIST]: () => listOf(uploads),
+        [UPLOAD]: () => {
+          uploads = [makeUpload(3), ...uploads];
+          return ok({ url: 'https://herald.example/uploads/3.png' }, 201);
+        },
+      });
+      const user = setUp();
+      const input = await chooseUpload(user);
+      await screen.findByRole('button', { name: /^Use image .*uploaded Mar 1, 2026/ });
+      await user.upload(input, png());
+      expect(await screen.findByRole('button', { name: /^Use image .*uploaded Mar 3, 2026/ })).toHaveAttribute('aria-pressed', 'true');
+      expect(api.callsTo(LIST).length).toBeGreaterThanOrEqual(2);
+
+      const full = 'This image does not fit in your upload storage quota of 200 MB (199.9 MB used). Delete some of your uploads to make room.';
+      mockApi({ [LIST]: listOf(uploads), [UPLOAD]: fail(413, full) });
+      await user.upload(screen.getByLabelText('Upload Icon'), png());
+      expect(await within(screen.getByRole('group', { name: 'Icon' })).findByRole('alert')).toHaveTextContent(full);
+    });
   });
 });

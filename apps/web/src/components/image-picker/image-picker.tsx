@@ -4,6 +4,8 @@ import { errorMessage } from '../../lib/api-client';
 import { cn } from '../../lib/class-names';
 import { Button, Input, Spinner, ToggleGroup } from '../ui';
 import { checkImageFile, IMAGE_ACCEPT, uploadImage } from './upload-image';
+import { useRefreshUploads } from './uploads-api';
+import { YourUploads } from './your-uploads';
 
 type PickerMode = 'url' | 'upload';
 /** Spec §2 Image picker upload states. */
@@ -42,6 +44,7 @@ export function ImagePicker({ label, value, onChange, hint, error, hideLabel = f
   // The URL whose preview failed to load; a new URL gets a fresh chance.
   const [brokenPreview, setBrokenPreview] = useState<string | null>(null);
   const abortRef = useRef<AbortController | null>(null);
+  const refreshUploads = useRefreshUploads();
 
   // Leaving the page (or turning the picker off) stops an upload nobody will see.
   useEffect(() => () => abortRef.current?.abort(), []);
@@ -72,6 +75,7 @@ export function ImagePicker({ label, value, onChange, hint, error, hideLabel = f
       if (controller.signal.aborted) return;
       onChange(url);
       setUpload({ status: 'idle' });
+      void refreshUploads();
     } catch (caught) {
       if (controller.signal.aborted) return;
       setUpload({ status: 'error', message: errorMessage(caught, 'Failed to upload image') });
@@ -124,6 +128,20 @@ export function ImagePicker({ label, value, onChange, hint, error, hideLabel = f
             )}
           />
           <p className="text-xs text-slate-600">JPEG, PNG, GIF or WebP, up to 5MB.</p>
+          <YourUploads
+            selectedUrl={value}
+            disabled={disabled}
+            onUse={(url) => {
+              onChange(url);
+              setUpload({ status: 'idle' });
+            }}
+            onDeleted={(url) => {
+              // An unsaved form must not keep pointing at a file that is gone.
+              if (url === trimmed) onChange('');
+              setUpload({ status: 'idle' });
+            }}
+            onError={(message) => setUpload({ status: 'error', message })}
+          />
         </div>
       )}
 

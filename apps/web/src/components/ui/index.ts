@@ -10,7 +10,7 @@ export { Spinner } from './spinner';
 export { TabPanel, Tabs, type TabItem } from './tabs';
 export { Tooltip } from './tooltip';
 export { PageHeader } from './page-header';
-export { DateTime } from './date-time';
+export { DateTime, formatDateTime } from './date-time';
 export { ProgressBar } from './progress-bar';
 export { Switch } from './switch';
 export { ToggleGroup, type ToggleItem } from './toggle-group';

@@ -297,6 +297,32 @@ describe('RSS feeds page (spec §2 RSS Feeds)', () => {
     expect(api.callsTo('POST /api/rss-feeds/feed-1/check')).toHaveLength(3);
   });
 
+  it('"Check now" refused by the limits shows the server\'s message on the card, and the button works again', async () => {
+    let answer = fail(429, 'This feed was checked less than a minute ago. Try again in 42 seconds.');
+    const api = setUp({ 'POST /api/rss-feeds/feed-1/check': () => answer }, [makeFeed()]);
+    const { user } = renderApp('/rss-feeds');
+    const card = await screen.findByRole('article', { name: 'Acme posts' });
+    await user.click(within(card).getByRole('button', { name: 'Check now' }));
+    expect(await within(card).findByRole('status')).toHaveTextContent('This feed was checked less than a minute ago. Try again in 42 seconds.');
+
+    answer = fail(429, 'You have used all 30 feed checks of this hour. Try again in 17 minutes.');
+    await user.click(within(card).getByRole('button', { name: 'Check now' }));
+    await waitFor(() => expect(within(card).getByRole('status')).toHaveTextContent('You have used all 30 feed checks of this hour. Try again in 17 minutes.'));
+    expect(within(card).getByRole('button', { name: 'Check now' })).toBeEnabled();
+    expect(api.callsTo('POST /api/rss-feeds/feed-1/check')).toHaveLength(2);
+  });
+
+  it('alerts the server\'s message when the feed limit is reached', async () => {
+    setUp({ 'POST /api/sites/site-1/rss-feeds': fail(409, 'You can have at most 50 RSS feeds over all your sites. Delete a feed to add another.') });
+    const dialogs = captureDialogs();
+    const { user } = renderApp('/rss-feeds');
+    await user.click(await screen.findByRole('button', { name: '+ Add Feed' }));
+    await user.type(screen.getByLabelText(/^Feed Name/), 'One too many');
+    await user.type(screen.getByLabelText(/^RSS Feed URL/), 'https://news.example/rss');
+    await user.click(screen.getByRole('button', { name: 'Add Feed' }));
+    await waitFor(() => expect(dialogs.alerts).toEqual(['You can have at most 50 RSS feeds over all your sites. Delete a feed to add another.']));
+  });
+
   it('edits a feed from the list with PATCH and alerts "RSS feed updated successfully!"', async () => {
     let feed = makeFeed({ utm_params: { utm_source: 'herald', utm_medium: null, utm_campaign: null }, create_draft: true });
     const api = setUp({

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { PushSubscriptionInput } from '@herald/contracts';
-import { checkPushEndpoint as checkEndpointPolicy } from '../../delivery/push-endpoints';
+import { checkPushEndpoint as checkEndpointPolicy, normalisePushEndpoint } from '../../delivery/push-endpoints';
 import { badRequest } from '../../platform/errors';
 
 /**
@@ -12,7 +12,7 @@ import { badRequest } from '../../platform/errors';
 export function checkPushEndpoint(endpoint: string, extraPushOrigins: readonly string[]): string {
   const check = checkEndpointPolicy(endpoint, extraPushOrigins);
   if (!check.ok) throw badRequest(check.reason.replace(/^The subscription endpoint/, 'subscription.endpoint'), 'invalid_subscription');
-  return endpoint;
+  return normalisePushEndpoint(endpoint);
 }
 
 /**
@@ -54,7 +54,11 @@ export interface CheckedSubscription {
   auth: string;
 }
 
-/** Validates a browser's PushSubscription: endpoint host, p256dh on the curve, auth 16 bytes (RFC 8291, docs/web-push.md). */
+/**
+ * Validates a browser's PushSubscription: endpoint host, p256dh on the curve,
+ * auth 16 bytes (RFC 8291, docs/web-push.md). The endpoint comes back
+ * normalised (normalisePushEndpoint), as it is stored.
+ */
 export function checkPushSubscription(subscription: PushSubscriptionInput, extraPushOrigins: readonly string[]): CheckedSubscription {
   const endpoint = checkPushEndpoint(subscription.endpoint, extraPushOrigins);
 
@@ -75,7 +79,12 @@ export function checkPushSubscription(subscription: PushSubscriptionInput, extra
   return { endpoint, p256dh: p256dh.toString('base64url'), auth: auth.toString('base64url') };
 }
 
-/** The stored key of an endpoint (subscribers.endpoint_hash): endpoints are long, the unique index stays small. */
+/**
+ * The stored key of an endpoint (subscribers.endpoint_hash): endpoints are
+ * long, the unique index stays small. Hashes the normalised endpoint, so
+ * every lookup by endpoint (unsubscribe, previous_endpoint, track, identify,
+ * tags) finds the one subscriber of a browser however the endpoint is spelt.
+ */
 export function endpointHash(endpoint: string): string {
-  return crypto.createHash('sha256').update(endpoint).digest('hex');
+  return crypto.createHash('sha256').update(normalisePushEndpoint(endpoint)).digest('hex');
 }

@@ -149,7 +149,7 @@ export function createSubscribersService(ctx: AppContext) {
     refresh: repo.SubscriberRefresh,
     now: number,
   ): Promise<SubscribeResult> {
-    if (previousHash) {
+    if (previousHash && previousHash !== hash) {
       const previous = await repo.findSubscriberByEndpointHash(trx, siteId, previousHash);
       if (previous) {
         const current = await repo.findSubscriberByEndpointHash(trx, siteId, hash);
@@ -174,6 +174,7 @@ export function createSubscribersService(ctx: AppContext) {
       endpoint_hash: hash,
       ...refresh,
       external_id: null,
+      external_id_verified: 0,
       is_active: 1,
       subscribed_at: now,
       unsubscribed_at: null,
@@ -221,7 +222,7 @@ export function createSubscribersService(ctx: AppContext) {
       };
       const hash = endpointHash(checked.endpoint);
       const previousEndpoint = input.previous_endpoint?.trim();
-      const previousHash = previousEndpoint && previousEndpoint !== checked.endpoint ? endpointHash(previousEndpoint) : undefined;
+      const previousHash = previousEndpoint ? endpointHash(previousEndpoint) : undefined;
 
       const attempt = () => db.transaction().execute((trx) => upsertSubscription(trx, siteId, checked.endpoint, hash, previousHash, refresh, now));
       let result: SubscribeResult;

@@ -44,8 +44,10 @@ export function identityHashSnippet(language: ServerLanguage): string {
         '}',
         '?>',
         '<script>',
-        '  // In the page you render for the signed-in user:',
-        '  herald.identify(<?= json_encode($userId) ?>, <?= json_encode(herald_identity_hash($userId)) ?>);',
+        '  // In the page you render for the signed-in user (herald.js loads async):',
+        '  const heraldIdentity = [<?= json_encode($userId) ?>, <?= json_encode(herald_identity_hash($userId)) ?>];',
+        '  if (window.herald) window.herald.identify(...heraldIdentity);',
+        "  else window.addEventListener('herald:ready', (event) => event.detail.identify(...heraldIdentity), { once: true });",
         '</script>',
       ].join('\n');
     case 'python':

@@ -16,7 +16,6 @@ const FEATURE_ENTRY_POINTS = [
   'segments/service', // requireSegmentOfSite: a target must be the site's own segment
   'segments/segment-uses', // SegmentUse: what a feature's segment-use finder returns
   'subscribers/hooks', // the subscriber-created hook contract
-  'subscribers/push-subscription', // endpointHash: how a subscription is looked up by endpoint
   'site-events/hooks', // the site-event hook contract
   'analytics/site-counters', // the hourly rollup and active count every writer adds to
   'notifications/create', // the one way a notification row is created

@@ -171,7 +171,9 @@ describe('stored XSS (headless Chromium)', () => {
     const subscriberId = subscribed.body.data.subscriber.id;
     await created('PATCH', `/subscribers/${subscriberId}/tags`, { tags: [P.img, P.svg, P.script] }, 200);
     await created('POST', `/public/sites/${site.id}/tags`, { endpoint, add: [P.svgShort] }, 200);
-    await created('POST', `/public/sites/${site.id}/identify`, { endpoint, external_id: P.img }, 200);
+    const { secret } = await created('GET', `/sites/${site.id}/identity-secret`, undefined, 200);
+    const identityHash = crypto.createHmac('sha256', secret).update(P.img).digest('hex');
+    await created('POST', `/public/sites/${site.id}/identify`, { endpoint, external_id: P.img, identity_hash: identityHash }, 200);
     await created('POST', `/public/sites/${site.id}/track`, { endpoint, event: 'viewed_product', data: { note: P.img, nested: { html: P.script } }, idempotency_key: P.svg }, 202);
     expect((await api('POST', `/public/sites/${site.id}/track`, { endpoint, event: P.svg })).status).toBe(400);
     expect((await api('POST', `/v1/sites/${site.id}/events`, { event: P.script, external_id: 'x' }, { authorization: `Bearer ${key.key}` })).status).toBe(400);

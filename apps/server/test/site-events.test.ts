@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { siteEventRetentionSource } from '../src/features/site-events/service';
 import { ManualClock } from './support/manual-clock';
@@ -22,6 +23,12 @@ describe('public SDK endpoints: track, identify, tags', () => {
       headers: { origin: ORIGIN, ...(options.contentType ? { 'content-type': options.contentType } : {}) },
       remoteAddress: options.remoteAddress ?? `192.0.2.${address % 250}`,
     });
+  };
+
+  /** What the site's backend computes (docs/security.md, "Identity verification"). */
+  const identityHash = async (externalId: string) => {
+    const { secret } = (await h.t.request('GET', `/api/sites/${h.site.id}/identity-secret`, { token: h.owner.token })).body.data;
+    return crypto.createHmac('sha256', secret).update(externalId).digest('hex');
   };
 
   beforeAll(async () => {
@@ -57,9 +64,9 @@ describe('public SDK endpoints: track, identify, tags', () => {
     expect(tracked.body).toEqual({ success: true, data: { event: { id: expect.any(String), event: 'purchase', duplicate: false, subscribers: 1, triggered: 0 } } });
     expect((await post('track', { endpoint, event: 'signup' }, { contentType: 'text/plain' })).status).toBe(202);
 
-    const identified = await post('identify', { endpoint, external_id: 'customer-42' });
+    const identified = await post('identify', { endpoint, external_id: 'customer-42', identity_hash: await identityHash('customer-42') });
     expect(identified.status).toBe(200);
-    expect(identified.body.data).toEqual({ subscriber: { id: subscriber.subscriberId, external_id: 'customer-42' } });
+    expect(identified.body.data).toEqual({ subscriber: { id: subscriber.subscriberId, external_id: 'customer-42', verified: true } });
     const stored = await h.t.ctx.db.selectFrom('subscribers').select('external_id').where('id', '=', subscriber.subscriberId).executeTakeFirstOrThrow();
     expect(stored.external_id).toBe('customer-42');
 
@@ -76,7 +83,7 @@ describe('public SDK endpoints: track, identify, tags', () => {
     const stranger = h.push.createSubscription({ applicationServerKey: h.site.vapid_public_key });
     for (const [path, body] of [
       ['track', { event: 'purchase' }],
-      ['identify', { external_id: 'customer-42' }],
+      ['identify', { external_id: 'customer-42', identity_hash: await identityHash('customer-42') }],
       ['tags', { add: ['vip'] }],
     ] as const) {
       const response = await post(path, { endpoint: stranger.endpoint, ...body });

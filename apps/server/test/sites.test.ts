@@ -40,9 +40,18 @@ describe('sites API (spec §7 Sites)', () => {
     }
   });
 
-  it('uses UTC, en and USD when no settings are given', async () => {
+  it('uses UTC, en and USD when no settings are given, and verifies identities', async () => {
     const site = await t.createSite(owner.token, { name: 'Blog', url: 'https://blog.example' });
-    expect(site.settings).toEqual({ icon: null, language: 'en', timezone: 'UTC', valueCurrency: 'USD', valuePerSubscriber: 0, valuePerClick: 0 });
+    expect(site.settings).toEqual({
+      icon: null,
+      language: 'en',
+      timezone: 'UTC',
+      valueCurrency: 'USD',
+      valuePerSubscriber: 0,
+      valuePerClick: 0,
+      identityVerification: true,
+      serverOnlyTags: [],
+    });
   });
 
   it('lists, gets, updates and deletes', async () => {

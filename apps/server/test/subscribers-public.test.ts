@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { endpointHash } from '../src/features/subscribers/push-subscription';
+import { endpointHash } from '../src/delivery/push-endpoints';
 import { ManualClock } from './support/manual-clock';
 import { createTestApp, type TestApp, type TestUser } from './support/test-app';
 

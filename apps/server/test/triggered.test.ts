@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from './support/manual-clock';
 import { createDeliveryHarness, notificationInput, type DeliveryHarness } from './support/delivery-harness';
@@ -72,8 +73,12 @@ describe('triggered notifications', () => {
     bob = await h.subscribe();
     const key = await h.t.request('POST', `/api/sites/${h.site.id}/api-keys`, { token: h.owner.token, body: { name: 'Shop backend' } });
     apiKey = key.body.data.key;
+    const { secret } = (await h.t.request('GET', `/api/sites/${h.site.id}/identity-secret`, { token: h.owner.token })).body.data;
+    const identity_hash = crypto.createHmac('sha256', secret).update('customer-42').digest('hex');
     for (const who of [alice, alicePhone]) {
-      const identified = await h.t.request('POST', `/api/public/sites/${h.site.id}/identify`, { body: { endpoint: who.subscription.endpoint, external_id: 'customer-42' } });
+      const identified = await h.t.request('POST', `/api/public/sites/${h.site.id}/identify`, {
+        body: { endpoint: who.subscription.endpoint, external_id: 'customer-42', identity_hash },
+      });
       expect(identified.status).toBe(200);
     }
   });

@@ -60,7 +60,12 @@ export const publicTrackBody = z.object({
 });
 export type PublicTrackBody = z.infer<typeof publicTrackBody>;
 
-export const publicIdentifyBody = z.object({ endpoint, external_id: externalId });
+/** HMAC-SHA256(site identity secret, external_id) as lowercase hex, computed by the site's backend (docs/security.md). */
+export const identityHash = z
+  .string({ message: 'identity_hash must be text' })
+  .regex(/^[0-9a-f]{64}$/, 'identity_hash must be the HMAC-SHA256 of external_id as 64 lowercase hex characters');
+
+export const publicIdentifyBody = z.object({ endpoint, external_id: externalId, identity_hash: identityHash.optional() });
 export type PublicIdentifyBody = z.infer<typeof publicIdentifyBody>;
 
 export const publicTagsBody = z
@@ -98,8 +103,26 @@ export const eventReceipt = z.object({
 export type EventReceipt = z.infer<typeof eventReceipt>;
 export const eventReceiptResponse = envelope(z.object({ event: eventReceipt }));
 
-export const identifyResponse = envelope(z.object({ subscriber: z.object({ id: z.string(), external_id: z.string() }) }));
+/**
+ * Tags set by the site's backend (also the tags the site marked server-only,
+ * which the browser may not change). Address one subscriber or a person.
+ */
+export const apiSubscriberTagsBody = z
+  .object({
+    subscriber_id: z.string().trim().min(1, 'subscriber_id must not be empty').max(100).optional(),
+    external_id: externalId.optional(),
+    add: tagList.optional(),
+    remove: tagList.optional(),
+  })
+  .refine((body) => (body.subscriber_id === undefined) !== (body.external_id === undefined), 'Send exactly one of subscriber_id or external_id')
+  .refine((body) => (body.add?.length ?? 0) + (body.remove?.length ?? 0) > 0, 'add or remove must list at least one tag');
+export type ApiSubscriberTagsBody = z.infer<typeof apiSubscriberTagsBody>;
+
+/** `verified`: the claim came with a valid identity hash (on a site that verifies identities, only such claims count). */
+export const identifyResponse = envelope(z.object({ subscriber: z.object({ id: z.string(), external_id: z.string(), verified: z.boolean() }) }));
 export const tagsResponse = envelope(z.object({ subscriber: z.object({ id: z.string(), tags: z.array(z.string()) }) }));
+/** Every subscriber the v1 tags call changed, with its tags after the change. */
+export const apiSubscriberTagsResponse = envelope(z.object({ subscribers: z.array(z.object({ id: z.string(), tags: z.array(z.string()) })) }));
 
 // ---------------------------------------------------------------------------
 // Dashboard: the site's recent events (Settings → Automation).

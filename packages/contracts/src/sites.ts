@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { envelope, httpUrl, optionalImageUrl } from './common';
+import { SUBSCRIBER_TAG_MAX_LENGTH } from './subscribers';
 
 /** Spec §2 Create Site: the timezone choices offered when creating a site. */
 export const CREATE_SITE_TIMEZONES = [
@@ -92,6 +93,10 @@ export const siteSettings = z.object({
   valueCurrency: z.string(),
   valuePerSubscriber: z.number(),
   valuePerClick: z.number(),
+  /** docs/security.md: when on, `identify` needs `identity_hash` = HMAC-SHA256(identity secret, external_id). */
+  identityVerification: z.boolean(),
+  /** Tags the browser SDK may neither add nor remove; only the site's backend (v1 API) sets them. */
+  serverOnlyTags: z.array(z.string()),
 });
 export type SiteSettings = z.infer<typeof siteSettings>;
 
@@ -109,6 +114,21 @@ export type Site = z.infer<typeof site>;
 
 const siteName = z.string().trim().min(1, 'Site name is required').max(100, 'Site name must be at most 100 characters');
 
+export const SERVER_ONLY_TAGS_MAX = 50;
+
+/** Trimmed, duplicates and empty entries dropped. */
+const serverOnlyTags = z
+  .array(
+    z
+      .string({ message: 'each server-only tag must be text' })
+      .trim()
+      .max(SUBSCRIBER_TAG_MAX_LENGTH, `each server-only tag must be at most ${SUBSCRIBER_TAG_MAX_LENGTH} characters`),
+    { message: 'serverOnlyTags must be a list of tags' },
+  )
+  .max(500, 'too many server-only tags')
+  .transform((tags) => [...new Set(tags.filter((tag) => tag.length > 0))])
+  .refine((tags) => tags.length <= SERVER_ONLY_TAGS_MAX, `at most ${SERVER_ONLY_TAGS_MAX} server-only tags`);
+
 const settingsInput = z
   .object({
     icon: optionalImageUrl,
@@ -117,6 +137,8 @@ const settingsInput = z
     valueCurrency: z.enum(CURRENCIES, { message: 'Unknown currency' }).optional(),
     valuePerSubscriber: money.optional(),
     valuePerClick: money.optional(),
+    identityVerification: z.boolean({ message: 'identityVerification must be true or false' }).optional(),
+    serverOnlyTags: serverOnlyTags.optional(),
   })
   .strict();
 
@@ -148,3 +170,11 @@ export const installCodeResponse = envelope(
   }),
 );
 export type InstallCode = z.infer<typeof installCodeResponse>['data'];
+
+/**
+ * The site's identity secret (Settings → Automation): the key of the HMAC
+ * that proves an `identify` call comes from the site's own backend
+ * (docs/security.md, "Identity verification"). Owner only.
+ */
+export const identitySecretResponse = envelope(z.object({ secret: z.string() }));
+export type IdentitySecret = z.infer<typeof identitySecretResponse>['data'];

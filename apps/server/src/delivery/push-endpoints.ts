@@ -3,6 +3,7 @@
 // with http://169.254.169.254/… and make the server send requests there.
 // Endpoints must be https on a known push service, or on an origin the
 // administrator lists (EXTRA_PUSH_ORIGINS, e.g. a test push service).
+import crypto from 'node:crypto';
 
 /** Push-service hosts of the browsers docs/web-push.md lists, exact or as a parent domain. */
 const KNOWN_PUSH_HOSTS = ['fcm.googleapis.com', 'android.googleapis.com', 'push.services.mozilla.com', 'push.apple.com', 'notify.windows.com'];
@@ -47,6 +48,43 @@ export function checkPushEndpoint(endpoint: string, extraOrigins: readonly strin
   return { ok: true, origin: url.origin };
 }
 
+/** RFC 3986 §2.3: characters that mean the same percent-encoded or not. */
+const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
+
+/** RFC 3986 §6.2.2.1–2: %7e and %7E are `~`; other escapes get upper-case hex. */
+function normalisePercentEncoding(text: string): string {
+  return text.replace(/%([0-9A-Fa-f]{2})/g, (_escape, hex: string) => {
+    const character = String.fromCharCode(Number.parseInt(hex, 16));
+    return UNRESERVED.test(character) ? character : `%${hex.toUpperCase()}`;
+  });
+}
+
+/**
+ * The one spelling of an endpoint that Herald stores, hashes and looks up
+ * (docs/security.md, "One device, one subscriber"): the WHATWG URL
+ * serialisation (lower-case scheme and host, default port dropped, dot
+ * segments resolved), without fragment or empty query, with RFC 3986
+ * percent-encoding normalisation. Every spelling a push service treats as the
+ * same URL becomes the same text, so one browser is one subscriber however
+ * its endpoint is written. Idempotent. Text that is not a URL comes back
+ * trimmed (lookups of it find nothing; subscribing refuses it first).
+ */
+export function normalisePushEndpoint(endpoint: string): string {
+  let url: URL;
+  try {
+    url = new URL(endpoint.trim());
+  } catch {
+    return endpoint.trim();
+  }
+  url.hash = '';
+  // Setting the path again resolves dot segments that decoding produced (%2E%2E → ..).
+  url.pathname = normalisePercentEncoding(url.pathname);
+  const query = normalisePercentEncoding(url.search);
+  // `search` is '' for both "no query" and a bare "?"; assigning '' drops the "?".
+  url.search = query === '?' ? '' : query;
+  return url.href;
+}
+
 /** For PushClientOptions.allowOrigin: the same policy, by origin. */
 export function pushOriginPolicy(extraOrigins: readonly string[] = []): (origin: string) => boolean {
   return (origin) => checkPushEndpoint(`${origin}/`, extraOrigins).ok;
@@ -64,4 +102,14 @@ export function isPermanentlyRemovedEndpoint(endpoint: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The stored key of an endpoint (subscribers.endpoint_hash): endpoints are
+ * long, the unique index stays small. Hashes the normalised endpoint, so
+ * every lookup by endpoint (unsubscribe, previous_endpoint, track, identify,
+ * tags) finds the one subscriber of a browser however the endpoint is spelt.
+ */
+export function endpointHash(endpoint: string): string {
+  return crypto.createHash('sha256').update(normalisePushEndpoint(endpoint)).digest('hex');
 }

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/test-app';
-import { documentedRoutes, multipart, png, seedTenant, type RouteRef, type Tenant } from './support/fixtures';
+import { documentedRoutes, identityHashFor, multipart, png, seedTenant, type RouteRef, type Tenant } from './support/fixtures';
 
 // Spec §8 and the brief: bad input gets a clear 4xx `{ success:false,
 // error:{ message } }`, never a 500. Property-based requests to EVERY route of
@@ -147,7 +147,6 @@ function examplesFor(tenant: Tenant): Record<string, Json[]> {
   const subscription = { endpoint: 'https://fcm.googleapis.com/fcm/send/fuzz', keys: { p256dh: 'BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM', auth: 'tBHItJI5svbpez7KI4CCXg' } };
   return {
     'POST /api/sites': [{ name: 'Shop', url: 'https://shop.example', settings: { timezone: 'Europe/Paris', language: 'fr', valueCurrency: 'EUR', valuePerSubscriber: 1.5, valuePerClick: '0.2', icon: null } }],
-    'PATCH /api/sites/{id}': [{ name: 'Renamed', settings: { timezone: 'Asia/Tokyo', valuePerClick: 3 } }],
     'POST /api/sites/{siteId}/notifications': [
       { type: 'ONE_TIME', ...content, segment_id: tenant.segment.id, scheduled_at: local(2) },
       { type: 'RECURRING', ...content, recurring_schedule: { interval_type: 'MONTHLY', interval_value: 1, start_date: local(1), end_date: local(200), is_active: true } },
@@ -169,8 +168,13 @@ function examplesFor(tenant: Tenant): Record<string, Json[]> {
     'POST /api/public/sites/{siteId}/subscribers': [{ subscription, timezone: 'Europe/Paris', language: 'fr-FR', previous_endpoint: tenant.subscriber.endpoint }],
     'POST /api/public/sites/{siteId}/subscribers/unsubscribe': [{ endpoint: 'https://fcm.googleapis.com/fcm/send/unknown' }],
     'POST /api/public/sites/{siteId}/track': [{ endpoint: tenant.subscriber.endpoint, event: 'viewed', data: { sku: 'A-1', nested: { n: 1 } }, idempotency_key: 'k-1' }],
-    'POST /api/public/sites/{siteId}/identify': [{ endpoint: tenant.subscriber.endpoint, external_id: 'user-1' }],
+    'POST /api/public/sites/{siteId}/identify': [
+      { endpoint: tenant.subscriber.endpoint, external_id: 'user-1', identity_hash: identityHashFor(tenant.identitySecret, 'user-1') },
+      { endpoint: tenant.subscriber.endpoint, external_id: 'user-1' },
+    ],
+    'PATCH /api/sites/{id}': [{ name: 'Renamed', settings: { timezone: 'Asia/Tokyo', valuePerClick: 3 } }, { settings: { identityVerification: false, serverOnlyTags: ['vip', ' plan '] } }],
     'POST /api/public/sites/{siteId}/tags': [{ endpoint: tenant.subscriber.endpoint, add: ['a', 'b'], remove: ['vip'] }],
+    'POST /api/v1/sites/{siteId}/subscribers/tags': [{ subscriber_id: tenant.subscriber.id, add: ['plan-pro'], remove: ['vip'] }, { external_id: 'user-1', add: ['plan-pro'] }],
     'POST /api/v1/sites/{siteId}/events': [{ event: 'purchase', subscriber_id: tenant.subscriber.id, data: { total: 10 }, idempotency_key: 'order-1' }, { event: 'purchase', external_id: 'user-1' }],
     'POST /api/public/events': [{ type: 'clicked', token: '1.AAAAAAAAAAAAAAAAAAAAAA' }],
     'POST /api/auth/login': [{ email: tenant.user.email, password: 'wrong password' }],

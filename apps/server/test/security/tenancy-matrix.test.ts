@@ -6,6 +6,7 @@ import {
   dumpDatabase,
   expectErrorBody,
   fcmEndpoint,
+  identityHashFor,
   idsOf,
   nextAddress,
   pushKeys,
@@ -81,6 +82,13 @@ const MATRIX: Record<string, RouteCase> = {
     attacks: (a) => [sweep(a, (id) => patch(`/api/sites/${id}`, { name: 'Taken over', url: 'https://attacker.example' }))],
   },
   'DELETE /api/sites/{id}': { own: (x) => del(`/api/sites/${x.site.id}`), attacks: (a) => [sweep(a, (id) => del(`/api/sites/${id}`))], phase: 9 },
+  'GET /api/sites/{id}/identity-secret': { own: (x) => get(`/api/sites/${x.site.id}/identity-secret`), attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/identity-secret`))] },
+  // After the identify call of phase 1, which signs with the secret seeded before.
+  'POST /api/sites/{id}/identity-secret/rotate': {
+    own: (x) => post(`/api/sites/${x.site.id}/identity-secret/rotate`),
+    attacks: (a) => [sweep(a, (id) => post(`/api/sites/${id}/identity-secret/rotate`))],
+    phase: 2,
+  },
   'GET /api/sites/{id}/install-code': { own: (x) => get(`/api/sites/${x.site.id}/install-code`), attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/install-code`))] },
 
   // ---- Subscribers
@@ -165,10 +173,13 @@ const MATRIX: Record<string, RouteCase> = {
     ],
   },
   'POST /api/public/sites/{siteId}/identify': {
-    own: (x) => post(`/api/public/sites/${x.site.id}/identify`, { endpoint: x.subscriber.endpoint, external_id: 'owner-user-1' }, 'none'),
+    own: (x) =>
+      post(`/api/public/sites/${x.site.id}/identify`, { endpoint: x.subscriber.endpoint, external_id: 'owner-user-1', identity_hash: identityHashFor(x.identitySecret, 'owner-user-1') }, 'none'),
     attacks: (a, b) => [
-      single(post(`/api/public/sites/${a.site.id}/identify`, { endpoint: b.subscriber.endpoint, external_id: 'forged' }, 'none'), 404, "A's site with B's endpoint"),
-      single(post(`/api/public/sites/${b.site.id}/identify`, { endpoint: a.subscriber.endpoint, external_id: 'forged' }, 'none'), 404, "B's site with A's endpoint"),
+      // B can sign only with B's own secret: on A's site that is a wrong hash, refused before any lookup.
+      single(post(`/api/public/sites/${a.site.id}/identify`, { endpoint: b.subscriber.endpoint, external_id: 'forged', identity_hash: identityHashFor(b.identitySecret, 'forged') }, 'none'), 403, "A's site with B's endpoint, signed by B"),
+      single(post(`/api/public/sites/${a.site.id}/identify`, { endpoint: a.subscriber.endpoint, external_id: 'forged' }, 'none'), 401, "A's site and endpoint, unsigned"),
+      single(post(`/api/public/sites/${b.site.id}/identify`, { endpoint: a.subscriber.endpoint, external_id: 'forged', identity_hash: identityHashFor(b.identitySecret, 'forged') }, 'none'), 404, "B's site with A's endpoint"),
     ],
   },
   'POST /api/public/sites/{siteId}/tags': {
@@ -184,6 +195,14 @@ const MATRIX: Record<string, RouteCase> = {
       single(post(`/api/v1/sites/${a.site.id}/events`, { event: 'forged', subscriber_id: a.subscriber.id }, { apiKey: b.apiKey.key }), 401, "B's key on A's site"),
       single(post(`/api/v1/sites/${b.site.id}/events`, { event: 'forged', subscriber_id: a.subscriber.id }, { apiKey: b.apiKey.key }), 404, "B's site and key, A's subscriber"),
       single(post(`/api/v1/sites/${a.site.id}/events`, { event: 'forged', subscriber_id: a.subscriber.id }, session), 401, "B's dashboard session is not a site key"),
+    ],
+  },
+  'POST /api/v1/sites/{siteId}/subscribers/tags': {
+    own: (x) => post(`/api/v1/sites/${x.site.id}/subscribers/tags`, { subscriber_id: x.subscriber.id, add: ['owner-api-tag'] }, { apiKey: x.apiKey.key }),
+    attacks: (a, b) => [
+      single(post(`/api/v1/sites/${a.site.id}/subscribers/tags`, { subscriber_id: a.subscriber.id, add: ['forged'] }, { apiKey: b.apiKey.key }), 401, "B's key on A's site"),
+      single(post(`/api/v1/sites/${b.site.id}/subscribers/tags`, { subscriber_id: a.subscriber.id, remove: ['vip'] }, { apiKey: b.apiKey.key }), 404, "B's site and key, A's subscriber"),
+      single(post(`/api/v1/sites/${a.site.id}/subscribers/tags`, { subscriber_id: a.subscriber.id, add: ['forged'] }, session), 401, "B's dashboard session is not a site key"),
     ],
   },
   'GET /api/sites/{siteId}/events': { own: (x) => get(`/api/sites/${x.site.id}/events?limit=5`), attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/events?limit=5`))] },

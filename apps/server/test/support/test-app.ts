@@ -47,12 +47,21 @@ export interface TestApp {
 
 let userCounter = 0;
 
-export async function createTestApp(options: { env?: Record<string, string>; clock?: Clock; mailer?: Mailer } = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  clock?: Clock;
+  mailer?: Mailer;
+  /** Runs on the fresh, empty database before Herald opens (and migrates) it: e.g. to build an older schema with rows in it. */
+  prepareDatabase?: (database: Config['database']) => Promise<void>;
+}
+
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-test-'));
   const config = {
     ...loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', PUBLIC_URL: 'http://herald.test', ...options.env }),
     database: await createTestDatabase(dataDir),
   };
+  await options.prepareDatabase?.(config.database);
   const runtime = await openRuntime(config, { clock: options.clock, mailer: options.mailer });
   const app = await buildApp(runtime.ctx, { staticDirs: { web: path.join(dataDir, 'no-web'), sdk: path.join(dataDir, 'no-sdk') } });
   await app.ready();

@@ -236,6 +236,9 @@ describe('herald.unsubscribe()', () => {
   });
 });
 
+/** HMAC-SHA256('identity-secret', 'customer-42') as the site's backend computes it. */
+const IDENTITY_HASH = '4b500fbb2b59551c435bc6c07924cecd53f9bf7ede108ce64368fae714ff3491';
+
 describe('track, identify and tags', () => {
   it('send the subscriber’s endpoint with each call', async () => {
     const herald = await loadPage();
@@ -245,6 +248,7 @@ describe('track, identify and tags', () => {
     await herald.track('purchase', { amount: 49.5, currency: 'EUR' }, { idempotencyKey: 'order-1001' });
     await herald.track('signup');
     await herald.identify('customer-42');
+    await herald.identify('customer-42', IDENTITY_HASH);
     await herald.addTags(['vip', 'newsletter']);
     await herald.removeTags(['newsletter']);
 
@@ -252,6 +256,7 @@ describe('track, identify and tags', () => {
       [`${API}/api/public/sites/site_1/track`, { endpoint, event: 'purchase', data: { amount: 49.5, currency: 'EUR' }, idempotency_key: 'order-1001' }],
       [`${API}/api/public/sites/site_1/track`, { endpoint, event: 'signup' }],
       [`${API}/api/public/sites/site_1/identify`, { endpoint, external_id: 'customer-42' }],
+      [`${API}/api/public/sites/site_1/identify`, { endpoint, external_id: 'customer-42', identity_hash: IDENTITY_HASH }],
       [`${API}/api/public/sites/site_1/tags`, { endpoint, add: ['vip', 'newsletter'] }],
       [`${API}/api/public/sites/site_1/tags`, { endpoint, remove: ['newsletter'] }],
     ]);
@@ -272,6 +277,8 @@ describe('track, identify and tags', () => {
     expect((await rejection(herald.track(''))).code).toBe('invalid-argument');
     expect((await rejection(herald.track('purchase', [1] as never))).code).toBe('invalid-argument');
     expect((await rejection(herald.identify(' '))).code).toBe('invalid-argument');
+    expect((await rejection(herald.identify('customer-42', ''))).code).toBe('invalid-argument');
+    expect((await rejection(herald.identify('customer-42', 42 as never))).code).toBe('invalid-argument');
     expect((await rejection(herald.addTags([]))).code).toBe('invalid-argument');
     expect((await rejection(herald.removeTags(['ok', 3 as never]))).code).toBe('invalid-argument');
     expect(network.requests).toHaveLength(1);

@@ -23,7 +23,11 @@ export interface HeraldApi {
   isSubscribed(): Promise<boolean>;
   permission(): HeraldPermission;
   track(event: string, data?: Record<string, unknown>, options?: TrackOptions): Promise<void>;
-  identify(externalId: string): Promise<void>;
+  /**
+   * `identityHash`: HMAC-SHA256(site identity secret, externalId) as lowercase
+   * hex, computed by the site's backend; required when the site verifies identities.
+   */
+  identify(externalId: string, identityHash?: string): Promise<void>;
   addTags(tags: string[]): Promise<void>;
   removeTags(tags: string[]): Promise<void>;
 }
@@ -216,8 +220,10 @@ export function createHerald(settings: PageSettings): HeraldInstance {
       await postForSubscriber('track', body);
     },
 
-    async identify(externalId) {
-      await postForSubscriber('identify', { external_id: requireText(externalId, 'externalId') });
+    async identify(externalId, identityHash) {
+      const body: Record<string, unknown> = { external_id: requireText(externalId, 'externalId') };
+      if (identityHash !== undefined) body.identity_hash = requireText(identityHash, 'identityHash');
+      await postForSubscriber('identify', body);
     },
 
     async addTags(tags) {

@@ -1,6 +1,6 @@
 // The audience: subscribers, their tags, segments, and the events they cause.
 import type { SiteEventSource } from '@herald/contracts';
-import type { Flag, Millis } from './columns';
+import type { DefaultedFlag, Flag, Millis } from './columns';
 
 export interface SubscribersTable {
   id: string;
@@ -17,6 +17,8 @@ export interface SubscribersTable {
   timezone: string | null;
   user_agent: string | null;
   external_id: string | null;
+  /** 1 when external_id was claimed with a valid identity hash; only such claims count on a site that verifies identities. */
+  external_id_verified: DefaultedFlag;
   is_active: Flag;
   subscribed_at: Millis;
   last_seen_at: Millis | null;

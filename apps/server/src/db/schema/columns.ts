@@ -11,3 +11,7 @@ export type Millis = number;
 export type Flag = number;
 /** A counter the database defaults to 0 on insert. */
 export type Counter = ColumnType<number, number | undefined, number>;
+/** A 0/1 flag the database defaults on insert (a column added after rows existed). */
+export type DefaultedFlag = ColumnType<number, number | undefined, number>;
+/** A JSON text column the database defaults on insert. */
+export type DefaultedJson = ColumnType<string, string | undefined, string>;

@@ -1,5 +1,5 @@
 // Sites, and the API keys a site's backend uses for server-to-server events.
-import type { Counter, Millis } from './columns';
+import type { Counter, DefaultedFlag, DefaultedJson, Millis } from './columns';
 
 export interface SitesTable {
   id: string;
@@ -14,6 +14,12 @@ export interface SitesTable {
   value_per_click: number;
   vapid_public_key: string;
   vapid_private_key: string;
+  /** Key of the identity HMAC (docs/security.md); null until first needed for a site created before it existed. */
+  identity_secret: string | null;
+  /** 1: `identify` needs a valid identity_hash. New sites start at 1; sites older than the feature at 0. */
+  identity_verification: DefaultedFlag;
+  /** JSON array of tags only the site's backend may set (the browser SDK is refused). */
+  server_only_tags: DefaultedJson;
   active_subscriber_count: Counter;
   created_at: Millis;
   updated_at: Millis;

@@ -1,10 +1,15 @@
 import type { Insertable, Kysely, Transaction } from 'kysely';
-import type { Database, SiteEventRow, SiteEventsTable, SubscriberRow } from '../../db/schema';
+import type { Database, SiteEventRow, SiteEventsTable, SiteRow, SubscriberRow } from '../../db/schema';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
 export async function siteExists(db: Db, siteId: string): Promise<boolean> {
   return (await db.selectFrom('sites').select('id').where('id', '=', siteId).executeTakeFirst()) !== undefined;
+}
+
+/** What the public routes need to know of a site: whether it verifies identities, with what key, and its server-only tags. */
+export function findSiteIdentityRules(db: Db, siteId: string): Promise<Pick<SiteRow, 'identity_secret' | 'identity_verification' | 'server_only_tags'> | undefined> {
+  return db.selectFrom('sites').select(['identity_secret', 'identity_verification', 'server_only_tags']).where('id', '=', siteId).executeTakeFirst();
 }
 
 type SubscriberRef = Pick<SubscriberRow, 'id' | 'external_id'>;
@@ -29,21 +34,36 @@ export function findActiveSubscriberById(db: Db, siteId: string, subscriberId: s
     .executeTakeFirst();
 }
 
-/** The active subscribers a site's own user id names (one person, several browsers). */
-export function findActiveSubscribersByExternalId(db: Db, siteId: string, externalId: string, limit: number): Promise<SubscriberRef[]> {
-  return db
+/**
+ * The active subscribers a site's own user id names (one person, several
+ * browsers), at most `limit`. `verifiedOnly` (a site that verifies
+ * identities) leaves out claims made without a valid identity hash; otherwise
+ * signed claims still come first, so unsigned ones cannot crowd them out of
+ * the limit.
+ */
+export function findActiveSubscribersByExternalId(
+  db: Db,
+  siteId: string,
+  externalId: string,
+  limit: number,
+  options: { verifiedOnly: boolean },
+): Promise<SubscriberRef[]> {
+  let query = db
     .selectFrom('subscribers')
     .select(['id', 'external_id'])
     .where('site_id', '=', siteId)
     .where('external_id', '=', externalId)
-    .where('is_active', '=', 1)
-    .orderBy('id')
-    .limit(limit)
-    .execute();
+    .where('is_active', '=', 1);
+  if (options.verifiedOnly) query = query.where('external_id_verified', '=', 1);
+  return query.orderBy('external_id_verified', 'desc').orderBy('id').limit(limit).execute();
 }
 
-export async function setExternalId(db: Db, subscriberId: string, externalId: string, now: number): Promise<void> {
-  await db.updateTable('subscribers').set({ external_id: externalId, updated_at: now }).where('id', '=', subscriberId).execute();
+export async function setExternalId(db: Db, subscriberId: string, externalId: string, verified: boolean, now: number): Promise<void> {
+  await db
+    .updateTable('subscribers')
+    .set({ external_id: externalId, external_id_verified: verified ? 1 : 0, updated_at: now })
+    .where('id', '=', subscriberId)
+    .execute();
 }
 
 export async function removeTags(db: Db, subscriberId: string, tags: string[]): Promise<void> {

@@ -1,5 +1,7 @@
 import {
   apiEventBody,
+  apiSubscriberTagsBody,
+  apiSubscriberTagsResponse,
   eventReceiptResponse,
   identifyResponse,
   publicIdentifyBody,
@@ -79,7 +81,7 @@ function publicSiteEventRoutes(ctx: AppContext, events: SiteEventsService): Fast
           tags,
           security,
           summary: 'Attach your own user id to this browser’s subscriber (herald.identify; CORS open)',
-          description: `${endpointNote} The v1 events API can then address the subscriber by \`external_id\`.`,
+          description: `${endpointNote} The v1 events API can then address the subscriber by \`external_id\`. \`identity_hash\` is HMAC-SHA256(site identity secret, external_id) as lowercase hex, computed by your backend (\`GET /api/sites/{id}/identity-secret\`). When the site verifies identities (\`settings.identityVerification\`, on for new sites) a call without it answers 401 and one with a wrong hash 403; a given hash is always checked. On such a site only signed claims are addressed by \`external_id\`.`,
           params: siteIdParam,
           body: publicIdentifyBody,
           response: { 200: identifyResponse },
@@ -96,7 +98,7 @@ function publicSiteEventRoutes(ctx: AppContext, events: SiteEventsService): Fast
           tags,
           security,
           summary: 'Add or remove tags of this browser’s subscriber (herald.addTags / removeTags; CORS open)',
-          description: `${endpointNote} Removals apply first, then additions; a subscriber has at most 50 tags.`,
+          description: `${endpointNote} Removals apply first, then additions; a subscriber has at most 50 tags. Tags the site lists in \`settings.serverOnlyTags\` are refused (403): set them with \`POST /api/v1/sites/{siteId}/subscribers/tags\`.`,
           params: siteIdParam,
           body: publicTagsBody,
           response: { 200: tagsResponse },
@@ -140,6 +142,24 @@ function v1SiteEventRoutes(ctx: AppContext, events: SiteEventsService): FastifyP
         },
       },
       async (request, reply) => reply.status(202).send(ok({ event: await events.receiveFromApi(request.params.siteId, request.body) })),
+    );
+
+    app.post(
+      '/v1/sites/:siteId/subscribers/tags',
+      {
+        bodyLimit: EVENT_BODY_LIMIT_BYTES,
+        schema: {
+          tags: ['v1'],
+          security: [{ siteApiKey: [] }],
+          summary: 'Add or remove tags of a subscriber from your backend (server-only tags too)',
+          description:
+            'Address one subscriber by `subscriber_id`, or a person by `external_id` (every active subscriber with it; on a site that verifies identities, only those whose claim was signed). Removals apply first, then additions; a subscriber has at most 50 tags (400, nothing changed). This is how tags the site lists in `settings.serverOnlyTags` are set. 401 for a missing, unknown or revoked key or a key of another site; 404 for a `subscriber_id` that is not an active subscriber of the site.',
+          params: siteIdParam,
+          body: apiSubscriberTagsBody,
+          response: { 200: apiSubscriberTagsResponse },
+        },
+      },
+      async (request) => ok({ subscribers: await events.changeTagsFromApi(request.params.siteId, request.body) }),
     );
   };
 }

@@ -1,7 +1,9 @@
 import crypto from 'node:crypto';
+import type { Kysely, Transaction } from 'kysely';
 import {
   SUBSCRIBER_TAG_MAX_COUNT,
   type ApiEventBody,
+  type ApiSubscriberTagsBody,
   type EventReceipt,
   type PublicIdentifyBody,
   type PublicTagsBody,
@@ -9,13 +11,68 @@ import {
   type SiteEvent,
 } from '@herald/contracts';
 import type { AppContext } from '../../context';
-import type { SiteEventRow, SiteEventSource } from '../../db/schema';
+import type { Database, SiteEventRow, SiteEventSource, SiteRow } from '../../db/schema';
 import type { DueWorkSource } from '../../jobs/scheduler';
-import { badRequest, notFound } from '../../platform/errors';
+import { badRequest, HttpError, notFound } from '../../platform/errors';
+import { identityHashMatches } from '../../platform/identity-hash';
 import { iso } from '../../platform/responses';
+import { parseStringListColumn } from '../../platform/string-list-column';
 import { requireOwnedSite } from '../sites/service';
-import { endpointHash } from '../subscribers/push-subscription';
+import { endpointHash } from '../../delivery/push-endpoints';
 import * as repo from './repository';
+
+type Db = Kysely<Database> | Transaction<Database>;
+type IdentityRules = Pick<SiteRow, 'identity_secret' | 'identity_verification' | 'server_only_tags'>;
+
+/**
+ * docs/security.md, "Identity verification": whether an external id claimed
+ * from a browser is signed by the site's backend. A hash that is given must
+ * match, whatever the site's setting (a wrong one is a bug the site wants to
+ * hear about); no hash is refused only when the site verifies identities.
+ * True when the claim is signed.
+ */
+function checkIdentityClaim(site: IdentityRules, externalId: string, claimedHash: string | undefined): boolean {
+  if (claimedHash !== undefined) {
+    if (!site.identity_secret || !identityHashMatches(site.identity_secret, externalId, claimedHash)) {
+      throw new HttpError(
+        403,
+        'identity_hash does not match external_id: compute HMAC-SHA256 of the external id with the site’s current identity secret (Settings → Automation) on your server, as lowercase hex',
+        'identity_hash_mismatch',
+      );
+    }
+    return true;
+  }
+  if (site.identity_verification === 1) {
+    throw new HttpError(
+      401,
+      'identity_hash is required: this site verifies identities. Compute HMAC-SHA256 of the external id with the site’s identity secret on your server and call herald.identify(id, hash)',
+      'identity_hash_required',
+    );
+  }
+  return false;
+}
+
+/** Tags the site keeps for its backend: the browser may neither add nor remove them. */
+function refuseServerOnlyTags(site: IdentityRules, tags: string[]): void {
+  const serverOnly = new Set(parseStringListColumn(site.server_only_tags));
+  const refused = [...new Set(tags.filter((tag) => serverOnly.has(tag)))];
+  if (!refused.length) return;
+  throw new HttpError(
+    403,
+    `${refused.length === 1 ? 'This tag is' : 'These tags are'} set by the site’s server only: ${refused.join(', ')}. Set ${refused.length === 1 ? 'it' : 'them'} with POST /api/v1/sites/{siteId}/subscribers/tags and a site API key`,
+    'server_only_tag',
+  );
+}
+
+/** Removals first, then additions; refuses (rolling back with the caller's transaction) more than SUBSCRIBER_TAG_MAX_COUNT tags. */
+async function applyTagChange(trx: Db, siteId: string, subscriberId: string, change: { add?: string[]; remove?: string[] }, now: number): Promise<string[]> {
+  await repo.removeTags(trx, subscriberId, [...new Set(change.remove ?? [])]);
+  await repo.addTags(trx, subscriberId, siteId, [...new Set(change.add ?? [])]);
+  const tags = await repo.tagsOfSubscriber(trx, subscriberId);
+  if (tags.length > SUBSCRIBER_TAG_MAX_COUNT) throw badRequest(`a subscriber can have at most ${SUBSCRIBER_TAG_MAX_COUNT} tags`);
+  await repo.touchSubscriber(trx, subscriberId, now);
+  return tags;
+}
 
 /** One person rarely has more browsers than this; an external id shared wider is a site bug, not an audience. */
 const MAX_SUBSCRIBERS_PER_EXTERNAL_ID = 100;
@@ -57,12 +114,25 @@ export function createSiteEventsService(ctx: Pick<AppContext, 'db' | 'clock' | '
     if (!(await repo.siteExists(db, siteId))) throw notFound('Site');
   }
 
-  /** The browser's push endpoint names an active subscriber of the site, else 404. */
+  async function identityRulesOf(siteId: string): Promise<IdentityRules> {
+    const site = await repo.findSiteIdentityRules(db, siteId);
+    if (!site) throw notFound('Site');
+    return site;
+  }
+
+  /** The browser's push endpoint names an active subscriber of the site (checked to exist), else 404. */
   async function activeSubscriberOfEndpoint(siteId: string, endpoint: string) {
-    await requireSite(siteId);
     const subscriber = await repo.findActiveSubscriberByEndpointHash(db, siteId, endpointHash(endpoint));
     if (!subscriber) throw notFound('Subscriber');
     return subscriber;
+  }
+
+  /** Who an external id names: on a site that verifies identities, only browsers whose claim was signed. */
+  async function subscribersOfExternalId(siteId: string, externalId: string) {
+    const site = await identityRulesOf(siteId);
+    return repo.findActiveSubscribersByExternalId(db, siteId, externalId, MAX_SUBSCRIBERS_PER_EXTERNAL_ID, {
+      verifiedOnly: site.identity_verification === 1,
+    });
   }
 
   /**
@@ -114,6 +184,7 @@ export function createSiteEventsService(ctx: Pick<AppContext, 'db' | 'clock' | '
   return {
     /** Browser SDK `herald.track(event, data, { idempotencyKey })`. */
     async trackFromBrowser(siteId: string, body: PublicTrackBody): Promise<EventReceipt> {
+      await requireSite(siteId);
       const subscriber = await activeSubscriberOfEndpoint(siteId, body.endpoint);
       return receive({
         siteId,
@@ -150,7 +221,7 @@ export function createSiteEventsService(ctx: Pick<AppContext, 'db' | 'clock' | '
         });
       }
       const externalId = body.external_id!;
-      const subscribers = await repo.findActiveSubscribersByExternalId(db, siteId, externalId, MAX_SUBSCRIBERS_PER_EXTERNAL_ID);
+      const subscribers = await subscribersOfExternalId(siteId, externalId);
       return receive({
         siteId,
         source: 'api',
@@ -164,25 +235,46 @@ export function createSiteEventsService(ctx: Pick<AppContext, 'db' | 'clock' | '
       });
     },
 
-    /** Browser SDK `herald.identify(externalId)`: the site's own user id for this browser's subscriber. */
-    async identify(siteId: string, body: PublicIdentifyBody): Promise<{ id: string; external_id: string }> {
+    /**
+     * Browser SDK `herald.identify(externalId, identityHash)`: the site's own
+     * user id for this browser's subscriber. The claim is checked before the
+     * endpoint is looked up, so a forged one learns nothing about subscribers.
+     */
+    async identify(siteId: string, body: PublicIdentifyBody): Promise<{ id: string; external_id: string; verified: boolean }> {
+      const verified = checkIdentityClaim(await identityRulesOf(siteId), body.external_id, body.identity_hash);
       const subscriber = await activeSubscriberOfEndpoint(siteId, body.endpoint);
-      await repo.setExternalId(db, subscriber.id, body.external_id, clock.now());
-      return { id: subscriber.id, external_id: body.external_id };
+      await repo.setExternalId(db, subscriber.id, body.external_id, verified, clock.now());
+      return { id: subscriber.id, external_id: body.external_id, verified };
     },
 
-    /** Browser SDK `herald.addTags` / `removeTags`: removals first, then additions. */
+    /** Browser SDK `herald.addTags` / `removeTags`: removals first, then additions; server-only tags are refused. */
     async changeTags(siteId: string, body: PublicTagsBody): Promise<{ id: string; tags: string[] }> {
+      refuseServerOnlyTags(await identityRulesOf(siteId), [...(body.add ?? []), ...(body.remove ?? [])]);
       const subscriber = await activeSubscriberOfEndpoint(siteId, body.endpoint);
-      const tags = await db.transaction().execute(async (trx) => {
-        await repo.removeTags(trx, subscriber.id, [...new Set(body.remove ?? [])]);
-        await repo.addTags(trx, subscriber.id, siteId, [...new Set(body.add ?? [])]);
-        const result = await repo.tagsOfSubscriber(trx, subscriber.id);
-        if (result.length > SUBSCRIBER_TAG_MAX_COUNT) throw badRequest(`a subscriber can have at most ${SUBSCRIBER_TAG_MAX_COUNT} tags`);
-        await repo.touchSubscriber(trx, subscriber.id, clock.now());
-        return result;
-      });
+      const tags = await db.transaction().execute((trx) => applyTagChange(trx, siteId, subscriber.id, body, clock.now()));
       return { id: subscriber.id, tags };
+    },
+
+    /**
+     * v1 API: tags set by the site's backend, server-only ones included, for
+     * one subscriber (404 when it is not an active subscriber of the site) or
+     * every active subscriber of an external id. All or nothing.
+     */
+    async changeTagsFromApi(siteId: string, body: ApiSubscriberTagsBody): Promise<Array<{ id: string; tags: string[] }>> {
+      let subscriberIds: string[];
+      if (body.subscriber_id !== undefined) {
+        const subscriber = await repo.findActiveSubscriberById(db, siteId, body.subscriber_id);
+        if (!subscriber) throw notFound('Subscriber');
+        subscriberIds = [subscriber.id];
+      } else {
+        subscriberIds = (await subscribersOfExternalId(siteId, body.external_id!)).map((s) => s.id);
+      }
+      const now = clock.now();
+      return db.transaction().execute(async (trx) => {
+        const changed: Array<{ id: string; tags: string[] }> = [];
+        for (const id of subscriberIds) changed.push({ id, tags: await applyTagChange(trx, siteId, id, body, now) });
+        return changed;
+      });
     },
 
     /** Settings → Automation: the site's latest events, newest first. */

@@ -15,7 +15,10 @@ function escapeAttribute(value: string): string {
  */
 export function buildInstallCode(site: SiteRow, publicUrl: string): InstallCode {
   const snippet = [
-    `<!-- Herald web push: ${site.name.replace(/--/g, '- -')} -->`,
+    // No user text in the comment (docs/security.md, "Install code"): a site
+    // name such as `--->` or `--!>` would end it early, and what followed
+    // would become markup on the customer's page.
+    '<!-- Herald web push -->',
     `<script src="${publicUrl}/sdk/herald.js" data-site-id="${escapeAttribute(site.id)}" data-vapid-key="${site.vapid_public_key}" async></script>`,
   ].join('\n');
   const workerContent = `importScripts("${publicUrl}/sdk/herald-sw.js");\n`;

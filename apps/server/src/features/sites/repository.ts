@@ -24,6 +24,11 @@ export async function updateSite(db: Db, siteId: string, changes: SiteUpdate): P
   await db.updateTable('sites').set(changes).where('id', '=', siteId).execute();
 }
 
+/** Stores the identity secret unless the site has one; the stored one wins a race. */
+export async function setIdentitySecretIfMissing(db: Db, siteId: string, secret: string): Promise<void> {
+  await db.updateTable('sites').set({ identity_secret: secret }).where('id', '=', siteId).where('identity_secret', 'is', null).execute();
+}
+
 export async function deleteSite(db: Db, siteId: string): Promise<void> {
   await db.deleteFrom('sites').where('id', '=', siteId).execute();
 }

@@ -1,4 +1,4 @@
-import { createSiteBody, envelope, idParam, installCodeResponse, siteResponse, sitesResponse, updateSiteBody } from '@herald/contracts';
+import { createSiteBody, envelope, idParam, identitySecretResponse, installCodeResponse, siteResponse, sitesResponse, updateSiteBody } from '@herald/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
@@ -37,6 +37,35 @@ export function sitesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request) => {
         await sites.remove(currentUser(request).id, request.params.id);
         return ok({ deleted: true as const });
+      },
+    );
+
+    const identityNote =
+      'The key of the HMAC-SHA256 your backend computes over a user id (lowercase hex) so `herald.identify(id, hash)` is accepted (docs/security.md, "Identity verification"). Keep it on your server. Owner only; another user’s site answers 404.';
+
+    app.get(
+      '/sites/:id/identity-secret',
+      { schema: { tags, summary: 'The site’s identity secret', description: identityNote, params: idParam, response: { 200: identitySecretResponse } } },
+      async (request, reply) => {
+        const secret = await sites.identitySecret(currentUser(request).id, request.params.id);
+        return reply.header('cache-control', 'no-store').send(ok(secret));
+      },
+    );
+
+    app.post(
+      '/sites/:id/identity-secret/rotate',
+      {
+        schema: {
+          tags,
+          summary: 'Replace the site’s identity secret (hashes made with the old one are refused from now on)',
+          description: identityNote,
+          params: idParam,
+          response: { 200: identitySecretResponse },
+        },
+      },
+      async (request, reply) => {
+        const secret = await sites.rotateIdentitySecret(currentUser(request).id, request.params.id);
+        return reply.header('cache-control', 'no-store').send(ok(secret));
       },
     );
 

@@ -1,14 +1,16 @@
 import crypto from 'node:crypto';
-import { SITE_DEFAULTS, type CreateSiteBody, type InstallCode, type Site, type UpdateSiteBody } from '@herald/contracts';
+import { SITE_DEFAULTS, type CreateSiteBody, type IdentitySecret, type InstallCode, type Site, type UpdateSiteBody } from '@herald/contracts';
 import type { AppContext } from '../../context';
 import type { SiteRow, SiteUpdate } from '../../db/schema';
 import { generateVapidKeys } from '../../delivery/vapid-keys';
 import { notFound } from '../../platform/errors';
+import { generateIdentitySecret } from '../../platform/identity-hash';
 import { iso } from '../../platform/responses';
+import { parseStringListColumn } from '../../platform/string-list-column';
 import { buildInstallCode } from './install-code';
 import * as repo from './repository';
 
-/** The API shape of a site. The private VAPID key never leaves the server. */
+/** The API shape of a site. The private VAPID key and the identity secret never leave the server here. */
 export function toSiteResponse(row: SiteRow): Site {
   return {
     id: row.id,
@@ -21,6 +23,8 @@ export function toSiteResponse(row: SiteRow): Site {
       valueCurrency: row.value_currency,
       valuePerSubscriber: row.value_per_subscriber,
       valuePerClick: row.value_per_click,
+      identityVerification: row.identity_verification === 1,
+      serverOnlyTags: parseStringListColumn(row.server_only_tags),
     },
     vapid_public_key: row.vapid_public_key,
     subscriber_count: row.active_subscriber_count,
@@ -47,6 +51,9 @@ function settingsColumns(settings: SettingsInput | undefined): SiteUpdate {
   if (settings.valueCurrency !== undefined) columns.value_currency = settings.valueCurrency;
   if (settings.valuePerSubscriber !== undefined) columns.value_per_subscriber = Number(settings.valuePerSubscriber);
   if (settings.valuePerClick !== undefined) columns.value_per_click = Number(settings.valuePerClick);
+  if (settings.identityVerification !== undefined) columns.identity_verification = settings.identityVerification ? 1 : 0;
+  // The contract has trimmed them and dropped duplicates and empty ones.
+  if (settings.serverOnlyTags !== undefined) columns.server_only_tags = JSON.stringify(settings.serverOnlyTags);
   return columns;
 }
 
@@ -78,6 +85,10 @@ export function createSitesService(ctx: AppContext) {
         value_per_click: settings.value_per_click ?? SITE_DEFAULTS.valuePerClick,
         vapid_public_key: keys.publicKey,
         vapid_private_key: keys.privateKey,
+        identity_secret: generateIdentitySecret(),
+        // docs/security.md, "Identity verification": on unless the owner says otherwise.
+        identity_verification: settings.identity_verification ?? 1,
+        server_only_tags: settings.server_only_tags ?? '[]',
         active_subscriber_count: 0,
         created_at: now,
         updated_at: now,
@@ -92,8 +103,29 @@ export function createSitesService(ctx: AppContext) {
       const changes: SiteUpdate = { ...settingsColumns(input.settings), updated_at: clock.now() };
       if (input.name !== undefined) changes.name = input.name;
       if (input.url !== undefined) changes.url = input.url;
+      // Verification without a secret would refuse every identify call.
+      if (changes.identity_verification === 1) await repo.setIdentitySecretIfMissing(db, siteId, generateIdentitySecret());
       await repo.updateSite(db, siteId, changes);
       return toSiteResponse((await repo.findSiteById(db, siteId))!);
+    },
+
+    /** Settings → Automation. Sites older than identity verification get their secret the first time it is asked for. */
+    async identitySecret(userId: string, siteId: string): Promise<IdentitySecret> {
+      const site = await requireOwnedSite(ctx, userId, siteId);
+      if (site.identity_secret) return { secret: site.identity_secret };
+      // Conditional, so two first reads at once agree on one secret.
+      await repo.setIdentitySecretIfMissing(db, siteId, generateIdentitySecret());
+      const stored = await repo.findSiteById(db, siteId);
+      if (!stored?.identity_secret) throw notFound('Site');
+      return { secret: stored.identity_secret };
+    },
+
+    /** A new secret; hashes made with the old one are refused from now on. */
+    async rotateIdentitySecret(userId: string, siteId: string): Promise<IdentitySecret> {
+      await requireOwnedSite(ctx, userId, siteId);
+      const secret = generateIdentitySecret();
+      await repo.updateSite(db, siteId, { identity_secret: secret, updated_at: clock.now() });
+      return { secret };
     },
 
     async remove(userId: string, siteId: string): Promise<void> {

@@ -1,18 +1,18 @@
 import crypto from 'node:crypto';
 import type { PushSubscriptionInput } from '@herald/contracts';
-import { checkPushEndpoint as checkEndpointPolicy } from '../../delivery/push-endpoints';
+import { checkPushEndpoint as checkEndpointPolicy, normalisePushEndpoint } from '../../delivery/push-endpoints';
 import { badRequest } from '../../platform/errors';
 
 /**
  * Herald POSTs to whatever endpoint a subscriber sends, so only push services
  * (or origins an administrator listed in EXTRA_PUSH_ORIGINS) are accepted:
- * anything else would make the public subscribe API an SSRF door (security
- * guide, "Outbound requests"). The policy is the push client's own.
+ * anything else would make the public subscribe API an SSRF door (docs/security.md,
+ * "Outbound requests"). The policy is the push client's own.
  */
 export function checkPushEndpoint(endpoint: string, extraPushOrigins: readonly string[]): string {
   const check = checkEndpointPolicy(endpoint, extraPushOrigins);
   if (!check.ok) throw badRequest(check.reason.replace(/^The subscription endpoint/, 'subscription.endpoint'), 'invalid_subscription');
-  return endpoint;
+  return normalisePushEndpoint(endpoint);
 }
 
 /**
@@ -54,7 +54,11 @@ export interface CheckedSubscription {
   auth: string;
 }
 
-/** Validates a browser's PushSubscription: endpoint host, p256dh on the curve, auth 16 bytes (RFC 8291, docs/web-push.md). */
+/**
+ * Validates a browser's PushSubscription: endpoint host, p256dh on the curve,
+ * auth 16 bytes (RFC 8291, docs/web-push.md). The endpoint comes back
+ * normalised (normalisePushEndpoint), as it is stored.
+ */
 export function checkPushSubscription(subscription: PushSubscriptionInput, extraPushOrigins: readonly string[]): CheckedSubscription {
   const endpoint = checkPushEndpoint(subscription.endpoint, extraPushOrigins);
 
@@ -73,9 +77,4 @@ export function checkPushSubscription(subscription: PushSubscriptionInput, extra
   }
 
   return { endpoint, p256dh: p256dh.toString('base64url'), auth: auth.toString('base64url') };
-}
-
-/** The stored key of an endpoint (subscribers.endpoint_hash): endpoints are long, the unique index stays small. */
-export function endpointHash(endpoint: string): string {
-  return crypto.createHash('sha256').update(endpoint).digest('hex');
 }

@@ -11,7 +11,8 @@ import { addToHourlyStats, adjustActiveSubscriberCount } from '../analytics/site
 import { requireOwnedSite } from '../sites/service';
 import { countryCodesNamed } from './country-names';
 import { runSubscriberCreatedHooks } from './hooks';
-import { checkPushSubscription, endpointHash } from './push-subscription';
+import { endpointHash } from '../../delivery/push-endpoints';
+import { checkPushSubscription } from './push-subscription';
 import * as repo from './repository';
 import { USER_AGENT_MAX_LENGTH, describeUserAgent } from './user-agent';
 
@@ -134,7 +135,7 @@ export function createSubscribersService(ctx: AppContext) {
     refresh: repo.SubscriberRefresh,
     now: number,
   ): Promise<SubscribeResult> {
-    if (previousHash) {
+    if (previousHash && previousHash !== hash) {
       const previous = await repo.findSubscriberByEndpointHash(trx, siteId, previousHash);
       if (previous) {
         const current = await repo.findSubscriberByEndpointHash(trx, siteId, hash);
@@ -159,6 +160,7 @@ export function createSubscribersService(ctx: AppContext) {
       endpoint_hash: hash,
       ...refresh,
       external_id: null,
+      external_id_verified: 0,
       is_active: 1,
       subscribed_at: now,
       unsubscribed_at: null,
@@ -206,7 +208,7 @@ export function createSubscribersService(ctx: AppContext) {
       };
       const hash = endpointHash(checked.endpoint);
       const previousEndpoint = input.previous_endpoint?.trim();
-      const previousHash = previousEndpoint && previousEndpoint !== checked.endpoint ? endpointHash(previousEndpoint) : undefined;
+      const previousHash = previousEndpoint ? endpointHash(previousEndpoint) : undefined;
 
       const attempt = () => db.transaction().execute((trx) => upsertSubscription(trx, siteId, checked.endpoint, hash, previousHash, refresh, now));
       let result: SubscribeResult;

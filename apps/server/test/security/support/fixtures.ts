@@ -213,6 +213,13 @@ export interface Tenant {
   upload: { url: string; file: string; id: string };
   subscriber: { id: string; endpoint: string };
   eventIds: string[];
+  /** The site's identity secret: its backend signs external ids with it (docs/security.md, "Identity verification"). */
+  identitySecret: string;
+}
+
+/** What a site's backend computes for `herald.identify(id, hash)`. */
+export function identityHashFor(secret: string, externalId: string): string {
+  return crypto.createHmac('sha256', secret).update(externalId).digest('hex');
 }
 
 /** The ids of everything a tenant owns: another user must get 404 for each of them, on every id route. */
@@ -300,6 +307,8 @@ export async function seedTenant(t: TestApp, label: string): Promise<Tenant> {
     202,
   );
 
+  const identitySecret = (await ok<{ secret: string }>(as('GET', `/api/sites/${site.id}/identity-secret`), 200)).secret;
+
   return {
     label,
     user,
@@ -313,6 +322,7 @@ export async function seedTenant(t: TestApp, label: string): Promise<Tenant> {
     upload: { url: uploaded.body.data.url, file: uploadFile, id: uploadRow.id },
     subscriber: { id: subscriberId, endpoint },
     eventIds: [tracked.event.id, fromApi.event.id],
+    identitySecret,
   };
 }
 

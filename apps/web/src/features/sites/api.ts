@@ -1,5 +1,6 @@
 import {
   envelope,
+  identitySecretResponse,
   installCodeResponse,
   siteResponse,
   sitesResponse,
@@ -103,4 +104,31 @@ export function fetchInstallCode(siteId: string) {
 /** Fetched on demand ("Show Installation Code"), so `enabled` starts false. */
 export function useInstallCodeQuery(siteId: string, enabled: boolean) {
   return useQuery({ queryKey: installCodeQueryKey(siteId), queryFn: () => fetchInstallCode(siteId), enabled });
+}
+
+// Settings → Automation: the identity secret a site's backend signs user ids
+// with (docs/security.md, "Identity verification"). Fetched only when the
+// owner asks to see it, never kept beyond this screen's cache.
+
+export const identitySecretQueryKey = (siteId: string) => ['sites', siteId, 'identity-secret'] as const;
+
+export async function fetchIdentitySecret(siteId: string): Promise<string> {
+  return (await apiRequest(`/sites/${encodeURIComponent(siteId)}/identity-secret`, { schema: identitySecretResponse })).secret;
+}
+
+/** `enabled` starts false: the secret is fetched when the owner reveals it. */
+export function useIdentitySecretQuery(siteId: string, enabled: boolean) {
+  return useQuery({ queryKey: identitySecretQueryKey(siteId), queryFn: () => fetchIdentitySecret(siteId), enabled, staleTime: Infinity, gcTime: 0 });
+}
+
+export async function rotateIdentitySecret(siteId: string): Promise<string> {
+  return (await apiRequest(`/sites/${encodeURIComponent(siteId)}/identity-secret/rotate`, { method: 'POST', schema: identitySecretResponse })).secret;
+}
+
+export function useRotateIdentitySecretMutation(siteId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => rotateIdentitySecret(siteId),
+    onSuccess: (secret) => queryClient.setQueryData(identitySecretQueryKey(siteId), secret),
+  });
 }

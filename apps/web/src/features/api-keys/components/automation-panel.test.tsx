@@ -51,7 +51,7 @@ describe('Settings → Automation', () => {
     expect(await screen.findByRole('heading', { name: 'How automation works' })).toBeInTheDocument();
     const browser = screen.getByRole('figure', { name: 'Browser example' });
     expect(browser).toHaveTextContent("herald.track('cart_abandoned', { items: 2, total: 49.5 });");
-    expect(browser).toHaveTextContent("herald.identify('customer-42');");
+    expect(browser).toHaveTextContent("herald.identify('customer-42', identityHashFromYourServer);");
     const curl = screen.getByRole('figure', { name: 'curl example' });
     expect(curl).toHaveTextContent(`curl -X POST ${window.location.origin}/api/v1/sites/site-42/events`);
     expect(curl).toHaveTextContent('-H "Authorization: Bearer $HERALD_API_KEY"');

@@ -18,8 +18,9 @@ export function browserExample(): string {
     '// A retried call with the same key counts once:',
     "herald.track('purchase', { amount: 49.5 }, { idempotencyKey: 'order-1001' });",
     '',
-    '// Your own user id, so your backend can address this person:',
-    "herald.identify('customer-42');",
+    '// Your own user id, so your backend can address this person,',
+    '// with the hash your server computed for it (Identity verification above):',
+    "herald.identify('customer-42', identityHashFromYourServer);",
   ].join('\n');
 }
 
@@ -154,8 +155,8 @@ export function AutomationPanel({ site }: { site: Site }) {
             <CodeBlock code={curlExample(site.id, heraldOrigin())} label="curl example" />
             <p className="text-sm text-slate-600">
               <code className="rounded bg-slate-100 px-1 py-0.5 font-mono text-xs text-slate-800">herald.identify()</code> runs in the visitor&apos;s
-              browser, so an external id is what that browser claims, not proof of who it is: keep private details out of notifications you send by
-              external id.
+              browser. With identity verification on, an external id only counts when your server signed it; with it off, an external id is what
+              that browser claims, not proof of who it is.
             </p>
           </section>
         </CardContent>

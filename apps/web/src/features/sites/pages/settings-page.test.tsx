@@ -12,7 +12,7 @@ const site = makeSite({
   name: 'Acme Store',
   url: 'https://shop.acme.example',
   vapid_public_key: 'BEl62iUYgUivxIkv69yViEuiBIa-Ib9-SkvMeAtA3LFgDzkrxZJjSgSnfckjBJuBkr3qBUYIHBQFLXYp5Nksh8U',
-  settings: { icon: null, language: 'en', timezone: 'UTC', valueCurrency: 'USD', valuePerSubscriber: 0, valuePerClick: 0 },
+  settings: { icon: null, language: 'en', timezone: 'UTC', valueCurrency: 'USD', valuePerSubscriber: 0, valuePerClick: 0, identityVerification: true, serverOnlyTags: [] },
 });
 
 const installCode = {
@@ -105,7 +105,7 @@ describe('settings page (spec §2 Settings)', () => {
     const api = setUp([site], {
       'PATCH /api/sites/site-1': (call) => {
         const body = call.body as { name: string; url: string; settings: Site['settings'] };
-        return ok({ site: { ...site, name: body.name, url: body.url, settings: body.settings } });
+        return ok({ site: { ...site, name: body.name, url: body.url, settings: { ...site.settings, ...body.settings } } });
       },
     });
     const dialogs = captureDialogs();

@@ -6,6 +6,7 @@ import { ApiKeysPanel } from '../../api-keys/components/api-keys-panel';
 import { AutomationPanel } from '../../api-keys/components/automation-panel';
 import { DeleteSiteSection } from '../components/delete-site-section';
 import { GeneralSettingsForm } from '../components/general-settings-form';
+import { IdentityVerificationPanel } from '../components/identity-verification-panel';
 import { InstallationPanel } from '../components/installation-panel';
 import { VapidKeysPanel } from '../components/vapid-keys-panel';
 import { NoSiteSelected } from '../../../components/no-site-selected';
@@ -66,7 +67,12 @@ export function SettingsPage() {
         {tab === 'installation' ? <InstallationPanel site={currentSite} /> : null}
         {tab === 'vapid' ? <VapidKeysPanel site={currentSite} /> : null}
         {tab === 'api-keys' ? <ApiKeysPanel site={currentSite} /> : null}
-        {tab === 'automation' ? <AutomationPanel site={currentSite} /> : null}
+        {tab === 'automation' ? (
+          <div className="flex flex-col gap-6">
+            <IdentityVerificationPanel site={currentSite} />
+            <AutomationPanel site={currentSite} />
+          </div>
+        ) : null}
       </TabPanel>
     </>
   );

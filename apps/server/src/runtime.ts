@@ -6,6 +6,7 @@ import { migrateToLatest } from './db/migrate';
 import { enrolInWelcomeCampaign } from './features/welcome-campaigns/enrollment';
 import { systemClock, type Clock } from './platform/clock';
 import { createOutboxMailer, createSmtpMailer, type Mailer } from './platform/mail';
+import { PasswordHasher } from './platform/passwords';
 import { loadOrCreateSecret } from './platform/secrets';
 
 export interface Runtime {
@@ -35,6 +36,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     dbKind: database.kind,
     clock: options.clock ?? systemClock,
     mailer,
+    passwords: new PasswordHasher(),
     secret: loadOrCreateSecret(config.secretKey, config.dataDir),
     log,
     wakeScheduler: () => undefined,

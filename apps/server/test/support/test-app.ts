@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app';
+import type { StaticDirs } from '../../src/platform/static-files';
 import { loadConfig, type Config } from '../../src/config';
 import type { AppContext } from '../../src/context';
 import { createAuthService } from '../../src/features/auth/service';
@@ -47,14 +48,16 @@ export interface TestApp {
 
 let userCounter = 0;
 
-export async function createTestApp(options: { env?: Record<string, string>; clock?: Clock; mailer?: Mailer } = {}): Promise<TestApp> {
+export async function createTestApp(
+  options: { env?: Record<string, string>; clock?: Clock; mailer?: Mailer; /** Built dashboard and SDK folders; none by default. */ staticDirs?: StaticDirs } = {},
+): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-test-'));
   const config = {
     ...loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', PUBLIC_URL: 'http://herald.test', ...options.env }),
     database: await createTestDatabase(dataDir),
   };
   const runtime = await openRuntime(config, { clock: options.clock, mailer: options.mailer });
-  const app = await buildApp(runtime.ctx, { staticDirs: { web: path.join(dataDir, 'no-web'), sdk: path.join(dataDir, 'no-sdk') } });
+  const app = await buildApp(runtime.ctx, { staticDirs: options.staticDirs ?? { web: path.join(dataDir, 'no-web'), sdk: path.join(dataDir, 'no-sdk') } });
   await app.ready();
 
   const request: TestApp['request'] = async (method, url, opts = {}) => {

@@ -3,6 +3,7 @@
 // tick, such as recurring schedules and feeds to poll). A feature adds one
 // line to each list it needs (see ARCHITECTURE.md, "Adding a feature").
 import type { AppContext } from '../context';
+import { expiredRecordsPurgeSource } from '../features/auth/expired-records-purge';
 import { recurringScheduleSource } from '../features/notifications/recurring-runs';
 import { siteEventRetentionSource } from '../features/site-events/service';
 import { registerRssFeedJobs, rssFeedsDueWork } from '../features/rss-feeds/poll-job';
@@ -17,5 +18,5 @@ export function registerFeatureJobs(ctx: AppContext, queue: JobQueue): void {
 
 /** The due-work sources a scheduler process checks on every tick. */
 export function featureDueWorkSources(ctx: AppContext, queue: JobQueue): DueWorkSource[] {
-  return [dripStepGuard(ctx), recurringScheduleSource(ctx), rssFeedsDueWork(ctx, queue), siteEventRetentionSource(ctx)];
+  return [dripStepGuard(ctx), recurringScheduleSource(ctx), rssFeedsDueWork(ctx, queue), siteEventRetentionSource(ctx), expiredRecordsPurgeSource(ctx)];
 }

@@ -5,8 +5,8 @@ import type { Database } from '../db/schema';
  * Counters kept in the database, so a limit holds across processes and
  * restarts (login attempts, password-reset mails, sign-ups). Every method that
  * decides something is one statement: two requests (or two processes) never
- * both see "one attempt left" (docs/security.md, "Login limit bypassed by
- * parallel requests").
+ * both see "one attempt left" (docs/security.md, "Password guessing and
+ * lockout").
  */
 export class DatabaseRateLimiter {
   constructor(private readonly db: Kysely<Database>) {}

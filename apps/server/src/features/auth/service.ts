@@ -152,7 +152,7 @@ export function createAuthService(ctx: AppContext) {
           await repo.updateUser(trx, user.id, update);
           // Links mailed before the change must not outlive it: a reset link
           // sent to the old address would take the account back, a verify link
-          // would vouch for an address it was never sent to (docs/security.md).
+          // would vouch for an address it was never sent to (docs/security.md, "Emailed links").
           if (emailChanged || passwordChanged) await repo.expireEmailedTokensOfUser(trx, user.id, clock.now());
           // A password change ends every other session (docs/security.md).
           if (passwordChanged) await repo.deleteSessionsOfUser(trx, user.id, current.sessionTokenHash);

@@ -17,16 +17,17 @@ export class DatabaseRateLimiter {
    * limits, and refuse when `hits` is over the limit.
    */
   async hit(key: string, windowMs: number, now: number): Promise<{ hits: number; retryAfterMs: number }> {
-    const expired = now - windowMs;
+    // A window that ended, or that starts after `now` (the clock was set back), starts over.
+    const startsOver = sql<boolean>`(rate_limits.window_start <= ${now - windowMs} or rate_limits.window_start > ${now})`;
     const row = await this.db
       .insertInto('rate_limits')
       .values({ key, window_start: now, hits: 1, expires_at: now + windowMs })
       .onConflict((oc) =>
         oc.column('key').doUpdateSet({
           // Every SET expression sees the row as it was before this statement.
-          hits: sql<number>`case when rate_limits.window_start <= ${expired} then 1 else rate_limits.hits + 1 end`,
-          window_start: sql<number>`case when rate_limits.window_start <= ${expired} then ${now} else rate_limits.window_start end`,
-          expires_at: sql<number>`case when rate_limits.window_start <= ${expired} then ${now + windowMs} else rate_limits.window_start + ${windowMs} end`,
+          hits: sql<number>`case when ${startsOver} then 1 else rate_limits.hits + 1 end`,
+          window_start: sql<number>`case when ${startsOver} then ${now} else rate_limits.window_start end`,
+          expires_at: sql<number>`case when ${startsOver} then ${now + windowMs} else rate_limits.window_start + ${windowMs} end`,
         }),
       )
       .returning(['hits', 'window_start'])
@@ -51,7 +52,8 @@ export class DatabaseRateLimiter {
    * allowed ones get in. `spacingsMs[n]` is the wait required after `n`
    * attempts were admitted in the current window (the last entry applies
    * beyond the list). The window starts with the first attempt and lasts
-   * `windowMs`; then the count starts over.
+   * `windowMs`; then the count starts over (as it does when the clock was set
+   * back behind the last admission).
    */
   async admitSpaced(key: string, windowMs: number, now: number, spacingsMs: readonly number[]): Promise<{ admitted: boolean; retryAfterMs: number }> {
     if (spacingsMs.length === 0 || spacingsMs.some((ms) => !Number.isSafeInteger(ms) || ms < 0)) throw new Error('admitSpaced: spacings must be non-negative integers');
@@ -60,6 +62,8 @@ export class DatabaseRateLimiter {
       spacingsMs.slice(0, -1).map((ms, admitted) => sql`when rate_limits.hits = ${sql.lit(admitted)} then ${sql.lit(ms)}`),
       sql` `,
     )} else ${sql.lit(spacingsMs.at(-1)!)} end`;
+    // The window ended, or the last admission lies after `now` (the clock was set back): the count starts over.
+    const startsOver = sql<boolean>`(rate_limits.expires_at <= ${now} or rate_limits.window_start > ${now})`;
     const admitted = await this.db
       .insertInto('rate_limits')
       .values({ key, window_start: now, hits: 1, expires_at: now + windowMs })
@@ -67,11 +71,11 @@ export class DatabaseRateLimiter {
         oc
           .column('key')
           .doUpdateSet({
-            hits: sql<number>`case when rate_limits.expires_at <= ${now} then 1 else rate_limits.hits + 1 end`,
+            hits: sql<number>`case when ${startsOver} then 1 else rate_limits.hits + 1 end`,
             window_start: now,
-            expires_at: sql<number>`case when rate_limits.expires_at <= ${now} then ${now + windowMs} else rate_limits.expires_at end`,
+            expires_at: sql<number>`case when ${startsOver} then ${now + windowMs} else rate_limits.expires_at end`,
           })
-          .where((eb) => eb.or([eb('rate_limits.expires_at', '<=', now), eb(sql<number>`rate_limits.window_start + ${spacingAfterHits}`, '<=', now)])),
+          .where((eb) => eb.or([startsOver, eb(sql<number>`rate_limits.window_start + ${spacingAfterHits}`, '<=', now)])),
       )
       .returning('key')
       .executeTakeFirst();

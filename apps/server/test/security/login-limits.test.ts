@@ -229,3 +229,20 @@ describe('no lockout without a way out', () => {
     expect((await attempt(owner.email, owner.password, '192.0.2.120')).status).toBe(429);
   });
 });
+
+describe('sign-in limits when the server clock is set back', () => {
+  const clock = new ManualClock(Date.UTC(2026, 8, 1, 9, 0));
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ clock });
+  });
+  afterAll(async () => t?.close());
+
+  it('a window or a wait that starts "in the future" starts over instead of refusing everyone', async () => {
+    const owner = await t.createUser();
+    for (let i = 0; i < 10; i++) expect((await t.request('POST', '/api/auth/login', { body: { email: owner.email, password: `wrong-${i}` }, remoteAddress: `192.0.2.${i + 1}` })).status).toBe(401);
+    clock.set(Date.UTC(2026, 7, 1, 9, 0)); // a month back
+    expect((await t.request('POST', '/api/auth/login', { body: { email: owner.email, password: owner.password }, remoteAddress: '192.0.2.100' })).status).toBe(200);
+    expect((await t.request('POST', '/api/auth/login', { body: { email: owner.email, password: owner.password }, remoteAddress: '192.0.2.101' })).status).toBe(200);
+  });
+});

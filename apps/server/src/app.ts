@@ -15,6 +15,12 @@ export interface BuildAppOptions {
   staticDirs?: StaticDirs;
 }
 
+/** Whether an answer to this URL must not be stored by any cache: everything under /api except the public SDK routes. */
+export function isPrivateApiUrl(url: string): boolean {
+  const path = url.split('?')[0]!;
+  return (path === '/api' || path.startsWith('/api/')) && !path.startsWith('/api/public/');
+}
+
 /** Builds the HTTP app: API under /api, OpenAPI at /api/docs, the dashboard and SDK. */
 export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
@@ -43,6 +49,11 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   registerNulCharacterGuard(app);
 
   app.addHook('onSend', async (request, reply, payload) => {
+    // Dashboard and server-to-server API answers carry tokens and personal
+    // data: no browser, proxy or CDN may keep a copy. Only the public SDK
+    // calls (/api/public/**, CORS-open, nothing secret) are left alone
+    // (docs/security.md, "Cached answers").
+    if (isPrivateApiUrl(request.url)) reply.header('cache-control', 'no-store');
     reply.header('x-content-type-options', 'nosniff');
     reply.header('referrer-policy', 'strict-origin-when-cross-origin');
     if (!request.url.startsWith('/api/docs')) {

@@ -6,6 +6,7 @@ import type { DeliveryPorts } from './delivery/ports';
 import type { Database } from './db/schema';
 import type { Clock } from './platform/clock';
 import type { Mailer } from './platform/mail';
+import type { PasswordHasher } from './platform/passwords';
 
 /**
  * What every service may need, built once per process (main.ts) or per test.
@@ -18,6 +19,8 @@ export interface AppContext {
   dbKind: DatabaseKind;
   clock: Clock;
   mailer: Mailer;
+  /** The process's one password hasher: it bounds how many hashes run at once. */
+  passwords: PasswordHasher;
   /** Server secret for HMAC-signed tokens (beacons). */
   secret: Buffer;
   log: FastifyBaseLogger;

@@ -14,6 +14,7 @@ import { systemClock, type Clock } from './platform/clock';
 import { protectDataDirectory } from './platform/data-directory';
 import { createLogger } from './platform/logger';
 import { createOutboxMailer, createSmtpMailer, type Mailer } from './platform/mail';
+import { PasswordHasher } from './platform/passwords';
 import { loadOrCreateSecret } from './platform/secrets';
 
 export interface Runtime {
@@ -45,6 +46,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     dbKind: database.kind,
     clock: options.clock ?? systemClock,
     mailer,
+    passwords: new PasswordHasher(),
     secret: loadOrCreateSecret(config.secretKey, config.dataDir),
     log,
     wakeScheduler: () => undefined,

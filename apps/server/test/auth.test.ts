@@ -142,7 +142,7 @@ describe('auth API (spec §7 Auth)', () => {
   });
 
   describe('login rate limits', () => {
-    it('locks an account after 10 failures, even with a correct password', async () => {
+    it('locks an address out of an account after 10 failures, even with a correct password', async () => {
       const user = await t.createUser();
       for (let i = 0; i < 10; i++) {
         expect((await t.request('POST', '/api/auth/login', { body: { email: user.email, password: `wrong-${i}` } })).status).toBe(401);

@@ -27,7 +27,10 @@ export function createSmtpMailer(smtpUrl: string, from: string): Mailer {
 
 /**
  * Without SMTP a self-hoster must still be able to follow a reset link: each
- * mail is logged and written to DATA_DIR/mail as a plain-text file.
+ * mail is written to DATA_DIR/mail as a plain-text file readable by Herald's
+ * user only. The log says where the file is, never what it holds: reset and
+ * verification links are credentials, and logs are shipped and kept where
+ * anyone with log access reads them (docs/security.md, "Links in logs").
  */
 export function createOutboxMailer(dataDir: string, from: string, log: FastifyBaseLogger): Mailer {
   const outbox = path.join(dataDir, 'mail');
@@ -39,7 +42,7 @@ export function createOutboxMailer(dataDir: string, from: string, log: FastifyBa
       const file = path.join(outbox, `${stamp}-${safeTo}.txt`);
       const body = `From: ${from}\nTo: ${message.to}\nSubject: ${message.subject}\nDate: ${new Date().toUTCString()}\n\n${message.text}\n`;
       await fs.promises.writeFile(file, body, { mode: 0o600 });
-      log.info({ to: message.to, subject: message.subject, file }, `mail (no SMTP_URL set) written to ${file}:\n${message.text}`);
+      log.info({ to: message.to, subject: message.subject, file }, `mail (no SMTP_URL set) written to ${file}`);
     },
     close: () => undefined,
   };

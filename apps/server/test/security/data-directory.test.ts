@@ -33,7 +33,7 @@ describe('data folder permissions (issue 10 item 8)', () => {
     try {
       // A write, so SQLite has its -wal and -shm files open.
       await runtime.ctx.mailer.send({ to: 'owner@example.com', subject: 'Reset', text: 'https://herald.test/reset?token=secret' });
-      await runtime.database.db.insertInto('rate_limits').values({ key: 'probe', window_start: 1, hits: 1 }).execute();
+      await runtime.database.db.insertInto('rate_limits').values({ key: 'probe', window_start: 1, hits: 1, expires_at: 2 }).execute();
 
       expect(modeOf(dataDir).toString(8)).toBe('700');
       for (const file of ['herald.db', 'herald.db-wal', 'herald.db-shm', 'secret.key']) {

@@ -6,7 +6,7 @@ import type { Config } from '../../src/config';
 import { openDatabase } from '../../src/db/database';
 import { migrationsFor } from '../../src/db/migrations';
 import { generateVapidKeys } from '../../src/delivery/vapid-keys';
-import { hashPassword } from '../../src/platform/passwords';
+import { PasswordHasher } from '../../src/platform/passwords';
 import { createTestApp, type TestApp } from '../support/test-app';
 import { nextAddress, pushKeys } from './support/fixtures';
 
@@ -134,7 +134,7 @@ async function buildOldDatabase(database: Config['database']): Promise<void> {
     const db = handle.db as unknown as Kysely<any>;
     await db
       .insertInto('users')
-      .values({ id: ids.user, name: 'Old Owner', email, password_hash: await hashPassword(PASSWORD), email_verified_at: T0, created_at: T0, updated_at: T0 })
+      .values({ id: ids.user, name: 'Old Owner', email, password_hash: await new PasswordHasher().hash(PASSWORD), email_verified_at: T0, created_at: T0, updated_at: T0 })
       .execute();
     for (const [id, name, count] of [
       [ids.site, 'Old Shop', 5],

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app';
+import type { StaticDirs } from '../../src/platform/static-files';
 import { loadConfig, type Config } from '../../src/config';
 import type { AppContext } from '../../src/context';
 import { createAuthService } from '../../src/features/auth/service';
@@ -53,6 +54,8 @@ export interface TestAppOptions {
   mailer?: Mailer;
   /** Runs on the fresh, empty database before Herald opens (and migrates) it: e.g. to build an older schema with rows in it. */
   prepareDatabase?: (database: Config['database']) => Promise<void>;
+  /** Built dashboard and SDK folders; none by default. */
+  staticDirs?: StaticDirs;
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -63,7 +66,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   };
   await options.prepareDatabase?.(config.database);
   const runtime = await openRuntime(config, { clock: options.clock, mailer: options.mailer });
-  const app = await buildApp(runtime.ctx, { staticDirs: { web: path.join(dataDir, 'no-web'), sdk: path.join(dataDir, 'no-sdk') } });
+  const app = await buildApp(runtime.ctx, { staticDirs: options.staticDirs ?? { web: path.join(dataDir, 'no-web'), sdk: path.join(dataDir, 'no-sdk') } });
   await app.ready();
 
   const request: TestApp['request'] = async (method, url, opts = {}) => {

@@ -9,6 +9,7 @@ import * as m0003 from './0003_segments';
 import * as m0004 from './0004_automation';
 import * as m0005 from './0005_welcome_campaigns';
 import * as m0006 from './0006_rss_feeds';
+import * as m0008 from './0008_auth_hardening';
 import * as m0009 from './0009_identity_and_endpoints';
 import * as m0010 from './0010_uploads_by_user';
 
@@ -24,6 +25,7 @@ const modules: Record<string, MigrationModule> = {
   '0004_automation': m0004,
   '0005_welcome_campaigns': m0005,
   '0006_rss_feeds': m0006,
+  '0008_auth_hardening': m0008,
   '0009_identity_and_endpoints': m0009,
   '0010_uploads_by_user': m0010,
 };

@@ -24,6 +24,12 @@ export interface UserTokensTable {
   token_hash: string;
   purpose: 'reset' | 'verify' | 'setup';
   user_id: string | null;
+  /**
+   * The address a reset or verification link was mailed to: the link works
+   * only while the account still has it. Null for setup links (and for links
+   * issued before this column existed, which are therefore refused).
+   */
+  email: string | null;
   created_at: Millis;
   expires_at: Millis;
   used_at: Millis | null;
@@ -33,6 +39,8 @@ export interface RateLimitsTable {
   key: string;
   window_start: Millis;
   hits: number;
+  /** When the current window ends; the scheduled purge deletes rows past it. */
+  expires_at: Millis;
 }
 
 export interface UploadsTable {

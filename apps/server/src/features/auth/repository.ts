@@ -45,9 +45,26 @@ export async function deleteSessionsOfUser(db: Db, userId: string, keepTokenHash
 
 export async function insertUserToken(
   db: Db,
-  token: { token_hash: string; purpose: UserTokensTable['purpose']; user_id: string | null; created_at: number; expires_at: number },
+  token: { token_hash: string; purpose: UserTokensTable['purpose']; user_id: string | null; email: string | null; created_at: number; expires_at: number },
 ): Promise<void> {
   await db.insertInto('user_tokens').values({ ...token, used_at: null }).execute();
+}
+
+/** A live token of the given purpose, without using it up. */
+export function findLiveUserToken(
+  db: Db,
+  tokenHash: string,
+  purpose: UserTokensTable['purpose'],
+  now: number,
+): Promise<{ user_id: string | null; email: string | null } | undefined> {
+  return db
+    .selectFrom('user_tokens')
+    .select(['user_id', 'email'])
+    .where('token_hash', '=', tokenHash)
+    .where('purpose', '=', purpose)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
 }
 
 /**
@@ -59,7 +76,7 @@ export async function consumeUserToken(
   tokenHash: string,
   purpose: UserTokensTable['purpose'],
   now: number,
-): Promise<{ user_id: string | null } | undefined> {
+): Promise<{ user_id: string | null; email: string | null } | undefined> {
   const row = await db
     .updateTable('user_tokens')
     .set({ used_at: now })
@@ -67,7 +84,7 @@ export async function consumeUserToken(
     .where('purpose', '=', purpose)
     .where('used_at', 'is', null)
     .where('expires_at', '>', now)
-    .returning(['user_id'])
+    .returning(['user_id', 'email'])
     .executeTakeFirst();
   return row;
 }
@@ -89,4 +106,56 @@ export async function expireUserTokens(db: Db, userId: string | null, purpose: U
   let query = db.updateTable('user_tokens').set({ used_at: now }).where('purpose', '=', purpose).where('used_at', 'is', null);
   query = userId === null ? query.where('user_id', 'is', null) : query.where('user_id', '=', userId);
   await query.execute();
+}
+
+/** Retires every live reset and verification link of a user (their email or password changed). */
+export async function expireEmailedTokensOfUser(db: Db, userId: string, now: number): Promise<void> {
+  await db
+    .updateTable('user_tokens')
+    .set({ used_at: now })
+    .where('user_id', '=', userId)
+    .where('purpose', 'in', ['reset', 'verify'])
+    .where('used_at', 'is', null)
+    .execute();
+}
+
+/**
+ * Sets a new password only while the account still has the address the
+ * reset link was mailed to; false when it has not (or the link had none).
+ */
+export async function updatePasswordOfAddress(db: Db, userId: string, email: string | null, passwordHash: string, now: number): Promise<boolean> {
+  if (email === null) return false;
+  const result = await db
+    .updateTable('users')
+    .set({ password_hash: passwordHash, updated_at: now })
+    .where('id', '=', userId)
+    .where('email', '=', email)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Marks the address verified only if it is still the account's address; false otherwise. */
+export async function markAddressVerified(db: Db, userId: string, email: string | null, now: number): Promise<boolean> {
+  if (email === null) return false;
+  const result = await db
+    .updateTable('users')
+    .set({ email_verified_at: now, updated_at: now })
+    .where('id', '=', userId)
+    .where('email', '=', email)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Deletes up to `limit` sessions past their expiry; returns how many. */
+export async function deleteExpiredSessions(db: Db, now: number, limit: number): Promise<number> {
+  const expired = db.selectFrom('sessions').select('token_hash').where('expires_at', '<=', now).limit(limit);
+  const result = await db.deleteFrom('sessions').where('token_hash', 'in', expired).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Deletes up to `limit` emailed or setup tokens past their expiry (used or not); returns how many. */
+export async function deleteExpiredUserTokens(db: Db, now: number, limit: number): Promise<number> {
+  const expired = db.selectFrom('user_tokens').select('token_hash').where('expires_at', '<=', now).limit(limit);
+  const result = await db.deleteFrom('user_tokens').where('token_hash', 'in', expired).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

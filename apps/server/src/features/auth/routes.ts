@@ -32,7 +32,7 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.post(
       '/auth/register',
       { schema: { tags, summary: 'Create an account (only when ALLOW_REGISTRATION=true)', body: registerBody, response: { 201: loginResponse } } },
-      async (request, reply) => reply.status(201).send(ok(await auth.register(request.body))),
+      async (request, reply) => reply.status(201).send(ok(await auth.register(request.body, request.ip))),
     );
 
     app.post('/auth/logout', { preHandler: signedIn, schema: { tags, summary: 'End this session', response: { 200: messageResponse } } }, async (request) => {
@@ -50,7 +50,7 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.patch(
       '/auth/profile',
       { preHandler: signedIn, schema: { tags, summary: 'Change name, email or password', body: profileBody, response: { 200: meResponse } } },
-      async (request) => ok({ user: await auth.updateProfile(currentUser(request), request.body) }),
+      async (request) => ok({ user: await auth.updateProfile(currentUser(request), request.body, request.ip) }),
     );
 
     app.post(
@@ -66,7 +66,7 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/auth/reset-password',
       { schema: { tags, summary: 'Set a new password with an emailed token', body: resetPasswordBody, response: { 200: messageResponse } } },
       async (request) => {
-        await auth.resetPassword(request.body.token, request.body.password);
+        await auth.resetPassword(request.body.token, request.body.password, request.ip);
         return ok({ message: 'Password reset successful' });
       },
     );

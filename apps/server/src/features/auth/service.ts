@@ -6,11 +6,11 @@ import type { UserRow } from '../../db/schema';
 import type { AuthenticatedUser } from '../../platform/authenticate';
 import { rateLimitKeyOfAddress } from '../../platform/client-address';
 import { badRequest, conflict, forbidden, tooManyRequests, unauthorized } from '../../platform/errors';
-import { burnPasswordCheck, hashPassword, verifyPassword } from '../../platform/passwords';
 import { DatabaseRateLimiter } from '../../platform/rate-limit';
 import { iso } from '../../platform/responses';
 import { randomToken, sha256Hex } from '../../platform/secrets';
 import { passwordResetMail, verificationMail } from './emails';
+import { createLoginThrottle } from './login-throttle';
 import * as repo from './repository';
 
 const MINUTE = 60_000;
@@ -19,10 +19,11 @@ const SESSION_TTL_MS = 30 * 24 * HOUR;
 const RESET_TTL_MS = 1 * HOUR; // docs/security.md: reset ≤ 1 h
 const VERIFY_TTL_MS = 24 * HOUR;
 const SETUP_TTL_MS = 24 * HOUR;
-const LOGIN_WINDOW_MS = 15 * MINUTE;
-const LOGIN_FAILURES_PER_ACCOUNT = 10;
-const LOGIN_FAILURES_PER_ADDRESS = 50;
 const MAILS_PER_ACCOUNT_PER_HOUR = 5;
+// Flood guards per client address for the unauthenticated routes that may
+// hash a password (docs/security.md, "CPU exhaustion"); counted before any work.
+const RESETS_PER_ADDRESS = { limit: 10, windowMs: 15 * MINUTE };
+const SIGN_UPS_PER_ADDRESS = { limit: 5, windowMs: HOUR };
 
 export const FORGOT_PASSWORD_MESSAGE = 'If an account exists for that email, a password reset link has been sent.';
 
@@ -37,8 +38,17 @@ export function toPublicUser(user: Pick<UserRow, 'id' | 'name' | 'email' | 'emai
 }
 
 export function createAuthService(ctx: AppContext) {
-  const { db, clock, config, mailer, log } = ctx;
+  const { db, clock, config, mailer, log, passwords } = ctx;
   const limiter = new DatabaseRateLimiter(db);
+  const loginThrottle = createLoginThrottle(ctx);
+
+  /** Counts one request of `route` from the client and refuses it (429) beyond the limit. */
+  async function limitPerAddress(route: string, clientAddress: string, rule: { limit: number; windowMs: number }): Promise<void> {
+    const { hits, retryAfterMs } = await limiter.hit(`${route}:address:${rateLimitKeyOfAddress(clientAddress)}`, rule.windowMs, clock.now());
+    if (hits > rule.limit) {
+      throw tooManyRequests(`Too many requests from your network. Please try again in ${Math.ceil(retryAfterMs / MINUTE)} minute(s).`, retryAfterMs / 1000);
+    }
+  }
 
   async function startSession(userId: string): Promise<string> {
     const token = randomToken();
@@ -47,10 +57,11 @@ export function createAuthService(ctx: AppContext) {
     return token;
   }
 
-  async function issueToken(userId: string | null, purpose: 'reset' | 'verify' | 'setup', ttlMs: number): Promise<string> {
+  /** `email` is the address the link is mailed to: the link works only while the account has it. */
+  async function issueToken(userId: string | null, email: string | null, purpose: 'reset' | 'verify' | 'setup', ttlMs: number): Promise<string> {
     const token = randomToken();
     const now = clock.now();
-    await repo.insertUserToken(db, { token_hash: sha256Hex(token), purpose, user_id: userId, created_at: now, expires_at: now + ttlMs });
+    await repo.insertUserToken(db, { token_hash: sha256Hex(token), purpose, user_id: userId, email, created_at: now, expires_at: now + ttlMs });
     return token;
   }
 
@@ -60,7 +71,7 @@ export function createAuthService(ctx: AppContext) {
   }
 
   async function sendVerification(user: Pick<UserRow, 'id' | 'email'>): Promise<void> {
-    const token = await issueToken(user.id, 'verify', VERIFY_TTL_MS);
+    const token = await issueToken(user.id, user.email, 'verify', VERIFY_TTL_MS);
     await mailer.send(verificationMail(user.email, config.publicUrl, token));
   }
 
@@ -70,7 +81,7 @@ export function createAuthService(ctx: AppContext) {
       id: crypto.randomUUID(),
       name: input.name,
       email: input.email.trim().toLowerCase(),
-      password_hash: await hashPassword(input.password),
+      password_hash: await passwords.hash(input.password),
       email_verified_at: input.verified ? now : null,
       created_at: now,
       updated_at: now,
@@ -88,25 +99,12 @@ export function createAuthService(ctx: AppContext) {
     createUser,
 
     async login(email: string, password: string, clientAddress: string): Promise<{ user: User; token: string }> {
-      const now = clock.now();
-      const accountKey = `login:account:${email}`;
-      // Per /64 for IPv6 (a client owns the whole prefix and can rotate through it), per address for IPv4.
-      const addressKey = `login:address:${rateLimitKeyOfAddress(clientAddress)}`;
-      const [account, address] = await Promise.all([
-        limiter.current(accountKey, LOGIN_WINDOW_MS, now),
-        limiter.current(addressKey, LOGIN_WINDOW_MS, now),
-      ]);
-      if (account.hits >= LOGIN_FAILURES_PER_ACCOUNT || address.hits >= LOGIN_FAILURES_PER_ADDRESS) {
-        const wait = Math.max(account.retryAfterMs, address.retryAfterMs);
-        throw tooManyRequests(`Too many failed sign-in attempts. Please try again in ${Math.ceil(wait / MINUTE)} minute(s).`, wait / 1000);
-      }
+      // Counted before the password is hashed (docs/security.md, "Password guessing and lockout").
+      const attempt = await loginThrottle.admit(email, clientAddress);
       const user = await repo.findUserByEmail(db, email);
-      const valid = user ? await verifyPassword(user.password_hash, password) : (await burnPasswordCheck(password), false);
-      if (!user || !valid) {
-        await Promise.all([limiter.hit(accountKey, LOGIN_WINDOW_MS, now), limiter.hit(addressKey, LOGIN_WINDOW_MS, now)]);
-        throw unauthorized('Invalid email or password');
-      }
-      await limiter.reset(accountKey);
+      const valid = user ? await passwords.verify(user.password_hash, password) : (await passwords.burn(password), false);
+      if (!user || !valid) throw unauthorized('Invalid email or password');
+      await attempt.succeeded();
       return { user: toPublicUser(user), token: await startSession(user.id) };
     },
 
@@ -114,10 +112,11 @@ export function createAuthService(ctx: AppContext) {
       await repo.deleteSession(db, sessionTokenHash);
     },
 
-    async register(input: { name: string; email: string; password: string }): Promise<{ user: User; token: string }> {
+    async register(input: { name: string; email: string; password: string }, clientAddress: string): Promise<{ user: User; token: string }> {
       if (!config.allowRegistration) {
         throw forbidden('Sign-up is not open on this Herald server. Ask its owner to create an account for you.');
       }
+      await limitPerAddress('sign-up', clientAddress, SIGN_UPS_PER_ADDRESS);
       const user = await createUser({ ...input, verified: false });
       sendInBackground(() => sendVerification(user));
       return { user: toPublicUser(user), token: await startSession(user.id) };
@@ -126,29 +125,42 @@ export function createAuthService(ctx: AppContext) {
     async updateProfile(
       current: AuthenticatedUser,
       changes: { name?: string | undefined; email?: string | undefined; currentPassword?: string | undefined; newPassword?: string | undefined },
+      clientAddress: string,
     ): Promise<User> {
       const user = await repo.findUserById(db, current.id);
       if (!user) throw unauthorized();
-      const now = clock.now();
-      const update: Parameters<typeof repo.updateUser>[2] = { updated_at: now };
       const emailChanged = changes.email !== undefined && changes.email !== user.email;
-      if ((emailChanged || changes.newPassword !== undefined) && !(changes.currentPassword && (await verifyPassword(user.password_hash, changes.currentPassword)))) {
-        throw badRequest('Your current password is required to change your email or password');
+      const passwordChanged = changes.newPassword !== undefined;
+      if (emailChanged || passwordChanged) {
+        if (!changes.currentPassword) throw badRequest('Your current password is required to change your email or password');
+        // The current password is guessed here as at sign-in, with the same limits (docs/security.md).
+        const attempt = await loginThrottle.admit(user.email, clientAddress);
+        if (!(await passwords.verify(user.password_hash, changes.currentPassword))) {
+          throw badRequest('Your current password is required to change your email or password');
+        }
+        await attempt.succeeded();
       }
+      const update: Parameters<typeof repo.updateUser>[2] = { updated_at: clock.now() };
       if (changes.name !== undefined) update.name = changes.name;
       if (emailChanged) {
         update.email = changes.email!;
         update.email_verified_at = null;
       }
-      if (changes.newPassword !== undefined) update.password_hash = await hashPassword(changes.newPassword);
+      if (passwordChanged) update.password_hash = await passwords.hash(changes.newPassword!);
       try {
-        await repo.updateUser(db, user.id, update);
+        await db.transaction().execute(async (trx) => {
+          await repo.updateUser(trx, user.id, update);
+          // Links mailed before the change must not outlive it: a reset link
+          // sent to the old address would take the account back, a verify link
+          // would vouch for an address it was never sent to (docs/security.md, "Emailed links").
+          if (emailChanged || passwordChanged) await repo.expireEmailedTokensOfUser(trx, user.id, clock.now());
+          // A password change ends every other session (docs/security.md).
+          if (passwordChanged) await repo.deleteSessionsOfUser(trx, user.id, current.sessionTokenHash);
+        });
       } catch (error) {
         if (isUniqueViolation(error)) throw conflict('An account with this email already exists');
         throw error;
       }
-      // A password change ends every other session (docs/security.md).
-      if (changes.newPassword !== undefined) await repo.deleteSessionsOfUser(db, user.id, current.sessionTokenHash);
       const updated = (await repo.findUserById(db, user.id))!;
       if (emailChanged) sendInBackground(() => sendVerification(updated));
       return toPublicUser(updated);
@@ -159,37 +171,52 @@ export function createAuthService(ctx: AppContext) {
       sendInBackground(async () => {
         const user = await repo.findUserByEmail(db, email);
         if (!user) return;
-        const hits = await limiter.hit(`mail:reset:${user.id}`, HOUR, clock.now());
+        const { hits } = await limiter.hit(`mail:reset:${user.id}`, HOUR, clock.now());
         if (hits > MAILS_PER_ACCOUNT_PER_HOUR) return;
         await repo.expireUserTokens(db, user.id, 'reset', clock.now());
-        const token = await issueToken(user.id, 'reset', RESET_TTL_MS);
+        const token = await issueToken(user.id, user.email, 'reset', RESET_TTL_MS);
         await mailer.send(passwordResetMail(user.email, config.publicUrl, token));
       });
     },
 
-    async resetPassword(token: string, password: string): Promise<void> {
+    async resetPassword(token: string, password: string, clientAddress: string): Promise<void> {
+      await limitPerAddress('reset-password', clientAddress, RESETS_PER_ADDRESS);
+      const invalid = () => badRequest('Invalid or expired reset token. Please request a new link.');
+      const tokenHash = sha256Hex(token);
+      // The token is checked before the new password is hashed: a made-up
+      // token costs a lookup, not a hash (docs/security.md, "CPU exhaustion").
+      const live = await repo.findLiveUserToken(db, tokenHash, 'reset', clock.now());
+      if (!live?.user_id) throw invalid();
+      const passwordHash = await passwords.hash(password);
       const now = clock.now();
-      const passwordHash = await hashPassword(password);
-      await db.transaction().execute(async (trx) => {
-        const consumed = await repo.consumeUserToken(trx, sha256Hex(token), 'reset', now);
-        if (!consumed?.user_id) throw badRequest('Invalid or expired reset token. Please request a new link.');
-        await repo.updateUser(trx, consumed.user_id, { password_hash: passwordHash, updated_at: now });
-        // A reset ends every session and every other reset link (docs/security.md).
+      const email = await db.transaction().execute(async (trx) => {
+        const consumed = await repo.consumeUserToken(trx, tokenHash, 'reset', now);
+        if (!consumed?.user_id) throw invalid();
+        // Only while the account still has the address the link was mailed to.
+        if (!(await repo.updatePasswordOfAddress(trx, consumed.user_id, consumed.email, passwordHash, now))) throw invalid();
+        // A reset ends every session and every other emailed link (docs/security.md).
         await repo.deleteSessionsOfUser(trx, consumed.user_id);
-        await repo.expireUserTokens(trx, consumed.user_id, 'reset', now);
+        await repo.expireEmailedTokensOfUser(trx, consumed.user_id, now);
+        return consumed.email!;
       });
+      // Whoever could read the mail is the owner: the account's sign-in limits start over.
+      await loginThrottle.clearAccount(email, clientAddress);
     },
 
     async verifyEmail(token: string): Promise<void> {
       const now = clock.now();
-      const consumed = await repo.consumeUserToken(db, sha256Hex(token), 'verify', now);
-      if (!consumed?.user_id) throw badRequest('Invalid or expired verification link');
-      await repo.updateUser(db, consumed.user_id, { email_verified_at: now, updated_at: now });
+      await db.transaction().execute(async (trx) => {
+        const consumed = await repo.consumeUserToken(trx, sha256Hex(token), 'verify', now);
+        // Verified only if the link was mailed to the account's current address.
+        if (!consumed?.user_id || !(await repo.markAddressVerified(trx, consumed.user_id, consumed.email, now))) {
+          throw badRequest('Invalid or expired verification link');
+        }
+      });
     },
 
     async resendVerification(current: AuthenticatedUser): Promise<void> {
       if (current.emailVerifiedAt !== null) throw badRequest('Your email is already verified');
-      const hits = await limiter.hit(`mail:verify:${current.id}`, HOUR, clock.now());
+      const { hits } = await limiter.hit(`mail:verify:${current.id}`, HOUR, clock.now());
       if (hits > MAILS_PER_ACCOUNT_PER_HOUR) throw tooManyRequests('Too many verification emails. Please try again later.', HOUR / 1000);
       await repo.expireUserTokens(db, current.id, 'verify', clock.now());
       await sendVerification(current);
@@ -209,7 +236,7 @@ export function createAuthService(ctx: AppContext) {
 
     /** A one-time link for creating the owner account, valid only while no user exists. */
     async issueSetupToken(): Promise<string> {
-      return issueToken(null, 'setup', SETUP_TTL_MS);
+      return issueToken(null, null, 'setup', SETUP_TTL_MS);
     },
 
     async completeSetup(input: { token: string; name: string; email: string; password: string }): Promise<{ user: User; token: string }> {
@@ -222,11 +249,18 @@ export function createAuthService(ctx: AppContext) {
       return { user: toPublicUser(user), token: await startSession(user.id) };
     },
 
+    /** `herald user reset-password`: the administrator's reset, with the same effects as an emailed one. */
     async setPasswordByEmail(email: string, password: string): Promise<boolean> {
       const user = await repo.findUserByEmail(db, email.trim().toLowerCase());
       if (!user) return false;
-      await repo.updateUser(db, user.id, { password_hash: await hashPassword(password), updated_at: clock.now() });
-      await repo.deleteSessionsOfUser(db, user.id);
+      const passwordHash = await passwords.hash(password);
+      const now = clock.now();
+      await db.transaction().execute(async (trx) => {
+        await repo.updateUser(trx, user.id, { password_hash: passwordHash, updated_at: now });
+        await repo.deleteSessionsOfUser(trx, user.id);
+        await repo.expireEmailedTokensOfUser(trx, user.id, now);
+      });
+      await loginThrottle.clearAccount(user.email, undefined);
       return true;
     },
   };

@@ -4,7 +4,7 @@ import type { Updateable } from 'kysely';
 import type { AppContext } from '../../context';
 import type { RssFeedRow, RssFeedsTable, SiteRow } from '../../db/schema';
 import { createOutboundHttpFromConfig, type OutboundHttp } from '../../platform/outbound-http';
-import { conflict, HttpError, notFound, tooManyRequests } from '../../platform/errors';
+import { conflict, HttpError, notFound, retryAfterSeconds, tooManyRequests } from '../../platform/errors';
 import { DatabaseRateLimiter } from '../../platform/rate-limit';
 import { sha256Hex } from '../../platform/secrets';
 import { iso, isoOrNull } from '../../platform/responses';
@@ -71,15 +71,17 @@ export function createRssFeedsService(ctx: AppContext, options: { outbound?: Out
   async function countManualCheck(userId: string, feed: RssFeedRow): Promise<string> {
     const now = clock.now();
     const feedKey = manualCheckKey(feed);
-    if ((await limiter.hit(feedKey, MANUAL_CHECK_INTERVAL_MS, now)) > 1) {
-      const seconds = Math.max(1, Math.ceil((await limiter.current(feedKey, MANUAL_CHECK_INTERVAL_MS, now)).retryAfterMs / 1000));
+    const byFeed = await limiter.hit(feedKey, MANUAL_CHECK_INTERVAL_MS, now);
+    if (byFeed.hits > 1) {
+      const seconds = retryAfterSeconds(byFeed.retryAfterMs);
       throw tooManyRequests(`This feed was checked less than a minute ago. Try again in ${plural(seconds, 'second')}.`, seconds);
     }
     const userKey = userChecksKey(userId);
     const perHour = config.rssChecksPerUserPerHour;
-    if ((await limiter.hit(userKey, HOUR_MS, now)) > perHour) {
+    const byUser = await limiter.hit(userKey, HOUR_MS, now);
+    if (byUser.hits > perHour) {
       await limiter.reset(feedKey);
-      const seconds = Math.max(1, Math.ceil((await limiter.current(userKey, HOUR_MS, now)).retryAfterMs / 1000));
+      const seconds = retryAfterSeconds(byUser.retryAfterMs);
       throw tooManyRequests(`You have used all ${plural(perHour, 'feed check')} of this hour. Try again in ${plural(Math.ceil(seconds / 60), 'minute')}.`, seconds);
     }
     return feedKey;

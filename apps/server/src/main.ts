@@ -6,10 +6,13 @@
 //   migrate                       bring the database schema up to date
 //   user create --email E --name N [--password P]
 //   user reset-password --email E [--password P]
+//   demo [--data-dir DIR] [--password P] [--serve]
+//                                 fill an empty database with a demo site (--help for more)
 // Passwords not given as flags are read from the HERALD_PASSWORD variable or stdin.
 import readline from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './config';
+import { demoCommand } from './demo/command';
 import { createAuthService } from './features/auth/service';
 import { RoleError, runRole } from './roles';
 import { openRuntime } from './runtime';
@@ -104,8 +107,10 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'user':
       return userCommand(config, args);
+    case 'demo':
+      return demoCommand(args);
     default:
-      console.error(`Unknown command "${role}". Commands: serve, scheduler, worker, migrate, user`);
+      console.error(`Unknown command "${role}". Commands: serve, scheduler, worker, migrate, user, demo`);
       return 2;
   }
 }

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from './support/manual-clock';
+import { ManualClock } from '../src/platform/clock';
 import { createTestApp, type TestApp, type TestUser } from './support/test-app';
 
 // Issue 4 §6: site API keys for the v1 API. Shown once, stored hashed,

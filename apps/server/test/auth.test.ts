@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthService } from '../src/features/auth/service';
-import { ManualClock } from './support/manual-clock';
+import { ManualClock } from '../src/platform/clock';
 import { createTestApp, waitFor, type TestApp } from './support/test-app';
 
 function tokenFromMail(text: string, route: string): string {

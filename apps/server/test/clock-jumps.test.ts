@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DRIP_ORDER_WAIT_MS } from '../src/features/welcome-campaigns/enrollment';
-import { ManualClock } from './support/manual-clock';
+import { ManualClock } from '../src/platform/clock';
 import { createDeliveryHarness, notificationInput, type DeliveryHarness } from './support/delivery-harness';
 import type { ReceivedPush } from './support/push-service';
 import { waitFor } from './support/test-app';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Scheduler } from '../src/jobs/scheduler';
 import { InProcessQueue } from '../src/jobs/in-process-queue';
-import { ManualClock } from './support/manual-clock';
+import { ManualClock } from '../src/platform/clock';
 import { createDeliveryHarness, notificationInput, type DeliveryHarness } from './support/delivery-harness';
 import { waitFor } from './support/test-app';
 

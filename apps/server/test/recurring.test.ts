@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/database';
 import { featureDueWorkSources } from '../src/engine';
 import { Scheduler } from '../src/jobs/scheduler';
-import { ManualClock } from './support/manual-clock';
+import { ManualClock } from '../src/platform/clock';
 import { createDeliveryHarness, notificationInput, type DeliveryHarness } from './support/delivery-harness';
 import type { ReceivedPush } from './support/push-service';
 import { waitFor } from './support/test-app';

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEGMENT_DELETED_ERROR, selectAudiencePage } from '../src/features/segments/audience';
 import { insertRun } from '../src/delivery/runs';
-import { ManualClock } from './support/manual-clock';
+import { ManualClock } from '../src/platform/clock';
 import { createDeliveryHarness, notificationInput, type DeliveryHarness } from './support/delivery-harness';
 
 // Spec §2 Segments + §3 segment_id: a notification with a segment reaches

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SegmentRules } from '@herald/contracts';
 import { applySegmentRules } from '../src/features/segments/segment-rules';
-import { ManualClock } from './support/manual-clock';
+import { ManualClock } from '../src/platform/clock';
 import { createTestApp, type TestApp, type TestUser } from './support/test-app';
 
 // Segments API (spec §2 Segments, §3 Segment, §5 "Segment name is required",

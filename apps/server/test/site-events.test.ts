@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { siteEventRetentionSource } from '../src/features/site-events/service';
-import { ManualClock } from './support/manual-clock';
+import { ManualClock } from '../src/platform/clock';
 import { createDeliveryHarness, type DeliveryHarness } from './support/delivery-harness';
 import type { TestSubscription } from './support/push-service';
 

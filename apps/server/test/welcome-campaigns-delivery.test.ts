@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DRIP_ORDER_WAIT_MS } from '../src/features/welcome-campaigns/enrollment';
 import { featureDueWorkSources } from '../src/engine';
 import { Scheduler } from '../src/jobs/scheduler';
-import { ManualClock } from './support/manual-clock';
+import { ManualClock } from '../src/platform/clock';
 import { createDeliveryHarness, type DeliveryHarness } from './support/delivery-harness';
 import { waitFor } from './support/test-app';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from './support/manual-clock';
+import { ManualClock } from '../src/platform/clock';
 import { createTestApp, type TestApp, type TestUser } from './support/test-app';
 
 // The welcome campaigns API (spec §7 Welcome campaigns, §5 validation, §4 one

@@ -9,9 +9,10 @@
 import crypto from 'node:crypto';
 import { UNKNOWN } from '@herald/contracts';
 import type { SubscriberRow } from '../db/schema';
-import { checkPushSubscription, endpointHash } from '../features/subscribers/push-subscription';
+import { endpointHash } from '../delivery/push-endpoints';
+import { checkPushSubscription } from '../features/subscribers/push-subscription';
 import { describeUserAgent } from '../features/subscribers/user-agent';
-import { wallTimeOf } from '../platform/time';
+import { wallTimeOf } from '@herald/contracts';
 import type { SeededRandom } from './random';
 
 const MINUTE_MS = 60_000;
@@ -250,6 +251,8 @@ export function generateAudience(random: SeededRandom, options: AudienceOptions)
         timezone,
         user_agent: device.userAgent,
         external_id: externalId,
+        // The demo shop verifies identities (new sites do by default), so its claims are signed.
+        external_id_verified: externalId ? 1 : 0,
         is_active: unsubscribedAt === null ? 1 : 0,
         subscribed_at: subscribedAt,
         last_seen_at: lastSeenAt,

@@ -13,7 +13,7 @@
 // A drip step of a subscriber who has left is cancelled (dripStepGuard).
 import type { Insertable, Kysely } from 'kysely';
 import type { Database, DeliveriesTable, NotificationRow, RunRow, StatsHourlyTable } from '../db/schema';
-import { hourStart } from '../features/analytics/hourly-stats';
+import { hourStart } from '../features/analytics/site-counters';
 import { parseStoredRules } from '../features/segments/segment-rules';
 import type { DemoSubscriber } from './audience';
 import type { SeededRandom } from './random';

@@ -35,7 +35,7 @@ import { createSitesService } from '../features/sites/service';
 import { runSubscriberCreatedHooks } from '../features/subscribers/hooks';
 import { createWelcomeCampaignsService } from '../features/welcome-campaigns/service';
 import type { ManualClock } from '../platform/clock';
-import { parseDateTimeInZone } from '../platform/time';
+import { parseDateTimeInZone } from '@herald/contracts';
 import { generateAudience, type DemoSubscriber } from './audience';
 import {
   API_KEY_NAME,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../support/manual-clock';
+import { ManualClock } from '../../src/platform/clock';
 import { generateVapidKeys, vapidPrivateKeyObject } from '../../src/delivery/vapid-keys';
 import {
   signVapidJwt,

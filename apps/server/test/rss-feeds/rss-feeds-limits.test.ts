@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../support/manual-clock';
+import { ManualClock } from '../../src/platform/clock';
 import { createTestApp, type TestApp, type TestResponse, type TestUser } from '../support/test-app';
 import { LocalFeedServer, rssDocument } from './local-feed-server';
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../support/manual-clock';
+import { ManualClock } from '../../src/platform/clock';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app';
 import { LocalFeedServer } from './local-feed-server';
 

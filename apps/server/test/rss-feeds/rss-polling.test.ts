@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { featureDueWorkSources } from '../../src/engine';
 import { Scheduler } from '../../src/jobs/scheduler';
 import { FEED_ACCEPT_HEADER } from '../../src/features/rss-feeds/feed-parser';
-import { ManualClock } from '../support/manual-clock';
+import { ManualClock } from '../../src/platform/clock';
 import { createDeliveryHarness, type DeliveryHarness } from '../support/delivery-harness';
 import { waitFor } from '../support/test-app';
 import { LocalFeedServer, rssDocument, rssItemXml, type TestItem } from './local-feed-server';

@@ -5,7 +5,7 @@ import { expiredRecordsPurgeSource } from '../../src/features/auth/expired-recor
 import { featureDueWorkSources } from '../../src/engine';
 import { InProcessQueue } from '../../src/jobs/in-process-queue';
 import { Scheduler } from '../../src/jobs/scheduler';
-import { ManualClock } from '../support/manual-clock';
+import { ManualClock } from '../../src/platform/clock';
 import { createTestApp, waitFor, type TestApp } from '../support/test-app';
 
 // docs/security.md, "Expired records": sessions, emailed links and rate

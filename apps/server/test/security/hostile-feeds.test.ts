@@ -1,6 +1,6 @@
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../support/manual-clock';
+import { ManualClock } from '../../src/platform/clock';
 import { createDeliveryHarness, type DeliveryHarness } from '../support/delivery-harness';
 import { waitFor } from '../support/test-app';
 import { Canary } from './support/fixtures';

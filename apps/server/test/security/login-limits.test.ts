@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app';
 import { LOGIN_LIMITS } from '../../src/features/auth/login-throttle';
-import { ManualClock } from '../support/manual-clock';
+import { ManualClock } from '../../src/platform/clock';
 import { openRuntime } from '../../src/runtime';
 import { createTestApp, waitFor, type TestApp, type TestResponse } from '../support/test-app';
 import { expectErrorBody } from './support/fixtures';

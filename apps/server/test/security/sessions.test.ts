@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../support/manual-clock';
+import { ManualClock } from '../../src/platform/clock';
 import { sha256Hex } from '../../src/platform/secrets';
 import { createTestApp, waitFor, type TestApp, type TestUser } from '../support/test-app';
 import { expectErrorBody, png, uploadImage } from './support/fixtures';

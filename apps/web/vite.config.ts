@@ -3,10 +3,10 @@ import tailwindcss from '@tailwindcss/vite';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 
-// The API server (npm run dev -w @herald/server) listens on :3000; the dev
-// server forwards the API, the SDK bundle and uploaded images to it so the
-// dashboard runs on one origin, exactly as in production.
-const apiServer = 'http://localhost:3000';
+// The API server (npm run dev -w @herald/server) listens on PORT (3000 by
+// default); the dev server forwards the API, the SDK bundle and uploaded images
+// to it so the dashboard runs on one origin, exactly as in production.
+const apiServer = `http://localhost:${process.env.PORT ?? 3000}`;
 
 export default defineConfig({
   root: import.meta.dirname,

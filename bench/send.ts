@@ -3,12 +3,16 @@
 // Herald's whole sending path (fan-out from the database, batch jobs, RFC 8291
 // encryption, VAPID, keep-alive pools, result recording) against the local
 // push service running in another process over HTTPS, compared in the same run
-// with two baselines over the same kind of message:
+// with baselines over the same kind of message:
 //   - a plain `web-push` sendNotification loop at concurrency 50 (keep-alive agent);
-//   - bare encryption of the messages on one thread (the CPU floor).
-// Targets (issue 3): ≥ 3× the web-push loop, ≥ 70% of the floor, and memory
-// flat from 20k to 200k subscribers (`--memory` runs both sizes in fresh
-// processes and compares the growth of resident memory during the send).
+//   - bare encryption of the messages on one thread;
+//   - bare encryption on every core (os.availableParallelism() worker threads,
+//     each encrypting its share in a tight loop): the true CPU floor, since
+//     Herald encrypts on worker threads too.
+// Targets: ≥ 3× the web-push loop (issue 3), ≥ 80% of the all-core floor with
+// the push service in another process (issue 15), and memory flat from 20k to
+// 200k subscribers (`--memory` runs both sizes in fresh processes and compares
+// the growth of resident memory during the send).
 import { fork } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -16,13 +20,14 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
 import webpush from 'web-push';
 import { loadConfig } from '../apps/server/src/config';
-import { encryptPayload } from '../apps/server/src/delivery/encryption';
+import { createAes128gcmEncryptor, decodeSubscriberKeys, encryptPayload } from '../apps/server/src/delivery/encryption';
 import { notificationContent } from '../apps/server/src/delivery/notification-content';
 import { createPayloadTemplate } from '../apps/server/src/delivery/payload';
 import { PushClient } from '../apps/server/src/delivery/push-client';
-import { pushOriginPolicy } from '../apps/server/src/delivery/push-endpoints';
+import { endpointHash, pushOriginPolicy } from '../apps/server/src/delivery/push-endpoints';
 import { startEngine } from '../apps/server/src/engine';
 import { createAuthService } from '../apps/server/src/features/auth/service';
 import { createNotificationsService } from '../apps/server/src/features/notifications/service';
@@ -47,6 +52,8 @@ interface SendResult {
   heraldSeconds: number;
   webPushPerSecond: number;
   floorPerSecond: number;
+  allCoreFloorPerSecond: number;
+  threads: number;
   rssBeforeMb: number;
   rssPeakMb: number;
 }
@@ -80,7 +87,7 @@ async function measure(subscriberCount: number, baselineMessages: number): Promi
               id: crypto.randomUUID(),
               site_id: site.id,
               endpoint: s.endpoint,
-              endpoint_hash: crypto.createHash('sha256').update(s.endpoint).digest('hex'),
+              endpoint_hash: endpointHash(s.endpoint),
               p256dh: s.keys.p256dh,
               auth: s.keys.auth,
               browser: 'Chrome',
@@ -168,6 +175,8 @@ async function measure(subscriberCount: number, baselineMessages: number): Promi
     const floorStarted = performance.now();
     for (let i = 0; i < baselineMessages; i++) encryptPayload(payload, sampleKeys[i % sampleKeys.length]!);
     const floorPerSecond = baselineMessages / ((performance.now() - floorStarted) / 1000);
+    const threads = os.availableParallelism();
+    const allCoreFloorPerSecond = await encryptOnEveryCore(payload, sampleKeys, Math.max(baselineMessages, threads * 2000), threads);
 
     return {
       subscribers: subscriberCount,
@@ -175,6 +184,8 @@ async function measure(subscriberCount: number, baselineMessages: number): Promi
       heraldSeconds,
       webPushPerSecond,
       floorPerSecond,
+      allCoreFloorPerSecond,
+      threads,
       rssBeforeMb: mb(rssBefore),
       rssPeakMb: mb(rssPeak),
     };
@@ -182,6 +193,39 @@ async function measure(subscriberCount: number, baselineMessages: number): Promi
     await runtime.close();
     await push.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Bare RFC 8291 encryption of `messages` messages spread over `threads` worker
+ * threads, each running the same encryptor the product uses in a tight loop
+ * (no HTTP, no database, no per-message thread crossing). Workers start and
+ * load their keys first; only the encryption is timed.
+ */
+async function encryptOnEveryCore(payload: Buffer, encodedKeys: Array<{ p256dh: string; auth: string }>, messages: number, threads: number): Promise<number> {
+  const keys = encodedKeys.map((k) => decodeSubscriberKeys(k));
+  const source = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    const encrypt = (${createAes128gcmEncryptor.toString()})(require('node:crypto'));
+    const keys = workerData.keys.map((k) => ({ p256dh: Buffer.from(k.p256dh), auth: Buffer.from(k.auth) }));
+    const payload = Buffer.from(workerData.payload);
+    parentPort.postMessage('ready');
+    parentPort.once('message', () => {
+      let bytes = 0;
+      for (let i = 0; i < workerData.count; i++) { const k = keys[i % keys.length]; bytes += encrypt(payload, k.p256dh, k.auth).length; }
+      parentPort.postMessage(bytes);
+    });`;
+  const share = Math.ceil(messages / threads);
+  const workers = Array.from({ length: threads }, () => new Worker(`var __name = (fn) => fn;\n${source}`, { eval: true, workerData: { keys, payload, count: share } }));
+  try {
+    await Promise.all(workers.map((worker) => new Promise((resolve) => worker.once('message', resolve))));
+    const started = performance.now();
+    const done = workers.map((worker) => new Promise((resolve, reject) => (worker.once('message', resolve), worker.once('error', reject))));
+    for (const worker of workers) worker.postMessage('go');
+    await Promise.all(done);
+    return (share * threads) / ((performance.now() - started) / 1000);
+  } finally {
+    await Promise.all(workers.map((worker) => worker.terminate()));
   }
 }
 
@@ -204,13 +248,16 @@ async function startProfiler(): Promise<{ stop(): Promise<unknown> }> {
 function report(r: SendResult): void {
   const vsWebPush = r.heraldPerSecond / r.webPushPerSecond;
   const vsFloor = r.heraldPerSecond / r.floorPerSecond;
+  const vsAllCores = r.heraldPerSecond / r.allCoreFloorPerSecond;
   console.log(`\nHerald send benchmark — ${r.subscribers.toLocaleString('en')} subscribers, push service in another process over HTTPS`);
   console.log(`  Herald (fan-out + batches + push + recording): ${Math.round(r.heraldPerSecond).toLocaleString('en')} msg/s (${r.heraldSeconds.toFixed(2)} s)`);
   console.log(`  web-push sendNotification loop, concurrency 50:  ${Math.round(r.webPushPerSecond).toLocaleString('en')} msg/s`);
-  console.log(`  bare encryption, one thread (floor):            ${Math.round(r.floorPerSecond).toLocaleString('en')} msg/s`);
+  console.log(`  bare encryption, one thread:                    ${Math.round(r.floorPerSecond).toLocaleString('en')} msg/s`);
+  console.log(`  bare encryption, ${r.threads} threads (CPU floor):     ${Math.round(r.allCoreFloorPerSecond).toLocaleString('en')} msg/s`);
   console.log(`  memory: RSS ${r.rssBeforeMb} MB before the send, peak ${r.rssPeakMb} MB during it (+${Math.round((r.rssPeakMb - r.rssBeforeMb) * 10) / 10} MB)`);
   console.log(`  ratio vs web-push: ${vsWebPush.toFixed(2)}×  (target ≥ 3×)  ${vsWebPush >= 3 ? 'MET' : 'NOT MET'}`);
-  console.log(`  ratio vs floor:    ${(vsFloor * 100).toFixed(0)}%  (target ≥ 70%)  ${vsFloor >= 0.7 ? 'MET' : 'NOT MET'}`);
+  console.log(`  ratio vs one-thread encryption: ${(vsFloor * 100).toFixed(0)}%`);
+  console.log(`  ratio vs all-core floor:        ${(vsAllCores * 100).toFixed(0)}%  (target ≥ 80%)  ${vsAllCores >= 0.8 ? 'MET' : 'NOT MET'}`);
 }
 
 async function main(): Promise<void> {

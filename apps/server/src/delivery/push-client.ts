@@ -149,6 +149,12 @@ export class PushClient {
    * recorded (docs/delivery.md: duplicates after a crash ≤ concurrency).
    */
   private awaitingResults = 0;
+  /**
+   * Slots a batch has claimed before pulling its next message from an
+   * (async) source. Without them, every batch woken by one free slot passed
+   * the room check before any of them admitted its message.
+   */
+  private reserved = 0;
   private parkedCount = 0;
   private readonly roomWaiters = new Set<() => void>();
   private readonly idleWaiters: Array<() => void> = [];
@@ -268,7 +274,14 @@ export class PushClient {
           await this.waitForRoom(batch);
           continue;
         }
-        const next = await iterator.next();
+        // The slot is this batch's while it waits for its source.
+        this.reserved++;
+        let next: IteratorResult<PushMessage<Ref>>;
+        try {
+          next = await iterator.next();
+        } finally {
+          this.reserved--;
+        }
         if (next.done) {
           exhausted = true;
           break;
@@ -280,6 +293,8 @@ export class PushClient {
     } catch (error) {
       fail(error);
     }
+    // Another batch may be waiting for the slot this one reserved last.
+    this.wakeRoomWaiters();
     if (!exhausted) {
       // Let a generator run its finally blocks (close a database cursor, say).
       try {
@@ -341,7 +356,16 @@ export class PushClient {
   // ---- scheduling ---------------------------------------------------------
 
   private hasRoom(): boolean {
-    return this.inFlight + this.awaitingResults < this.concurrency && this.parkedCount < this.maxParked;
+    return this.inFlight + this.awaitingResults + this.reserved < this.concurrency && this.parkedCount < this.maxParked;
+  }
+
+  /**
+   * Whether one more push may start: pushes in flight plus outcomes not yet
+   * recorded stay within `concurrency`, exactly (docs/delivery.md: a crash
+   * re-sends at most PUSH_CONCURRENCY pushes per process).
+   */
+  private canStart(): boolean {
+    return this.inFlight + this.awaitingResults < this.concurrency;
   }
 
   private wakeRoomWaiters(): void {
@@ -402,7 +426,7 @@ export class PushClient {
     if (origin.paused && origin.pausedUntil - this.clock.now() > this.maxPauseWaitMs) {
       return this.finish(job, { kind: 'deferred', retryAt: origin.pausedUntil, reason: `${origin.origin} is paused` });
     }
-    if (this.isReady(origin) && this.inFlight < this.concurrency) return this.start(job);
+    if (this.isReady(origin) && this.canStart()) return this.start(job);
     origin.parked.push(job);
     this.parkedCount++;
     this.parkedOrigins.add(origin);
@@ -419,8 +443,8 @@ export class PushClient {
   private schedule(): void {
     if (this.parkedCount > 0) {
       for (const origin of this.parkedOrigins) {
-        if (this.inFlight + this.awaitingResults >= this.concurrency) break;
-        while (origin.parked.length > 0 && this.inFlight + this.awaitingResults < this.concurrency && this.isReady(origin)) {
+        if (!this.canStart()) break;
+        while (origin.parked.length > 0 && this.canStart() && this.isReady(origin)) {
           this.parkedCount--;
           this.start(origin.parked.shift()!);
         }

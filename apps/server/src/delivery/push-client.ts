@@ -27,8 +27,17 @@ import { isPermanentlyRemovedEndpoint } from './push-endpoints';
 import { MAX_TTL_SECONDS, type PushMessage } from './push-message';
 import { classifyAnswer, describeError, errorMessage, type PushOutcome, type PushOutcomeKind, type RetryPolicy } from './push-outcome';
 import { Job, RequestDeadlineError, type OriginState } from './push-request';
+import { pushServiceOf, type PushServiceName } from './push-services';
 import { isValidTopic } from './topic';
 import { VapidTokenCache } from './vapid';
+
+/** What the client reports for monitoring; platform/metrics.ts implements it. */
+export interface PushMetrics {
+  /** Every message's outcome, once. */
+  pushFinished(pushService: PushServiceName, outcome: PushOutcomeKind): void;
+  /** Time from dispatching a request to its answer or failure. */
+  pushAnswered(pushService: PushServiceName, seconds: number): void;
+}
 
 export interface PushClientOptions {
   /** Messages being encrypted or sent at once, all origins together (default 200, PUSH_CONCURRENCY). */
@@ -76,6 +85,7 @@ export interface PushClientOptions {
   allowOrigin?: (origin: string) => boolean;
   /** Told whenever an origin is paused (429, 503 with Retry-After, or repeated transport failures). */
   onOriginPaused?: (origin: string, until: number, reason: string) => void;
+  metrics?: PushMetrics;
 }
 
 export interface SendAllSummary {
@@ -137,6 +147,7 @@ export class PushClient {
   private readonly poolOptions: Pool.Options;
   private readonly allowOrigin: ((origin: string) => boolean) | undefined;
   private readonly onOriginPaused: ((origin: string, until: number, reason: string) => void) | undefined;
+  private readonly metrics: PushMetrics | undefined;
 
   private readonly origins = new Map<string, OriginState>();
   /** Origins with parked messages, in the order they got them. */
@@ -179,6 +190,7 @@ export class PushClient {
     this.clock = options.clock ?? systemClock;
     this.allowOrigin = options.allowOrigin;
     this.onOriginPaused = options.onOriginPaused;
+    this.metrics = options.metrics;
     const keepAlive = options.keepAliveTimeoutMs ?? 30_000;
     this.poolOptions = {
       connections: this.connectionsPerOrigin,
@@ -495,6 +507,7 @@ export class PushClient {
       origin.headersFor = { authorization: job.authorization, ttl, urgency: message.urgency, topic: message.topic };
     }
     job.timer = setTimeout(() => this.onDeadline(job), this.requestTimeoutMs);
+    job.dispatchedAt = performance.now();
     try {
       origin.pool.dispatch({ method: 'POST', path: job.path, headers: origin.headers, body: job.body!, idempotent: false, blocking: true }, job);
     } catch (error) {
@@ -515,6 +528,7 @@ export class PushClient {
     if (job.finished) return;
     clearTimeout(job.timer);
     this.release(job);
+    if (job.dispatchedAt !== undefined) this.metrics?.pushAnswered(job.origin.service, (performance.now() - job.dispatchedAt) / 1000);
     let outcome: PushOutcome;
     if (job.status >= 200) {
       // The status line arrived: it decides, even if the body then failed.
@@ -592,6 +606,8 @@ export class PushClient {
     if (job.finished) return;
     job.finished = true;
     job.body = undefined;
+    // A message refused before it had an origin (not a URL, say) still counts, under its endpoint's service.
+    this.metrics?.pushFinished((job.origin as OriginState | undefined)?.service ?? pushServiceOf(job.message.endpoint), outcome.kind);
     job.deliver(outcome);
   }
 
@@ -600,6 +616,7 @@ export class PushClient {
     if (existing) return existing;
     const state: OriginState = {
       origin,
+      service: pushServiceOf(origin),
       pool: new Pool(origin, this.poolOptions),
       inFlight: 0,
       parked: [],

@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './config';
 import { demoCommand } from './demo/command';
 import { createAuthService } from './features/auth/service';
+import { StaticBuildError } from './platform/static-files';
 import { RoleError, runRole } from './roles';
 import { openRuntime } from './runtime';
 
@@ -89,7 +90,7 @@ async function main(argv: string[]): Promise<number> {
       try {
         await runRole(config, role, { scheduler: !values['no-scheduler'], worker: !values['no-worker'] });
       } catch (error) {
-        if (error instanceof RoleError) {
+        if (error instanceof RoleError || error instanceof StaticBuildError) {
           console.error(error.message);
           return 2;
         }

@@ -3,7 +3,7 @@
 //                                 API + dashboard (+ scheduler and delivery workers in-process)
 //   scheduler                     claims due work (scheduled sends, recurring runs, feeds)
 //   worker                        takes delivery jobs from Redis (REDIS_URL)
-//   migrate                       bring the database schema up to date
+//   migrate [--dry-run]           bring the database schema up to date (--dry-run: list what is pending)
 //   user create --email E --name N [--password P]
 //   user reset-password --email E [--password P]
 //   demo [--data-dir DIR] [--password P] [--serve]
@@ -99,12 +99,21 @@ async function main(argv: string[]): Promise<number> {
       return -1; // keeps running until a signal
     }
     case 'migrate': {
+      const { values } = parseArgs({ args, options: { 'dry-run': { type: 'boolean' } } });
       const runtime = await openRuntime({ ...config, logLevel: 'warn' }, { migrate: false });
-      const { migrateToLatest } = await import('./db/migrate');
-      const applied = await migrateToLatest(runtime.database);
-      console.log(applied.length ? `Applied: ${applied.join(', ')}` : 'Database is up to date');
-      await runtime.close();
-      return 0;
+      try {
+        const { migrateToLatest, pendingMigrations } = await import('./db/migrate');
+        if (values['dry-run']) {
+          const pending = await pendingMigrations(runtime.database);
+          console.log(pending.length ? `Pending migrations (${pending.length}), not applied:\n${pending.map((name) => `  ${name}`).join('\n')}` : 'Database is up to date');
+          return 0;
+        }
+        const applied = await migrateToLatest(runtime.database);
+        console.log(applied.length ? `Applied: ${applied.join(', ')}` : 'Database is up to date');
+        return 0;
+      } finally {
+        await runtime.close();
+      }
     }
     case 'user':
       return userCommand(config, args);

@@ -109,6 +109,20 @@ const envSchema = z.object({
   // At most 1 TiB: the quota is compared in bytes, and a typo should not read as "unlimited".
   METRICS_PORT: port.optional(),
   SHUTDOWN_TIMEOUT_SECONDS: positiveInt('seconds').default(30),
+  DOCTOR_PUSH_HOSTS: z
+    .string()
+    .trim()
+    .transform((v, ctx) => {
+      const hosts: Array<{ host: string; port: number }> = [];
+      for (const part of v.split(',').map((s) => s.trim()).filter(Boolean)) {
+        const match = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:]+\])(?::(\d{1,5}))?$/.exec(part);
+        const port = match?.[2] === undefined ? 443 : Number(match[2]);
+        if (!match || port < 1 || port > 65535) ctx.addIssue({ code: 'custom', message: `"${part}" is not host or host:port` });
+        else hosts.push({ host: match[1]!.replace(/^\[|\]$/g, ''), port });
+      }
+      return hosts;
+    })
+    .default([]),
   METRICS_TOKEN: z.string().trim().min(16, 'must be at least 16 characters').optional(),
   UPLOAD_QUOTA_MB: positiveInt('megabytes').max(1_048_576, 'must be at most 1048576 (1 TiB)').default(200),
 });
@@ -153,6 +167,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** After SIGTERM a process exits within this, done or not (README, "Stopping and restarting"). */
   shutdownTimeoutMs: number;
+  /** Hosts `herald doctor` connects to instead of the four push services (a proxy's view, or tests). */
+  doctorPushHosts: Array<{ host: string; port: number }>;
 }
 
 export class ConfigError extends Error {
@@ -224,5 +240,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsPort: e.METRICS_PORT,
     metricsToken: e.METRICS_TOKEN || undefined,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
+    doctorPushHosts: e.DOCTOR_PUSH_HOSTS,
   };
 }

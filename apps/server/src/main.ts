@@ -4,6 +4,8 @@
 //   scheduler                     claims due work (scheduled sends, recurring runs, feeds)
 //   worker                        takes delivery jobs from Redis (REDIS_URL)
 //   migrate [--dry-run]           bring the database schema up to date (--dry-run: list what is pending)
+//   doctor [--json]               check configuration, push-service reachability, database,
+//                                 Redis, clock and disk; exits 1 when a check FAILs
 //   user create --email E --name N [--password P]
 //   user reset-password --email E [--password P]
 //   demo [--data-dir DIR] [--password P] [--serve]
@@ -115,12 +117,25 @@ async function main(argv: string[]): Promise<number> {
         await runtime.close();
       }
     }
+    case 'doctor': {
+      const { values } = parseArgs({ args, options: { json: { type: 'boolean' } } });
+      const runtime = await openRuntime({ ...config, logLevel: 'warn' }, { migrate: false });
+      try {
+        const { runDoctor, formatDoctorReport } = await import('./features/system/doctor');
+        const checks = await runDoctor(runtime.ctx);
+        console.log(values.json ? JSON.stringify({ checks }, null, 2) : formatDoctorReport(checks));
+        // Non-zero on FAIL, so cron or CI notices; WARN alone passes.
+        return checks.some((c) => c.status === 'fail') ? 1 : 0;
+      } finally {
+        await runtime.close();
+      }
+    }
     case 'user':
       return userCommand(config, args);
     case 'demo':
       return demoCommand(args);
     default:
-      console.error(`Unknown command "${role}". Commands: serve, scheduler, worker, migrate, user, demo`);
+      console.error(`Unknown command "${role}". Commands: serve, scheduler, worker, migrate, doctor, backup, restore, user, demo`);
       return 2;
   }
 }

@@ -5,6 +5,7 @@ import type { Config } from './config';
 import { PushClient, type PushMetrics } from './delivery/push-client';
 import { pushOriginPolicy } from './delivery/push-endpoints';
 import { startEngine, type Engine } from './engine';
+import { keepRecordingSecretFingerprint } from './features/system/secret-fingerprint';
 import { startOpsServer, type ReadinessCheck } from './platform/health';
 import { databaseReadiness, openRuntime } from './runtime';
 
@@ -42,6 +43,7 @@ export async function runRole(config: Config, role: Role, options: RoleOptions =
   }
   const runtime = await openRuntime(config);
   const { ctx } = runtime;
+  const stopRecordingSecret = keepRecordingSecretFingerprint(ctx);
   let app: FastifyInstance | undefined;
   let engine: Engine | undefined;
 
@@ -85,6 +87,7 @@ export async function runRole(config: Config, role: Role, options: RoleOptions =
     stopping = true;
     clearInterval(keepAlive);
     ctx.log.info(`${signal} received, shutting down`);
+    stopRecordingSecret();
     // The documented bound (SHUTDOWN_TIMEOUT_SECONDS): past it the process
     // exits anyway. Pushes sent but not yet recorded are then sent again
     // after their lease, at most PUSH_CONCURRENCY of them (docs/delivery.md).

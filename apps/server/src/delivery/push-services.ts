@@ -26,3 +26,19 @@ export function pushServiceOf(endpoint: string): PushServiceName {
   }
   return 'other';
 }
+export interface PushServiceHost {
+  service: PushServiceName;
+  host: string;
+  port: number;
+}
+
+/**
+ * One host per push service that `herald doctor` connects to (DNS, TCP 443,
+ * TLS): the hosts browsers' endpoints point at today (docs/web-push.md).
+ */
+export const PUSH_SERVICE_HOSTS: readonly PushServiceHost[] = [
+  { service: 'fcm', host: 'fcm.googleapis.com', port: 443 },
+  { service: 'mozilla', host: 'updates.push.services.mozilla.com', port: 443 },
+  { service: 'apple', host: 'web.push.apple.com', port: 443 },
+  { service: 'microsoft', host: 'wns2-par02p.notify.windows.com', port: 443 },
+];

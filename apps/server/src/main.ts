@@ -6,6 +6,9 @@
 //   migrate [--dry-run]           bring the database schema up to date (--dry-run: list what is pending)
 //   doctor [--json]               check configuration, push-service reachability, database,
 //                                 Redis, clock and disk; exits 1 when a check FAILs
+//   backup --out FILE             a consistent backup while Herald runs (SQLite database,
+//                                 secret.key, uploads) in one .tar.gz
+//   restore FILE                  restore a backup into an empty DATA_DIR
 //   user create --email E --name N [--password P]
 //   user reset-password --email E [--password P]
 //   demo [--data-dir DIR] [--password P] [--serve]
@@ -16,6 +19,8 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './config';
 import { demoCommand } from './demo/command';
 import { createAuthService } from './features/auth/service';
+import { BackupError, createBackup, restoreBackup } from './platform/backup';
+import { PRIVATE_UMASK } from './platform/data-directory';
 import { StaticBuildError } from './platform/static-files';
 import { RoleError, runRole } from './roles';
 import { openRuntime } from './runtime';
@@ -58,6 +63,59 @@ async function userCommand(config: Config, args: string[]): Promise<number> {
     return 0;
   } finally {
     await runtime.close();
+  }
+}
+
+async function backupCommand(config: Config, args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { out: { type: 'string' } } });
+  if (!values.out) {
+    console.error('Usage: herald backup --out FILE   (e.g. herald-$(date +%F).tar.gz)');
+    return 2;
+  }
+  // A backup holds the secret and the VAPID private keys: private, like DATA_DIR (docs/security.md).
+  process.umask(PRIVATE_UMASK);
+  try {
+    const manifest = await createBackup(config, values.out);
+    const parts = [
+      manifest.database === 'sqlite' ? `the SQLite database (${manifest.migrations.length} migrations)` : undefined,
+      manifest.secretKeyFile ? 'secret.key' : undefined,
+      `${manifest.uploads} uploaded image(s)`,
+    ].filter(Boolean);
+    console.log(`Backup written to ${values.out}: ${parts.join(', ')}.`);
+    if (manifest.database === 'postgres') console.log('The database is PostgreSQL and is not in this archive: dump it with pg_dump (README, "Backups").');
+    if (!manifest.secretKeyFile && manifest.secretFingerprint) console.log(`SECRET_KEY is not in the archive: keep it with the backup (fingerprint ${manifest.secretFingerprint}).`);
+    return 0;
+  } catch (error) {
+    if (error instanceof BackupError) {
+      console.error(error.message);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+async function restoreCommand(config: Config, args: string[]): Promise<number> {
+  const { positionals } = parseArgs({ args, allowPositionals: true });
+  if (positionals.length !== 1) {
+    console.error('Usage: herald restore FILE   (into an empty DATA_DIR)');
+    return 2;
+  }
+  process.umask(PRIVATE_UMASK);
+  try {
+    const restored = await restoreBackup(config, positionals[0]!);
+    console.log(`Restored the backup of ${restored.manifest.createdAt} into ${config.dataDir}${restored.databaseFile ? ` (database: ${restored.databaseFile})` : ''}.`);
+    if (restored.manifest.database === 'postgres') console.log('It holds no database: restore the PostgreSQL dump with pg_restore (README, "Backups").');
+    if (restored.secretMismatch) {
+      console.log(`Warning: the backup was made with another secret (fingerprint ${restored.manifest.secretFingerprint}). Set SECRET_KEY to the value used then, or beacons of notifications already sent will be refused.`);
+    }
+    console.log('Start Herald on it as usual; `herald migrate` brings an older backup up to date.');
+    return 0;
+  } catch (error) {
+    if (error instanceof BackupError) {
+      console.error(error.message);
+      return 1;
+    }
+    throw error;
   }
 }
 
@@ -130,6 +188,10 @@ async function main(argv: string[]): Promise<number> {
         await runtime.close();
       }
     }
+    case 'backup':
+      return backupCommand(config, args);
+    case 'restore':
+      return restoreCommand(config, args);
     case 'user':
       return userCommand(config, args);
     case 'demo':

@@ -11,7 +11,8 @@ import { PUSH_SERVICE_HOSTS, pushServiceOf, type PushServiceHost } from '../../d
 import { vapidSubject } from '../../delivery/vapid';
 import { databaseClock, secretFingerprintsSeenSince, selectOne, sitesWithOwnerEmail } from './repository';
 import { probePushHost } from './push-reachability';
-import { FINGERPRINT_FRESH_MS, secretFingerprint } from './secret-fingerprint';
+import { secretFingerprint } from '../../platform/secrets';
+import { FINGERPRINT_FRESH_MS } from './secret-fingerprint';
 
 export type DoctorDeps = Pick<AppContext, 'config' | 'db' | 'dbKind' | 'secret' | 'clock'>;
 

@@ -1,11 +1,6 @@
 import type { AppContext } from '../../context';
-import { hmac } from '../../platform/secrets';
+import { secretFingerprint } from '../../platform/secrets';
 import { recordSecretFingerprint } from './repository';
-
-/** 16 hex characters of an HMAC of a fixed text under the secret: tells secrets apart, reveals nothing of one. */
-export function secretFingerprint(secret: Buffer): string {
-  return hmac(secret, 'herald-secret-fingerprint', 'v1').toString('hex').slice(0, 16);
-}
 
 /** How often a running process says again which secret it uses. */
 const RECORD_EVERY_MS = 5 * 60_000;

@@ -7,12 +7,16 @@ import { apiRoutes } from './features';
 import { SITE_API_KEY_SECURITY_SCHEME } from './features/api-keys/routes';
 import { uploadedFilesRoutes } from './features/uploads/routes';
 import { registerErrorHandler, sendFrameworkError } from './platform/error-handler';
+import { registerHealthRoutes, type ReadinessCheck } from './platform/health';
 import { registerNulCharacterGuard } from './platform/nul-characters';
 import { DASHBOARD_CSP, defaultStaticDirs, registerStaticFiles, type StaticDirs } from './platform/static-files';
+import { databaseReadiness } from './runtime';
 
 export interface BuildAppOptions {
   /** Built dashboard and SDK folders; defaults to the monorepo's dist folders. */
   staticDirs?: StaticDirs;
+  /** What GET /readyz checks; by default the database and its migrations (roles.ts adds the engine's). */
+  readiness?: ReadinessCheck[];
 }
 
 /** Whether an answer to this URL must not be stored by any cache: everything under /api except the public SDK routes. */
@@ -90,6 +94,14 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     },
     { prefix: '/api' },
   );
+
+  registerHealthRoutes(app, {
+    readiness: options.readiness ?? databaseReadiness(ctx),
+    metrics: ctx.metrics,
+    // On the public port, metrics exist only behind a token (README, "Metrics").
+    exposeMetrics: ctx.config.metricsToken !== undefined,
+    metricsToken: ctx.config.metricsToken,
+  });
 
   // Uploaded images live outside /api: browsers load them into notifications.
   await app.register(uploadedFilesRoutes(ctx));

@@ -107,6 +107,23 @@ const envSchema = z.object({
   RSS_FEEDS_PER_USER: positiveInt('feeds').max(100_000, 'must be at most 100000').default(50),
   RSS_CHECKS_PER_USER_PER_HOUR: positiveInt('checks').max(100_000, 'must be at most 100000').default(30),
   // At most 1 TiB: the quota is compared in bytes, and a typo should not read as "unlimited".
+  METRICS_PORT: port.optional(),
+  SHUTDOWN_TIMEOUT_SECONDS: positiveInt('seconds').default(30),
+  DOCTOR_PUSH_HOSTS: z
+    .string()
+    .trim()
+    .transform((v, ctx) => {
+      const hosts: Array<{ host: string; port: number }> = [];
+      for (const part of v.split(',').map((s) => s.trim()).filter(Boolean)) {
+        const match = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:]+\])(?::(\d{1,5}))?$/.exec(part);
+        const port = match?.[2] === undefined ? 443 : Number(match[2]);
+        if (!match || port < 1 || port > 65535) ctx.addIssue({ code: 'custom', message: `"${part}" is not host or host:port` });
+        else hosts.push({ host: match[1]!.replace(/^\[|\]$/g, ''), port });
+      }
+      return hosts;
+    })
+    .default([]),
+  METRICS_TOKEN: z.string().trim().min(16, 'must be at least 16 characters').optional(),
   UPLOAD_QUOTA_MB: positiveInt('megabytes').max(1_048_576, 'must be at most 1048576 (1 TiB)').default(200),
 });
 
@@ -144,6 +161,14 @@ export interface Config {
   rssChecksPerUserPerHour: number;
   /** Bytes of uploaded images one user may keep (UPLOAD_QUOTA_MB × 1024 × 1024). */
   uploadQuotaBytes: number;
+  /** A second port for /healthz, /readyz and /metrics (any role); unset: none. */
+  metricsPort: number | undefined;
+  /** Bearer token /metrics requires; on `serve`'s own port /metrics exists only with it. */
+  metricsToken: string | undefined;
+  /** After SIGTERM a process exits within this, done or not (README, "Stopping and restarting"). */
+  shutdownTimeoutMs: number;
+  /** Hosts `herald doctor` connects to instead of the four push services (a proxy's view, or tests). */
+  doctorPushHosts: Array<{ host: string; port: number }>;
 }
 
 export class ConfigError extends Error {
@@ -163,7 +188,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       parsed.error.issues.map((issue) => {
         const name = String(issue.path[0] ?? 'environment');
         const got = cleaned[name];
-        const shown = name.includes('PASSWORD') || name.includes('SECRET') || got === undefined ? '' : ` (got "${got}")`;
+        const shown = name.includes('PASSWORD') || name.includes('SECRET') || name.includes('TOKEN') || got === undefined ? '' : ` (got "${got}")`;
         return `${name}: ${issue.message}${shown}`;
       }),
     );
@@ -212,5 +237,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rssFeedsPerUser: e.RSS_FEEDS_PER_USER,
     rssChecksPerUserPerHour: e.RSS_CHECKS_PER_USER_PER_HOUR,
     uploadQuotaBytes: e.UPLOAD_QUOTA_MB * 1024 * 1024,
+    metricsPort: e.METRICS_PORT,
+    metricsToken: e.METRICS_TOKEN || undefined,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
+    doctorPushHosts: e.DOCTOR_PUSH_HOSTS,
   };
 }

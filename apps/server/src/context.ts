@@ -6,6 +6,7 @@ import type { DeliveryPorts } from './delivery/ports';
 import type { Database } from './db/schema';
 import type { Clock } from './platform/clock';
 import type { Mailer } from './platform/mail';
+import type { Metrics } from './platform/metrics';
 import type { PasswordHasher } from './platform/passwords';
 
 /**
@@ -24,6 +25,8 @@ export interface AppContext {
   /** Server secret for HMAC-signed tokens (beacons). */
   secret: Buffer;
   log: FastifyBaseLogger;
+  /** This process's Prometheus metrics (platform/metrics.ts). */
+  metrics: Metrics;
   /**
    * Asks this process's scheduler to look for due work now (a notification was
    * just sent). A no-op in processes without a scheduler: theirs ticks anyway.

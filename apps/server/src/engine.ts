@@ -6,6 +6,7 @@ import { sendBatch, sendBatchJob } from './delivery/send-batch';
 import { BullmqQueue } from './jobs/bullmq-queue';
 import { InProcessQueue } from './jobs/in-process-queue';
 import type { JobQueue } from './jobs/queue';
+import type { ReadinessCheck } from './platform/health';
 import { expiredRecordsPurgeSource } from './features/auth/expired-records-purge';
 import { recurringScheduleSource } from './features/notifications/recurring-runs';
 import { registerRssFeedJobs, rssFeedsDueWork } from './features/rss-feeds/poll-job';
@@ -37,6 +38,8 @@ export interface EngineOptions {
 export interface Engine {
   queue: JobQueue;
   scheduler: Scheduler | undefined;
+  /** Redis answers (BullMQ), and this process's workers are taking jobs (GET /readyz). */
+  readiness: ReadinessCheck[];
   /** Stops the scheduler, lets in-flight jobs finish and record, closes the queue and push pools. */
   close(): Promise<void>;
 }
@@ -64,9 +67,23 @@ export function startEngine(ctx: AppContext, options: EngineOptions): Engine {
     ctx.wakeScheduler = () => scheduler?.wake();
   }
 
+  ctx.metrics.watchQueue(() => queue.jobCounts());
+  const readiness: ReadinessCheck[] = [];
+  if (queue.kind === 'bullmq') {
+    readiness.push({
+      name: 'redis',
+      async check() {
+        await queue.ping();
+        return undefined;
+      },
+    });
+  }
+  if (options.worker) readiness.push({ name: 'queue', check: async () => (queue.consuming() ? undefined : 'the queue workers are not taking jobs') });
+
   return {
     queue,
     scheduler,
+    readiness,
     async close() {
       // First, so a fan-out waiting for the batch backlog to drain hands its
       // run back instead of waiting for workers that are closing too.

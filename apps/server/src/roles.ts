@@ -2,10 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app';
 import { ensureOwnerAccount } from './bootstrap';
 import type { Config } from './config';
-import { PushClient } from './delivery/push-client';
+import { PushClient, type PushMetrics } from './delivery/push-client';
 import { pushOriginPolicy } from './delivery/push-endpoints';
 import { startEngine, type Engine } from './engine';
-import { openRuntime } from './runtime';
+import { keepRecordingSecretFingerprint } from './features/system/secret-fingerprint';
+import { startOpsServer, type ReadinessCheck } from './platform/health';
+import { databaseReadiness, openRuntime } from './runtime';
 
 export type Role = 'serve' | 'scheduler' | 'worker';
 
@@ -16,11 +18,12 @@ export interface RoleOptions {
   worker?: boolean;
 }
 
-export function createPushClient(config: Config): PushClient {
+export function createPushClient(config: Config, metrics?: PushMetrics): PushClient {
   return new PushClient({
     concurrency: config.pushConcurrency,
     requestTimeoutMs: config.pushTimeoutMs,
     allowOrigin: pushOriginPolicy(config.extraPushOrigins),
+    metrics,
   });
 }
 
@@ -40,6 +43,7 @@ export async function runRole(config: Config, role: Role, options: RoleOptions =
   }
   const runtime = await openRuntime(config);
   const { ctx } = runtime;
+  const stopRecordingSecret = keepRecordingSecretFingerprint(ctx);
   let app: FastifyInstance | undefined;
   let engine: Engine | undefined;
 
@@ -47,17 +51,28 @@ export async function runRole(config: Config, role: Role, options: RoleOptions =
   // Without Redis the in-process queue only reaches this process, so whoever enqueues must also work.
   const withWorker = role === 'worker' || (role === 'scheduler' && !config.redisUrl) || (role === 'serve' && options.worker !== false);
   if (withScheduler || withWorker) {
-    engine = startEngine(ctx, { scheduler: withScheduler, worker: withWorker, pushClient: createPushClient(config) });
+    engine = startEngine(ctx, { scheduler: withScheduler, worker: withWorker, pushClient: createPushClient(config, ctx.metrics) });
   }
 
+  let stopping = false;
+  const readiness: ReadinessCheck[] = [
+    { name: 'running', check: async () => (stopping ? 'shutting down' : undefined) },
+    ...databaseReadiness(ctx),
+    ...(engine?.readiness ?? []),
+  ];
   if (role === 'serve') {
     await ensureOwnerAccount(ctx);
-    app = await buildApp(ctx);
+    app = await buildApp(ctx, { readiness });
     await app.listen({ port: config.port, host: config.host });
   }
+  const opsServer =
+    config.metricsPort === undefined
+      ? undefined
+      : await startOpsServer({ host: config.host, port: config.metricsPort, log: ctx.log, readiness, metrics: ctx.metrics, exposeMetrics: true, metricsToken: config.metricsToken });
   ctx.log.info(
     `Herald ${role} started` +
       (app ? ` at ${config.publicUrl} (listening on ${config.host}:${config.port})` : '') +
+      (opsServer ? `, health and metrics on ${config.host}:${config.metricsPort}` : '') +
       ` — database: ${runtime.database.kind}, queue: ${engine?.queue.kind ?? 'none'}, scheduler: ${withScheduler ? 'on' : 'off'}, worker: ${withWorker ? 'on' : 'off'}`,
   );
 
@@ -67,15 +82,23 @@ export async function runRole(config: Config, role: Role, options: RoleOptions =
   // else would, and the process would end quietly with code 0.
   const keepAlive = setInterval(() => undefined, 60 * 60_000);
 
-  let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     clearInterval(keepAlive);
     ctx.log.info(`${signal} received, shutting down`);
+    stopRecordingSecret();
+    // The documented bound (SHUTDOWN_TIMEOUT_SECONDS): past it the process
+    // exits anyway. Pushes sent but not yet recorded are then sent again
+    // after their lease, at most PUSH_CONCURRENCY of them (docs/delivery.md).
+    setTimeout(() => {
+      ctx.log.error(`shutdown took longer than ${config.shutdownTimeoutMs / 1000} s (SHUTDOWN_TIMEOUT_SECONDS); exiting with work unfinished, the recovery sweep resumes it`);
+      process.exit(1);
+    }, config.shutdownTimeoutMs).unref();
     try {
       await app?.close();
       await engine?.close();
+      await opsServer?.close();
       await runtime.close();
       process.exit(0);
     } catch (error) {

@@ -1,7 +1,8 @@
 import type { Config } from './config';
 import type { AppContext } from './context';
 import { openDatabase, type DatabaseHandle } from './db/database';
-import { migrateToLatest } from './db/migrate';
+import { migrateToLatest, pendingMigrations } from './db/migrate';
+import { deliveryBacklog } from './delivery/runs';
 import { fireTriggers } from './features/notifications/triggered';
 import { addSendToSiteCounters } from './features/analytics/site-counters';
 import { notificationsUsingSegment, runsUsingSegment } from './features/segments/repository';
@@ -10,10 +11,13 @@ import { feedsUsingSegment } from './features/rss-feeds/repository';
 import { deactivateGoneSubscribers } from './features/subscribers/service';
 import { campaignsUsingSegment } from './features/welcome-campaigns/repository';
 import { enrolInWelcomeCampaign } from './features/welcome-campaigns/enrollment';
+import { sql } from 'kysely';
 import { systemClock, type Clock } from './platform/clock';
 import { protectDataDirectory } from './platform/data-directory';
+import type { ReadinessCheck } from './platform/health';
 import { createLogger } from './platform/logger';
-import { createOutboxMailer, createSmtpMailer, type Mailer } from './platform/mail';
+import { countMails, createOutboxMailer, createSmtpMailer, type Mailer } from './platform/mail';
+import { createMetrics } from './platform/metrics';
 import { PasswordHasher } from './platform/passwords';
 import { loadOrCreateSecret } from './platform/secrets';
 
@@ -39,7 +43,11 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     const applied = await migrateToLatest(database);
     if (applied.length) log.info({ applied }, 'database migrated');
   }
-  const mailer = options.mailer ?? (config.smtpUrl ? createSmtpMailer(config.smtpUrl, config.mailFrom) : createOutboxMailer(config.dataDir, config.mailFrom, log));
+  const metrics = createMetrics();
+  const mailer = countMails(
+    options.mailer ?? (config.smtpUrl ? createSmtpMailer(config.smtpUrl, config.mailFrom) : createOutboxMailer(config.dataDir, config.mailFrom, log)),
+    metrics,
+  );
   const ctx: AppContext = {
     config,
     db: database.db,
@@ -49,6 +57,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     passwords: new PasswordHasher(),
     secret: loadOrCreateSecret(config.secretKey, config.dataDir),
     log,
+    metrics,
     wakeScheduler: () => undefined,
     // The composition root: features plug into the engine's ports and into each other's registries here.
     deliveryPorts: { selectAudiencePage, deactivateGoneSubscribers, addToSiteCounters: addSendToSiteCounters },
@@ -56,6 +65,11 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     segmentUseFinders: [notificationsUsingSegment, runsUsingSegment, campaignsUsingSegment, feedsUsingSegment],
   };
   ctx.subscriberCreatedHooks = [enrolInWelcomeCampaign(ctx)];
+  metrics.watchDeliveryBacklog(async () => {
+    const now = ctx.clock.now();
+    const backlog = await deliveryBacklog(ctx.db, now);
+    return { pending: backlog.pending, leased: backlog.leased, oldestPendingSeconds: backlog.oldestPendingAt === null ? 0 : Math.max(0, now - backlog.oldestPendingAt) / 1000 };
+  });
   return {
     ctx,
     database,
@@ -64,4 +78,24 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       await database.close();
     },
   };
+}
+
+/** What every process needs to be ready: the database answers and has this version's schema (GET /readyz). */
+export function databaseReadiness(ctx: Pick<AppContext, 'db' | 'dbKind'>): ReadinessCheck[] {
+  return [
+    {
+      name: 'database',
+      async check() {
+        await sql`select 1`.execute(ctx.db);
+        return undefined;
+      },
+    },
+    {
+      name: 'migrations',
+      async check() {
+        const pending = await pendingMigrations({ db: ctx.db, kind: ctx.dbKind });
+        return pending.length ? `${pending.length} migration(s) pending: run \`herald migrate\`` : undefined;
+      },
+    },
+  ];
 }

@@ -13,3 +13,4 @@ export * from './rss-feeds';
 export * from './utm';
 export * from './analytics';
 export * from './wall-time';
+export * from './system';

@@ -27,8 +27,17 @@ import { isPermanentlyRemovedEndpoint } from './push-endpoints';
 import { MAX_TTL_SECONDS, type PushMessage } from './push-message';
 import { classifyAnswer, describeError, errorMessage, type PushOutcome, type PushOutcomeKind, type RetryPolicy } from './push-outcome';
 import { Job, RequestDeadlineError, type OriginState } from './push-request';
+import { pushServiceOf, type PushServiceName } from './push-services';
 import { isValidTopic } from './topic';
 import { VapidTokenCache } from './vapid';
+
+/** What the client reports for monitoring; platform/metrics.ts implements it. */
+export interface PushMetrics {
+  /** Every message's outcome, once. */
+  pushFinished(pushService: PushServiceName, outcome: PushOutcomeKind): void;
+  /** Time from dispatching a request to its answer or failure. */
+  pushAnswered(pushService: PushServiceName, seconds: number): void;
+}
 
 export interface PushClientOptions {
   /** Messages being encrypted or sent at once, all origins together (default 200, PUSH_CONCURRENCY). */
@@ -76,6 +85,7 @@ export interface PushClientOptions {
   allowOrigin?: (origin: string) => boolean;
   /** Told whenever an origin is paused (429, 503 with Retry-After, or repeated transport failures). */
   onOriginPaused?: (origin: string, until: number, reason: string) => void;
+  metrics?: PushMetrics;
 }
 
 export interface SendAllSummary {
@@ -137,6 +147,7 @@ export class PushClient {
   private readonly poolOptions: Pool.Options;
   private readonly allowOrigin: ((origin: string) => boolean) | undefined;
   private readonly onOriginPaused: ((origin: string, until: number, reason: string) => void) | undefined;
+  private readonly metrics: PushMetrics | undefined;
 
   private readonly origins = new Map<string, OriginState>();
   /** Origins with parked messages, in the order they got them. */
@@ -149,6 +160,12 @@ export class PushClient {
    * recorded (docs/delivery.md: duplicates after a crash ≤ concurrency).
    */
   private awaitingResults = 0;
+  /**
+   * Slots a batch has claimed before pulling its next message from an
+   * (async) source. Without them, every batch woken by one free slot passed
+   * the room check before any of them admitted its message.
+   */
+  private reserved = 0;
   private parkedCount = 0;
   private readonly roomWaiters = new Set<() => void>();
   private readonly idleWaiters: Array<() => void> = [];
@@ -173,6 +190,7 @@ export class PushClient {
     this.clock = options.clock ?? systemClock;
     this.allowOrigin = options.allowOrigin;
     this.onOriginPaused = options.onOriginPaused;
+    this.metrics = options.metrics;
     const keepAlive = options.keepAliveTimeoutMs ?? 30_000;
     this.poolOptions = {
       connections: this.connectionsPerOrigin,
@@ -268,7 +286,14 @@ export class PushClient {
           await this.waitForRoom(batch);
           continue;
         }
-        const next = await iterator.next();
+        // The slot is this batch's while it waits for its source.
+        this.reserved++;
+        let next: IteratorResult<PushMessage<Ref>>;
+        try {
+          next = await iterator.next();
+        } finally {
+          this.reserved--;
+        }
         if (next.done) {
           exhausted = true;
           break;
@@ -280,6 +305,8 @@ export class PushClient {
     } catch (error) {
       fail(error);
     }
+    // Another batch may be waiting for the slot this one reserved last.
+    this.wakeRoomWaiters();
     if (!exhausted) {
       // Let a generator run its finally blocks (close a database cursor, say).
       try {
@@ -341,7 +368,16 @@ export class PushClient {
   // ---- scheduling ---------------------------------------------------------
 
   private hasRoom(): boolean {
-    return this.inFlight + this.awaitingResults < this.concurrency && this.parkedCount < this.maxParked;
+    return this.inFlight + this.awaitingResults + this.reserved < this.concurrency && this.parkedCount < this.maxParked;
+  }
+
+  /**
+   * Whether one more push may start: pushes in flight plus outcomes not yet
+   * recorded stay within `concurrency`, exactly (docs/delivery.md: a crash
+   * re-sends at most PUSH_CONCURRENCY pushes per process).
+   */
+  private canStart(): boolean {
+    return this.inFlight + this.awaitingResults < this.concurrency;
   }
 
   private wakeRoomWaiters(): void {
@@ -402,7 +438,7 @@ export class PushClient {
     if (origin.paused && origin.pausedUntil - this.clock.now() > this.maxPauseWaitMs) {
       return this.finish(job, { kind: 'deferred', retryAt: origin.pausedUntil, reason: `${origin.origin} is paused` });
     }
-    if (this.isReady(origin) && this.inFlight < this.concurrency) return this.start(job);
+    if (this.isReady(origin) && this.canStart()) return this.start(job);
     origin.parked.push(job);
     this.parkedCount++;
     this.parkedOrigins.add(origin);
@@ -419,8 +455,8 @@ export class PushClient {
   private schedule(): void {
     if (this.parkedCount > 0) {
       for (const origin of this.parkedOrigins) {
-        if (this.inFlight + this.awaitingResults >= this.concurrency) break;
-        while (origin.parked.length > 0 && this.inFlight + this.awaitingResults < this.concurrency && this.isReady(origin)) {
+        if (!this.canStart()) break;
+        while (origin.parked.length > 0 && this.canStart() && this.isReady(origin)) {
           this.parkedCount--;
           this.start(origin.parked.shift()!);
         }
@@ -471,6 +507,7 @@ export class PushClient {
       origin.headersFor = { authorization: job.authorization, ttl, urgency: message.urgency, topic: message.topic };
     }
     job.timer = setTimeout(() => this.onDeadline(job), this.requestTimeoutMs);
+    job.dispatchedAt = performance.now();
     try {
       origin.pool.dispatch({ method: 'POST', path: job.path, headers: origin.headers, body: job.body!, idempotent: false, blocking: true }, job);
     } catch (error) {
@@ -491,6 +528,7 @@ export class PushClient {
     if (job.finished) return;
     clearTimeout(job.timer);
     this.release(job);
+    if (job.dispatchedAt !== undefined) this.metrics?.pushAnswered(job.origin.service, (performance.now() - job.dispatchedAt) / 1000);
     let outcome: PushOutcome;
     if (job.status >= 200) {
       // The status line arrived: it decides, even if the body then failed.
@@ -568,6 +606,8 @@ export class PushClient {
     if (job.finished) return;
     job.finished = true;
     job.body = undefined;
+    // A message refused before it had an origin (not a URL, say) still counts, under its endpoint's service.
+    this.metrics?.pushFinished((job.origin as OriginState | undefined)?.service ?? pushServiceOf(job.message.endpoint), outcome.kind);
     job.deliver(outcome);
   }
 
@@ -576,6 +616,7 @@ export class PushClient {
     if (existing) return existing;
     const state: OriginState = {
       origin,
+      service: pushServiceOf(origin),
       pool: new Pool(origin, this.poolOptions),
       inFlight: 0,
       parked: [],

@@ -5,12 +5,15 @@ import type { Dispatcher, Pool } from 'undici';
 import type { SubscriberKeys } from './encryption';
 import { SUCCESS_STATUSES, type PushOutcome } from './push-outcome';
 import type { PushMessage, Urgency } from './push-message';
+import type { PushServiceName } from './push-services';
 
 const MAX_REASON_BYTES = 512;
 
 /** Per push-service origin: its connection pool, what waits for it, and its pause. */
 export interface OriginState {
   readonly origin: string;
+  /** Its push service, the metrics label. */
+  readonly service: PushServiceName;
   readonly pool: Pool;
   inFlight: number;
   readonly parked: Job[];
@@ -42,6 +45,8 @@ class Job implements Dispatcher.DispatchHandler {
   body: Buffer | undefined;
   controller: Dispatcher.DispatchController | undefined;
   timer: NodeJS.Timeout | undefined;
+  /** performance.now() when the request was handed to undici (its latency is measured from there). */
+  dispatchedAt: number | undefined;
   started = false;
   finished = false;
   status = 0;

@@ -40,14 +40,14 @@ export async function insertRun(db: Db, run: NewRun): Promise<boolean> {
  * second UPDATE waits for the first's row locks and then re-checks
  * `status = 'pending'`, so each run is claimed exactly once.
  */
-export async function claimDueRuns(db: Db, now: number, owner: string, leaseMs: number, limit = 50): Promise<Array<Pick<RunRow, 'id' | 'notification_id'>>> {
+export async function claimDueRuns(db: Db, now: number, owner: string, leaseMs: number, limit = 50): Promise<Array<Pick<RunRow, 'id' | 'notification_id' | 'due_at'>>> {
   const due = db.selectFrom('notification_runs').select('id').where('status', '=', 'pending').where('due_at', '<=', now).orderBy('due_at').limit(limit);
   return db
     .updateTable('notification_runs')
     .set({ status: 'sending', started_at: now, lease_owner: owner, lease_until: now + leaseMs })
     .where('id', 'in', due)
     .where('status', '=', 'pending')
-    .returning(['id', 'notification_id'])
+    .returning(['id', 'notification_id', 'due_at'])
     .execute();
 }
 
@@ -61,6 +61,13 @@ export function findStalledRuns(db: Db, now: number, limit = 20): Promise<Array<
     .orderBy('lease_until')
     .limit(limit)
     .execute();
+}
+
+/** Runs still sending, whatever their lease: after the queue lost its jobs, each is resumed at once. */
+export function findSendingRuns(db: Db, afterId: string | null, limit = 100): Promise<Array<Pick<RunRow, 'id' | 'lease_until'>>> {
+  let query = db.selectFrom('notification_runs').select(['id', 'lease_until']).where('status', '=', 'sending');
+  if (afterId !== null) query = query.where('id', '>', afterId);
+  return query.orderBy('id').limit(limit).execute();
 }
 
 /** Takes over a stalled run if nobody else did first (compare-and-set on the old lease). */
@@ -315,4 +322,22 @@ async function lastDeliveryError(db: Db, runId: string): Promise<string | null> 
     .limit(1)
     .executeTakeFirst();
   return row?.error ?? null;
+}
+
+/**
+ * Pending deliveries now: how many, how many a worker holds (lease in
+ * force), and the oldest one's creation time (metrics; the partial index on
+ * pending rows keeps this cheap).
+ */
+export async function deliveryBacklog(db: Db, now: number): Promise<{ pending: number; leased: number; oldestPendingAt: number | null }> {
+  const row = await db
+    .selectFrom('deliveries')
+    .select((eb) => [
+      eb.fn.countAll<number>().as('pending'),
+      eb.fn.sum<number | null>(eb.case().when('lease_until', '>', now).then(1).else(0).end()).as('leased'),
+      eb.fn.min('created_at').as('oldest'),
+    ])
+    .where('status', '=', PENDING)
+    .executeTakeFirstOrThrow();
+  return { pending: Number(row.pending), leased: Number(row.leased ?? 0), oldestPendingAt: row.oldest === null ? null : Number(row.oldest) };
 }

@@ -11,6 +11,7 @@ import { siteEventsRoutes } from './site-events/routes';
 import { rssFeedsRoutes } from './rss-feeds/routes';
 import { sitesRoutes } from './sites/routes';
 import { subscribersRoutes } from './subscribers/routes';
+import { systemRoutes } from './system/routes';
 import { trackingRoutes } from './tracking/routes';
 import { uploadsRoutes } from './uploads/routes';
 import { welcomeCampaignsRoutes } from './welcome-campaigns/routes';
@@ -28,4 +29,5 @@ export const apiRoutes: Array<(ctx: AppContext) => FastifyPluginAsyncZod> = [
   welcomeCampaignsRoutes,
   rssFeedsRoutes,
   analyticsRoutes,
+  systemRoutes,
 ];

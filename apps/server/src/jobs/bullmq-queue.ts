@@ -1,5 +1,7 @@
+import crypto from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
 import type { FastifyBaseLogger } from 'fastify';
+import { Redis } from 'ioredis';
 import type { EnqueueOptions, JobDefinition, JobHandler, JobQueue } from './queue';
 
 /**
@@ -13,6 +15,14 @@ export class BullmqQueue implements JobQueue {
   readonly kind = 'bullmq' as const;
   private readonly queues = new Map<string, Queue>();
   private readonly workers: Worker[] = [];
+  private readonly workedNames: string[] = [];
+  /**
+   * A connection for PING and the epoch marker that fails at once while Redis
+   * is down (the queue's own connections wait for it to come back), so
+   * readiness and the scheduler's check answer quickly.
+   */
+  private control: { redis: Redis; connected: Promise<void> } | undefined;
+  private closing = false;
 
   constructor(
     private readonly redisUrl: string,
@@ -41,15 +51,55 @@ export class BullmqQueue implements JobQueue {
       },
       { connection: this.connection(), prefix: this.prefix, concurrency: options.concurrency, stalledInterval: 15_000, maxStalledCount: 10 },
     );
+    this.workedNames.push(job.name);
     worker.on('error', (error) => this.log.warn({ err: error, job: job.name }, 'redis worker error'));
     worker.on('failed', (bullJob, error) => this.log.warn({ err: error, job: bullJob?.name }, 'job attempt failed'));
     this.workers.push(worker);
   }
 
+  async jobCounts(): Promise<Record<string, Record<string, number>>> {
+    const names = new Set([...this.queues.keys(), ...this.workedNames]);
+    const counts: Record<string, Record<string, number>> = {};
+    for (const name of names) counts[name] = await this.queueFor(name).getJobCounts('waiting', 'active', 'delayed', 'failed');
+    return counts;
+  }
+
+  async ping(): Promise<void> {
+    await (await this.controlConnection()).ping();
+  }
+
+  consuming(): boolean {
+    return !this.closing && this.workers.every((w) => w.isRunning());
+  }
+
+  /**
+   * Redis keeps a marker key next to the queues. When it is missing, Redis
+   * lost its data (restarted without persistence, flushed, replaced): every
+   * queued job is gone. SET NX re-creates it, and only the one process whose
+   * SET succeeded answers true, so a single scheduler re-enqueues.
+   */
+  async lostJobs(): Promise<boolean> {
+    const created = await (await this.controlConnection()).set(`${this.prefix}:queue-epoch`, crypto.randomUUID(), 'NX');
+    return created === 'OK';
+  }
+
   async close(): Promise<void> {
+    this.closing = true;
     // Worker.close() waits for the jobs in progress to finish (graceful shutdown).
     await Promise.all(this.workers.map((w) => w.close()));
     await Promise.all([...this.queues.values()].map((q) => q.close()));
+    this.control?.redis.disconnect();
+  }
+
+  private async controlConnection(): Promise<Redis> {
+    if (!this.control) {
+      const redis = new Redis(this.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2_000 });
+      redis.on('error', () => undefined);
+      // Waited for once; if it fails, ioredis keeps reconnecting and commands fail fast meanwhile.
+      this.control = { redis, connected: redis.connect().catch(() => undefined) };
+    }
+    await this.control.connected;
+    return this.control.redis;
   }
 
   private queueFor(name: string): Queue {

@@ -22,6 +22,8 @@ export class InProcessQueue implements JobQueue {
   /** Jobs enqueued before a worker for their name was registered. */
   private readonly waiting = new Map<string, unknown[]>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** Delayed jobs per name, waiting for their timer. */
+  private readonly delayed = new Map<string, number>();
   private readonly inFlight = new Set<Promise<void>>();
   private closed = false;
 
@@ -31,8 +33,10 @@ export class InProcessQueue implements JobQueue {
     const checked = job.payload.parse(payload);
     if (this.closed) return;
     if (options.delayMs && options.delayMs > 0) {
+      this.delayed.set(job.name, (this.delayed.get(job.name) ?? 0) + 1);
       const timer = setTimeout(() => {
         this.timers.delete(timer);
+        this.delayed.set(job.name, (this.delayed.get(job.name) ?? 1) - 1);
         this.push(job.name, checked);
       }, options.delayMs);
       timer.unref();
@@ -63,10 +67,34 @@ export class InProcessQueue implements JobQueue {
     this.pump(lane);
   }
 
+  async jobCounts(): Promise<Record<string, Record<string, number>>> {
+    type Counts = { waiting: number; active: number; delayed: number };
+    const counts: Record<string, Counts> = {};
+    const of = (name: string): Counts => (counts[name] ??= { waiting: 0, active: 0, delayed: 0 });
+    for (const [name, lane] of this.lanes) Object.assign(of(name), { waiting: lane.pending.length, active: lane.running });
+    for (const [name, list] of this.waiting) of(name).waiting += list.length;
+    for (const [name, count] of this.delayed) of(name).delayed = count;
+    return counts;
+  }
+
+  async ping(): Promise<void> {
+    if (this.closed) throw new Error('the queue is closed');
+  }
+
+  consuming(): boolean {
+    return !this.closed;
+  }
+
+  /** Jobs in memory are lost only with the process; its restart is the recovery sweep's case. */
+  async lostJobs(): Promise<boolean> {
+    return false;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
+    this.delayed.clear();
     for (const lane of this.lanes.values()) lane.pending = [];
     while (this.inFlight.size) await Promise.allSettled([...this.inFlight]);
   }

@@ -34,6 +34,18 @@ export interface JobQueue {
   backlog(job: JobDefinition<unknown>): Promise<number>;
   /** Starts taking jobs of this kind in this process. */
   work<Payload>(job: JobDefinition<Payload>, handler: JobHandler<Payload>, options: { concurrency: number }): void;
+  /** Jobs by kind and state (waiting, active, delayed, failed), for metrics. */
+  jobCounts(): Promise<Record<string, Record<string, number>>>;
+  /** Resolves when the queue's store answers (Redis PING); rejects otherwise. */
+  ping(): Promise<void>;
+  /** True while the jobs registered with work() are being taken (readiness). */
+  consuming(): boolean;
+  /**
+   * True once after the store lost every queued job (Redis restarted empty or
+   * was flushed): the scheduler then re-enqueues what the database says is
+   * unfinished at once instead of waiting for leases to run out.
+   */
+  lostJobs(): Promise<boolean>;
   /** Stops taking new jobs, waits for the ones in progress, releases connections. */
   close(): Promise<void>;
 }

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { AppContext } from '../context';
 import { fanOutRunJob } from '../delivery/fan-out';
-import { claimDueRuns, findStalledRuns, markNotificationSending, reclaimStalledRun } from '../delivery/runs';
+import { claimDueRuns, findSendingRuns, findStalledRuns, markNotificationSending, reclaimStalledRun } from '../delivery/runs';
 import type { JobQueue } from './queue';
 
 /**
@@ -28,7 +28,7 @@ export class Scheduler {
   private stopped = true;
 
   constructor(
-    private readonly ctx: Pick<AppContext, 'db' | 'clock' | 'config' | 'log'>,
+    private readonly ctx: Pick<AppContext, 'db' | 'clock' | 'config' | 'log' | 'metrics'>,
     private readonly queue: JobQueue,
     private readonly sources: DueWorkSource[] = [],
   ) {}
@@ -54,9 +54,10 @@ export class Scheduler {
     this.schedule(0);
   }
 
-  /** One pass: sources, due runs, stalled runs. Safe to call concurrently from several processes. */
+  /** One pass: lost queue, sources, due runs, stalled runs. Safe to call concurrently from several processes. */
   async tick(): Promise<void> {
-    const { db, clock, config, log } = this.ctx;
+    const { db, clock, config, log, metrics } = this.ctx;
+    await this.resumeIfQueueLost();
     for (const source of this.sources) {
       try {
         await source.runDue(clock.now());
@@ -69,6 +70,7 @@ export class Scheduler {
       const now = clock.now();
       const claimed = await claimDueRuns(db, now, this.owner, config.deliveryLeaseMs);
       for (const run of claimed) {
+        metrics.runClaimed((now - run.due_at) / 1000);
         await markNotificationSending(db, run.notification_id, now);
         await this.queue.enqueue(fanOutRunJob, { runId: run.id, recover: false });
       }
@@ -82,6 +84,39 @@ export class Scheduler {
         await this.queue.enqueue(fanOutRunJob, { runId: stalled.id, recover: true });
       }
     }
+  }
+
+  /**
+   * Redis came back empty (issue 17, 7b): the jobs of every run still sending
+   * are gone, and waiting for their leases to run out would stall each send
+   * for DELIVERY_LEASE_SECONDS. The database says what is unfinished: take
+   * every sending run over now and re-enqueue its fan-out in recovery mode
+   * (it re-enqueues the pending deliveries; those a live worker still holds
+   * are leased, so nothing is sent twice).
+   */
+  private async resumeIfQueueLost(): Promise<void> {
+    const { db, clock, config, log } = this.ctx;
+    let lost: boolean;
+    try {
+      lost = await this.queue.lostJobs();
+    } catch {
+      // The queue's store is unreachable: nothing can be enqueued now anyway; the next tick asks again.
+      return;
+    }
+    if (!lost) return;
+    let resumed = 0;
+    for (let afterId: string | null = null; ; ) {
+      const runs = await findSendingRuns(db, afterId);
+      for (const run of runs) {
+        if (await reclaimStalledRun(db, run.id, run.lease_until, clock.now(), this.owner, config.deliveryLeaseMs)) {
+          await this.queue.enqueue(fanOutRunJob, { runId: run.id, recover: true });
+          resumed++;
+        }
+      }
+      if (runs.length < 100) break;
+      afterId = runs[runs.length - 1]!.id;
+    }
+    if (resumed) log.warn({ runs: resumed }, 'the queue lost its jobs (Redis restarted empty?); resumed the sends in progress from the database');
   }
 
   private schedule(delayMs: number): void {

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { isDatabaseUnavailable } from '../db/database';
 import { HttpError } from './errors';
 
 /** Turns a zod issue path + message into one readable sentence. */
@@ -8,6 +9,9 @@ function describeIssue(issue: { instancePath?: string; message?: string }): stri
   const message = issue.message ?? 'is invalid';
   return field ? `${field}: ${message}` : message;
 }
+
+/** Retry-After of a 503 while the database is unreachable: a PostgreSQL restart takes a few seconds. */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /** Every error leaves as `{ success: false, error: { message } }` (spec §8). */
 export function registerErrorHandler(app: FastifyInstance): void {
@@ -39,6 +43,15 @@ export function registerErrorHandler(app: FastifyInstance): void {
             ? 'Unsupported content type: send application/json'
             : error.message;
       void reply.status(statusCode).send({ success: false, error: { message, code: (error as FastifyError).code } });
+      return;
+    }
+    if (isDatabaseUnavailable(error)) {
+      // The database is restarting or out of reach: a client should come back shortly, not report a bug.
+      request.log.warn({ err: error }, 'database unavailable');
+      void reply
+        .status(503)
+        .header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS))
+        .send({ success: false, error: { message: 'The database is unavailable right now. Please try again in a few seconds.', code: 'database_unavailable' } });
       return;
     }
     request.log.error({ err: error }, 'unhandled error');

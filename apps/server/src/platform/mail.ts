@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
 import type { FastifyBaseLogger } from 'fastify';
+import type { Metrics } from './metrics';
 
 export interface MailMessage {
   to: string;
@@ -45,5 +46,21 @@ export function createOutboxMailer(dataDir: string, from: string, log: FastifyBa
       log.info({ to: message.to, subject: message.subject, file }, `mail (no SMTP_URL set) written to ${file}`);
     },
     close: () => undefined,
+  };
+}
+
+/** Counts every mail handed over, sent or failed (herald_mails_total). */
+export function countMails(mailer: Mailer, metrics: Pick<Metrics, 'mailSent'>): Mailer {
+  return {
+    async send(message) {
+      try {
+        await mailer.send(message);
+      } catch (error) {
+        metrics.mailSent(false);
+        throw error;
+      }
+      metrics.mailSent(true);
+    },
+    close: () => mailer.close(),
   };
 }

@@ -1,7 +1,7 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import fastifyStatic from '@fastify/static';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 // The dashboard's policy: no inline or third-party script (docs/security.md,
 // stored XSS). Styles allow inline because chart libraries set style
@@ -34,51 +34,138 @@ export function defaultStaticDirs(): StaticDirs {
   };
 }
 
+/** One built file, read into memory at start. */
+interface BuiltFile {
+  body: Buffer;
+  contentType: string;
+  etag: string;
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.webmanifest': 'application/manifest+json; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.webp': 'image/webp',
+  '.gif': 'image/gif',
+  '.ico': 'image/x-icon',
+  '.woff': 'font/woff',
+  '.woff2': 'font/woff2',
+};
+
+/** Files under `root` by URL path (`/assets/index-abc.js`); an empty map when it does not exist. */
+function readTree(root: string): Map<string, BuiltFile> {
+  const files = new Map<string, BuiltFile>();
+  if (!fs.existsSync(root)) return files;
+  const walk = (dir: string, prefix: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full, `${prefix}${entry.name}/`);
+      else if (entry.isFile()) {
+        const body = fs.readFileSync(full);
+        files.set(`${prefix}${entry.name}`, {
+          body,
+          contentType: CONTENT_TYPES[path.extname(entry.name).toLowerCase()] ?? 'application/octet-stream',
+          etag: `"${crypto.createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
+        });
+      }
+    }
+  };
+  walk(root, '/');
+  return files;
+}
+
+/** Paths index.html loads from this build (`/assets/…`): they must be in the same build. */
+function referencedAssets(indexHtml: string): string[] {
+  return [...indexHtml.matchAll(/(?:src|href)="(\/assets\/[^"?#]+)"/g)].map((m) => m[1]!);
+}
+
+export class StaticBuildError extends Error {}
+
+const READ_ATTEMPTS = 5;
+
+/**
+ * Reads the whole dashboard build once (issue 17, 7d): served from memory,
+ * a build replaced while Herald runs cannot make it crash on a vanished
+ * index.html or answer an index.html whose scripts are gone. A build caught
+ * half-replaced at start (a file vanished, or index.html names assets that
+ * are not there) is read again a few times, then refused with a message
+ * that says what to do.
+ */
+export async function readWebBuild(dir: string, attempts = READ_ATTEMPTS, pauseMs = 500): Promise<Map<string, BuiltFile>> {
+  let problem = '';
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    try {
+      const files = readTree(dir);
+      const index = files.get('/index.html');
+      if (!index) return new Map();
+      const missing = referencedAssets(index.body.toString('utf8')).filter((asset) => !files.has(asset));
+      if (!missing.length) return files;
+      problem = `index.html loads ${missing.join(', ')}, which ${missing.length === 1 ? 'is' : 'are'} not in the build`;
+    } catch (error) {
+      problem = `${(error as NodeJS.ErrnoException).code ?? 'error'}: ${(error as Error).message}`;
+    }
+    if (attempt < attempts) await new Promise((resolve) => setTimeout(resolve, pauseMs));
+  }
+  throw new StaticBuildError(
+    `The dashboard build in ${dir} changed while Herald was reading it (${problem}). Wait for \`npm run build\` to finish, then start Herald again.`,
+  );
+}
+
+function sendBuilt(request: FastifyRequest, reply: FastifyReply, file: BuiltFile, cacheControl: string): FastifyReply {
+  reply.header('etag', file.etag).header('cache-control', cacheControl);
+  if (request.headers['if-none-match'] === file.etag) return reply.status(304).send();
+  return reply.type(file.contentType).send(file.body);
+}
+
 /**
  * Serves the built React app with a history fallback (deep links such as
- * /settings load index.html) and the browser SDK under /sdk.
+ * /settings load index.html) and the browser SDK under /sdk, both from
+ * memory (read once here).
  */
 export async function registerStaticFiles(app: FastifyInstance, dirs: StaticDirs): Promise<void> {
-  const webBuilt = fs.existsSync(path.join(dirs.web, 'index.html'));
-  if (webBuilt) {
-    await app.register(fastifyStatic, {
-      root: dirs.web,
-      prefix: '/',
-      wildcard: false,
-      index: false,
-      setHeaders(reply, filePath) {
-        // Vite fingerprints everything under assets/, so it can be cached for good.
-        if (filePath.includes(`${path.sep}assets${path.sep}`)) reply.header('cache-control', 'public, max-age=31536000, immutable');
-      },
-    });
-  }
-  await app.register(fastifyStatic, {
-    root: fs.existsSync(dirs.sdk) ? dirs.sdk : dirs.web,
-    prefix: '/sdk/',
-    decorateReply: !webBuilt,
-    setHeaders(reply) {
-      // Customers' pages load these cross-origin.
-      reply.header('access-control-allow-origin', '*');
-      reply.header('cache-control', 'public, max-age=300');
-    },
-  });
+  const web = await readWebBuild(dirs.web);
+  const sdk = readTree(dirs.sdk);
+  const indexHtml = web.get('/index.html');
 
-  const indexHtml = webBuilt ? fs.readFileSync(path.join(dirs.web, 'index.html'), 'utf8') : undefined;
-  app.get('/*', { schema: { hide: true } }, async (request, reply) => {
-    const pathname = request.url.split('?')[0] ?? '/';
-    if (pathname.startsWith('/api/') || pathname.startsWith('/sdk/') || pathname.startsWith('/uploads/') || /\.[a-z0-9]+$/i.test(pathname)) {
-      return reply.status(404).send({ success: false, error: { message: `Route GET ${pathname} not found`, code: 'not_found' } });
-    }
+  const notFound = (reply: FastifyReply, pathname: string) =>
+    reply.status(404).send({ success: false, error: { message: `Route GET ${pathname} not found`, code: 'not_found' } });
+  const sendIndex = (request: FastifyRequest, reply: FastifyReply) => {
     if (!indexHtml) {
       return reply
         .status(503)
         .type('text/plain; charset=utf-8')
         .send('The Herald dashboard has not been built yet. Run `npm run build` (or `npm start`, which builds first).');
     }
-    return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml);
+    return sendBuilt(request, reply, indexHtml, 'no-cache');
+  };
+
+  app.get('/sdk/*', { schema: { hide: true } }, async (request, reply) => {
+    const pathname = request.url.split('?')[0] ?? '/';
+    const file = sdk.get(pathname.slice('/sdk'.length));
+    if (!file) return notFound(reply, pathname);
+    // Customers' pages load these cross-origin.
+    reply.header('access-control-allow-origin', '*');
+    return sendBuilt(request, reply, file, 'public, max-age=300');
   });
-  app.get('/', { schema: { hide: true } }, async (_request, reply) => {
-    if (!indexHtml) return reply.status(503).type('text/plain; charset=utf-8').send('The Herald dashboard has not been built yet. Run `npm run build`.');
-    return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml);
+  app.get('/*', { schema: { hide: true } }, async (request, reply) => {
+    const pathname = request.url.split('?')[0] ?? '/';
+    if (pathname === '/index.html') return sendIndex(request, reply);
+    const file = web.get(pathname);
+    // Vite fingerprints everything under assets/, so it can be cached for good.
+    if (file) return sendBuilt(request, reply, file, pathname.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'public, max-age=0');
+    if (pathname.startsWith('/api/') || pathname.startsWith('/sdk/') || pathname.startsWith('/uploads/') || /\.[a-z0-9]+$/i.test(pathname)) {
+      return notFound(reply, pathname);
+    }
+    return sendIndex(request, reply);
   });
+  app.get('/', { schema: { hide: true } }, async (request, reply) => sendIndex(request, reply));
 }

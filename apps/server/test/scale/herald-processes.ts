@@ -27,7 +27,8 @@ export function buildServer(): void {
   built = true;
 }
 
-export type HeraldRole = 'serve' | 'scheduler' | 'worker' | 'migrate';
+/** A long-running role, or a command that runs to its end (migrate, doctor, backup, restore). */
+export type HeraldRole = 'serve' | 'scheduler' | 'worker' | 'migrate' | 'doctor' | 'backup' | 'restore';
 
 export interface LogLine {
   level: number;
@@ -124,7 +125,7 @@ export class HeraldProcess {
       detached: true,
     });
     const herald = new HeraldProcess(name, role, child, url);
-    if (role === 'migrate') return herald;
+    if (role !== 'serve' && role !== 'scheduler' && role !== 'worker') return herald;
     const deadline = Date.now() + timeoutMs;
     const started = `Herald ${role} started`;
     for (;;) {

@@ -34,7 +34,7 @@ export async function createDeliveryHarness(options: { env?: Record<string, stri
       ...options.env,
     },
   });
-  const engine = startEngine(t.ctx, { scheduler: options.engine !== false, worker: options.engine !== false, pushClient: createPushClient(t.config) });
+  const engine = startEngine(t.ctx, { scheduler: options.engine !== false, worker: options.engine !== false, pushClient: createPushClient(t.config, t.ctx.metrics) });
   const owner = await t.createUser();
   const site = await t.createSite(owner.token, { name: 'Push Shop', url: 'https://push-shop.example' });
 

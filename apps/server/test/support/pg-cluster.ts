@@ -14,6 +14,9 @@ export interface PgCluster {
   stop(): void;
   /** Stops and starts the server on the same port (fault tests). */
   restart(): void;
+  /** Stops the server, keeping its data, until start() (fault tests). */
+  pause(): void;
+  start(): void;
 }
 
 export async function freePort(): Promise<number> {
@@ -74,5 +77,7 @@ export async function startPgCluster(): Promise<PgCluster> {
       stop();
       start();
     },
+    pause: stop,
+    start,
   };
 }

@@ -35,6 +35,13 @@ export interface UserTokensTable {
   used_at: Millis | null;
 }
 
+/** A fingerprint of a server secret some process used (migration 0013); never the secret itself. */
+export interface SecretFingerprintsTable {
+  fingerprint: string;
+  first_seen_at: Millis;
+  last_seen_at: Millis;
+}
+
 export interface RateLimitsTable {
   key: string;
   window_start: Millis;

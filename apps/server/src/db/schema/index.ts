@@ -3,7 +3,7 @@
 // grouped by area in the files beside this one; a new table is added to its
 // area's file and listed here once.
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { RateLimitsTable, SessionsTable, UploadsTable, UsersTable, UserTokensTable } from './accounts';
+import type { RateLimitsTable, SecretFingerprintsTable, SessionsTable, UploadsTable, UsersTable, UserTokensTable } from './accounts';
 import type { SegmentsTable, SiteEventsTable, SubscribersTable, SubscriberTagsTable } from './audience';
 import type { RssFeedItemsTable, RssFeedsTable, WelcomeCampaignEnrollmentsTable, WelcomeCampaignsTable, WelcomeCampaignStepsTable } from './campaigns';
 import type { DeliveriesTable, NotificationRunsTable, NotificationsTable, NotificationTriggersTable, RecurringSchedulesTable, StatsHourlyTable } from './sending';
@@ -21,6 +21,7 @@ export interface Database {
   sessions: SessionsTable;
   user_tokens: UserTokensTable;
   rate_limits: RateLimitsTable;
+  secret_fingerprints: SecretFingerprintsTable;
   uploads: UploadsTable;
   sites: SitesTable;
   site_api_keys: SiteApiKeysTable;

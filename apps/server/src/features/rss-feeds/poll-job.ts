@@ -37,7 +37,14 @@ export function registerRssFeedJobs(ctx: AppContext, queue: JobQueue): void {
   // wakeScheduler is looked up on each call: the engine connects it after registering jobs.
   const deps: CheckDeps = { db: ctx.db, clock: ctx.clock, config: ctx.config, log: ctx.log, wakeScheduler: () => ctx.wakeScheduler(), outbound: createOutboundHttpFromConfig(ctx.config) };
   queue.work(pollRssFeedJob, async ({ feedId }) => {
-    const attempt = await checkFeed(deps, feedId, 'schedule');
+    let attempt: Awaited<ReturnType<typeof checkFeed>>;
+    try {
+      attempt = await checkFeed(deps, feedId, 'schedule');
+    } catch (error) {
+      ctx.metrics.feedPolled('failed');
+      throw error;
+    }
+    ctx.metrics.feedPolled(attempt.status === 'done' ? attempt.check.outcome : attempt.status);
     if (attempt.status === 'done' && attempt.check.outcome === 'error') ctx.log.info({ feedId, error: attempt.check.error }, 'feed check failed');
   }, { concurrency: 4 });
 }

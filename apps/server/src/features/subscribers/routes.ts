@@ -53,6 +53,8 @@ function publicSubscriberRoutes(ctx: AppContext, subscribers: SubscribersService
       SUBSCRIBE_PATH,
       {
         bodyLimit: PUBLIC_BODY_LIMIT_BYTES,
+        // Every answer counts, the rate limiter's 429 and the validation's 400 too (herald_subscribe_requests_total).
+        onResponse: async (_request, reply) => ctx.metrics.subscribeAnswered(reply.statusCode),
         schema: {
           tags,
           security,

@@ -13,6 +13,7 @@ export function trackingRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.post(
       '/public/events',
       {
+        onResponse: async (_request, reply) => ctx.metrics.beaconAnswered(reply.statusCode),
         schema: {
           tags: ['public'],
           summary: 'Report that a notification was delivered or clicked (called by the service worker)',

@@ -1,9 +1,10 @@
-import { Code2, KeyRound, KeySquare, Settings as SettingsIcon, SlidersHorizontal, Zap } from 'lucide-react';
+import { Activity, Code2, KeyRound, KeySquare, Settings as SettingsIcon, SlidersHorizontal, Zap } from 'lucide-react';
 import { useSearchParams } from 'react-router';
 import { PageHeader, TabPanel, Tabs, type TabItem } from '../../../components/ui';
 import { useCurrentSite } from '../../../lib/sites-store';
 import { ApiKeysPanel } from '../../api-keys/components/api-keys-panel';
 import { AutomationPanel } from '../../api-keys/components/automation-panel';
+import { SystemPanel } from '../../system/components/system-panel';
 import { DeleteSiteSection } from '../components/delete-site-section';
 import { GeneralSettingsForm } from '../components/general-settings-form';
 import { IdentityVerificationPanel } from '../components/identity-verification-panel';
@@ -14,9 +15,10 @@ import { NoSiteSelected } from '../../../components/no-site-selected';
 /**
  * Spec §4 "Settings tab: general, installation, vapid", plus API Keys and
  * Automation (the "Automation section" the spec's triggered notifications
- * point to); kept in the URL (?tab=) so a tab can be linked to.
+ * point to), and System (`herald doctor`'s checks, for the install's owner);
+ * kept in the URL (?tab=) so a tab can be linked to.
  */
-type SettingsTab = 'general' | 'installation' | 'vapid' | 'api-keys' | 'automation';
+type SettingsTab = 'general' | 'installation' | 'vapid' | 'api-keys' | 'automation' | 'system';
 
 const TABS: readonly TabItem<SettingsTab>[] = [
   { value: 'general', label: 'General', icon: <SlidersHorizontal className="hidden size-4 sm:block" aria-hidden="true" /> },
@@ -24,6 +26,7 @@ const TABS: readonly TabItem<SettingsTab>[] = [
   { value: 'vapid', label: 'VAPID Keys', icon: <KeyRound className="hidden size-4 sm:block" aria-hidden="true" /> },
   { value: 'api-keys', label: 'API Keys', icon: <KeySquare className="hidden size-4 sm:block" aria-hidden="true" /> },
   { value: 'automation', label: 'Automation', icon: <Zap className="hidden size-4 sm:block" aria-hidden="true" /> },
+  { value: 'system', label: 'System', icon: <Activity className="hidden size-4 sm:block" aria-hidden="true" /> },
 ];
 
 function isSettingsTab(value: string | null): value is SettingsTab {
@@ -73,6 +76,7 @@ export function SettingsPage() {
             <AutomationPanel site={currentSite} />
           </div>
         ) : null}
+        {tab === 'system' ? <SystemPanel /> : null}
       </TabPanel>
     </>
   );

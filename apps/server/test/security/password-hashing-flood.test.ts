@@ -141,9 +141,11 @@ describe('password hashing cannot be turned against the server', () => {
     const report = `${perSecond} resets/s (${flood.sent} sent, ${flood.statuses.length} answered); baseline sdk ${baseline.sdk.toFixed(1)} ms, login ${baseline.login.toFixed(1)} ms; under flood sdk ${underFlood.sdk.toFixed(1)} ms, login ${underFlood.login.toFixed(1)} ms`;
     // The attacker shares this machine's cores, so some slowdown is its own
     // CPU use (and sign-in's few database writes queue behind the junk's);
-    // hashing the junk instead made both 20 to 300 times slower here.
-    expect(underFlood.sdk, report).toBeLessThanOrEqual(baseline.sdk * 4);
-    expect(underFlood.login, report).toBeLessThanOrEqual(baseline.login * 5);
+    // hashing the junk instead made both 20 to 300 times slower here. The
+    // bounds leave room for other test files running on the same two cores
+    // (login reached 7× its baseline once under a full parallel suite).
+    expect(underFlood.sdk, report).toBeLessThanOrEqual(baseline.sdk * 6);
+    expect(underFlood.login, report).toBeLessThanOrEqual(baseline.login * 10);
     expect(flood.statuses.length, report).toBeGreaterThan(flood.sent / 2);
     expect(new Set(flood.statuses), report).toEqual(new Set([400]));
     // The token was checked first: not one of them cost a hash.

@@ -8,6 +8,7 @@ import { SITE_API_KEY_SECURITY_SCHEME } from './features/api-keys/routes';
 import { uploadedFilesRoutes } from './features/uploads/routes';
 import { registerErrorHandler, sendFrameworkError } from './platform/error-handler';
 import { registerNulCharacterGuard } from './platform/nul-characters';
+import { requestContextHook } from './platform/request-context';
 import { DASHBOARD_CSP, defaultStaticDirs, registerStaticFiles, type StaticDirs } from './platform/static-files';
 
 export interface BuildAppOptions {
@@ -47,6 +48,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
   registerNulCharacterGuard(app);
+  app.addHook('onRequest', requestContextHook);
 
   app.addHook('onSend', async (request, reply, payload) => {
     // Dashboard and server-to-server API answers carry tokens and personal

@@ -108,6 +108,8 @@ const envSchema = z.object({
   RSS_CHECKS_PER_USER_PER_HOUR: positiveInt('checks').max(100_000, 'must be at most 100000').default(30),
   // At most 1 TiB: the quota is compared in bytes, and a typo should not read as "unlimited".
   UPLOAD_QUOTA_MB: positiveInt('megabytes').max(1_048_576, 'must be at most 1048576 (1 TiB)').default(200),
+  // docs/security.md, "Audit log": how long entries are kept.
+  AUDIT_LOG_RETENTION_DAYS: positiveInt('days').max(36_500, 'must be at most 36500').default(365),
 });
 
 export interface Config {
@@ -144,6 +146,7 @@ export interface Config {
   rssChecksPerUserPerHour: number;
   /** Bytes of uploaded images one user may keep (UPLOAD_QUOTA_MB × 1024 × 1024). */
   uploadQuotaBytes: number;
+  auditLogRetentionDays: number;
 }
 
 export class ConfigError extends Error {
@@ -212,5 +215,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rssFeedsPerUser: e.RSS_FEEDS_PER_USER,
     rssChecksPerUserPerHour: e.RSS_CHECKS_PER_USER_PER_HOUR,
     uploadQuotaBytes: e.UPLOAD_QUOTA_MB * 1024 * 1024,
+    auditLogRetentionDays: e.AUDIT_LOG_RETENTION_DAYS,
   };
 }

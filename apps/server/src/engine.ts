@@ -6,6 +6,7 @@ import { sendBatch, sendBatchJob } from './delivery/send-batch';
 import { BullmqQueue } from './jobs/bullmq-queue';
 import { InProcessQueue } from './jobs/in-process-queue';
 import type { JobQueue } from './jobs/queue';
+import { auditLogRetentionSource } from './features/audit-log/service';
 import { expiredRecordsPurgeSource } from './features/auth/expired-records-purge';
 import { recurringScheduleSource } from './features/notifications/recurring-runs';
 import { registerRssFeedJobs, rssFeedsDueWork } from './features/rss-feeds/poll-job';
@@ -23,7 +24,7 @@ export function registerFeatureJobs(ctx: AppContext, queue: JobQueue): void {
 }
 
 export function featureDueWorkSources(ctx: AppContext, queue: JobQueue): DueWorkSource[] {
-  return [dripStepGuard(ctx), recurringScheduleSource(ctx), rssFeedsDueWork(ctx, queue), siteEventRetentionSource(ctx), expiredRecordsPurgeSource(ctx)];
+  return [dripStepGuard(ctx), recurringScheduleSource(ctx), rssFeedsDueWork(ctx, queue), siteEventRetentionSource(ctx), expiredRecordsPurgeSource(ctx), auditLogRetentionSource(ctx)];
 }
 
 export interface EngineOptions {

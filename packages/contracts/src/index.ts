@@ -13,3 +13,5 @@ export * from './rss-feeds';
 export * from './utm';
 export * from './analytics';
 export * from './wall-time';
+export * from './members';
+export * from './audit-log';

@@ -99,14 +99,14 @@ export function Sidebar({ overlay, onClose }: SidebarProps) {
           <span className="flex size-9 shrink-0 items-center justify-center rounded-full bg-indigo-100 text-sm font-semibold text-indigo-800" aria-hidden="true">
             {initials(user?.name ?? '')}
           </span>
-          <div className="min-w-0 flex-1">
+          <Link to="/profile" className="min-w-0 flex-1 rounded hover:text-indigo-700" data-testid="profile-link" title="Your profile">
             <p className="truncate text-sm font-medium text-slate-900" data-testid="user-name">
               {user?.name}
             </p>
             <p className="truncate text-xs text-slate-600" data-testid="user-email">
               {user?.email}
             </p>
-          </div>
+          </Link>
         </div>
         <Button
           variant="secondary"

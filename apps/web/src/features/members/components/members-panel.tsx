@@ -35,7 +35,8 @@ function RoleList() {
 
 function InviteForm({ site }: { site: Site }) {
   const invite = useInviteMutation(site.id);
-  const ownedElsewhere = useSitesStore((s) => s.sites.filter((other) => other.id !== site.id && other.role === 'owner'));
+  const sites = useSitesStore((s) => s.sites);
+  const ownedElsewhere = sites.filter((other) => other.id !== site.id && other.role === 'owner');
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<SiteRole>('editor');
   const [also, setAlso] = useState<string[]>([]);

@@ -30,8 +30,12 @@ function setUp(role: Site['role'], extra: Parameters<typeof mockApi>[0] = {}) {
 describe('Settings → Audit log', () => {
   it('reads an entry as a sentence', () => {
     expect(describeEntry(entry({}))).toBe('Updated notification “Spring sale” (title, message)');
+    expect(describeEntry(entry({ action: 'member_joined', subject: { type: 'member', id: 'u', label: null }, changed_fields: [], detail: { role: 'viewer' } }))).toBe('Joined the site as viewer');
+    expect(describeEntry(entry({ action: 'member_invited', subject: { type: 'invitation', id: 'i', label: 'a@b.c' }, changed_fields: [], detail: { email: 'a@b.c', role: 'editor' } }))).toBe(
+      'Invited a@b.c as editor',
+    );
     expect(describeEntry(entry({ action: 'role_changed', subject: { type: 'member', id: 'u', label: 'Vic <v@x>' }, changed_fields: [], detail: { from: 'viewer', to: 'editor' } }))).toBe(
-      'Role changed member “Vic <v@x>”: viewer → editor',
+      'Changed the role of “Vic <v@x>”: viewer → editor',
     );
   });
 

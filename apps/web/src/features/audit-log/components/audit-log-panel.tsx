@@ -22,11 +22,37 @@ const SUBJECT_NAMES: Record<AuditEntry['subject']['type'], string> = {
 
 /** One line a person reads: "Updated notification “Spring sale” (title, message)". */
 export function describeEntry(entry: AuditEntry): string {
-  const subject = `${SUBJECT_NAMES[entry.subject.type]}${entry.subject.label ? ` “${entry.subject.label}”` : ''}`;
+  const label = entry.subject.label ? `“${entry.subject.label}”` : '';
   const fields = entry.changed_fields.length ? ` (${entry.changed_fields.join(', ')})` : '';
-  const roles = typeof entry.detail.from === 'string' && typeof entry.detail.to === 'string' && entry.action === 'role_changed' ? `: ${entry.detail.from} → ${entry.detail.to}` : '';
-  const invited = entry.action === 'member_invited' && typeof entry.detail.role === 'string' ? ` as ${entry.detail.role}` : '';
-  return `${AUDIT_ACTION_LABELS[entry.action]} ${subject}${fields}${roles}${invited}`;
+  const detail = (key: string) => (typeof entry.detail[key] === 'string' ? (entry.detail[key] as string) : '');
+  switch (entry.action) {
+    case 'member_joined':
+      return `Joined the site as ${detail('role')}`;
+    case 'member_left':
+      return 'Left the site';
+    case 'member_invited':
+      return `Invited ${detail('email')} as ${detail('role')}`;
+    case 'invitation_revoked':
+      return `Revoked the invitation of ${detail('email')}`;
+    case 'member_removed':
+      return `Removed ${label}`;
+    case 'role_changed':
+      return `Changed the role of ${label}: ${detail('from')} → ${detail('to')}`;
+    case 'ownership_transferred':
+      return `Transferred the ownership to ${label}`;
+    case 'key_created':
+      return `Created API key ${label}`;
+    case 'key_revoked':
+      return `Revoked API key ${label}`;
+    case 'secret_rotated':
+      return 'Rotated the identity secret';
+    case 'settings_changed':
+      return `Changed the site settings${fields}`;
+    case 'export_run':
+      return 'Exported the audit log';
+    default:
+      return `${AUDIT_ACTION_LABELS[entry.action]} ${SUBJECT_NAMES[entry.subject.type]}${label ? ` ${label}` : ''}${fields}`;
+  }
 }
 
 function Filters({ onApply, initial }: { onApply: (filters: AuditFilters) => void; initial: AuditFilters }) {

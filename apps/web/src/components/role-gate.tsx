@@ -1,5 +1,6 @@
 import { ROLE_LABELS, type SiteRole } from '@herald/contracts';
 import type { ComponentProps, ReactNode } from 'react';
+import { useLocation } from 'react-router';
 import { usePermission, useSiteRole } from '../lib/site-role';
 import { useSitesStore } from '../lib/sites-store';
 import { Alert, Button, ButtonLink } from './ui';
@@ -13,7 +14,7 @@ export function RoleGatedLink({ needed, action, ...props }: ComponentProps<typeo
   const permission = usePermission(needed, action);
   if (permission.allowed) return <ButtonLink {...props} />;
   return (
-    <Button variant={props.variant} size={props.size} icon={props.icon} disabled title={permission.reason} aria-description={permission.reason}>
+    <Button variant={props.variant} size={props.size} icon={props.icon} className={props.className} disabled title={permission.reason} aria-description={permission.reason}>
       {props.children as ReactNode}
     </Button>
   );
@@ -29,7 +30,9 @@ export function RoleGatedButton({ needed, action, disabled, ...props }: Componen
 export function ViewerNotice() {
   const role = useSiteRole();
   const siteName = useSitesStore((s) => s.currentSite?.name);
-  if (role !== 'viewer') return null;
+  const { pathname } = useLocation();
+  // The profile is the user's own, not the site's.
+  if (role !== 'viewer' || pathname === '/profile') return null;
   return (
     <Alert tone="info" className="mb-6">
       You are a {ROLE_LABELS.viewer.toLowerCase()} of {siteName}: you can see everything, but not change or send anything. Ask an owner of the site for the editor

@@ -22,7 +22,8 @@ export function refusalText(role: SiteRole, action: string): string {
 }
 
 export function permissionOf(role: SiteRole | null, needed: SiteRole, action: string): Permission {
-  if (!role) return { allowed: false, reason: undefined };
+  // No site chosen (or the list not loaded yet): nothing to refuse; the pages say a site is needed.
+  if (!role) return { allowed: true, reason: undefined };
   const allowed = roleAllows(role, needed);
   return { allowed, reason: allowed ? undefined : refusalText(role, action) };
 }

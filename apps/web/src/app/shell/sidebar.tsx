@@ -1,7 +1,8 @@
 import { LogOut, Plus, X } from 'lucide-react';
 import { Link, NavLink, useLocation, useNavigate } from 'react-router';
 import { HeraldLogo } from '../../components/herald-logo';
-import { Button, ButtonLink } from '../../components/ui';
+import { RoleGatedLink } from '../../components/role-gate';
+import { Button } from '../../components/ui';
 import { useLogoutMutation } from '../../features/auth/api';
 import { useAuthStore } from '../../lib/auth-store';
 import { cn } from '../../lib/class-names';
@@ -65,9 +66,9 @@ export function Sidebar({ overlay, onClose }: SidebarProps) {
 
       <div className="flex flex-col gap-4 border-b border-slate-200 p-4">
         <SiteSelector />
-        <ButtonLink to="/notifications/new" className="w-full" icon={<Plus className="size-4" aria-hidden="true" />}>
+        <RoleGatedLink to="/notifications/new" needed="editor" action="create notifications" className="w-full" icon={<Plus className="size-4" aria-hidden="true" />}>
           New Notification
-        </ButtonLink>
+        </RoleGatedLink>
       </div>
 
       <nav aria-label="Main" className="flex-1 overflow-y-auto p-3">

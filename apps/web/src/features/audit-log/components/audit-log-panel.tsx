@@ -64,8 +64,8 @@ function Filters({ onApply, initial }: { onApply: (filters: AuditFilters) => voi
   }
   return (
     <form onSubmit={onSubmit} aria-label="Filter the audit log" className="grid gap-3 sm:grid-cols-2 lg:grid-cols-5 lg:items-end">
-      <Field label="Who" hint="A member's email">
-        {(control) => <Input {...control} value={draft.actor} onChange={set('actor')} placeholder="name@example.com" />}
+      <Field label="Who (email)">
+        {(control) => <Input {...control} type="email" value={draft.actor} onChange={set('actor')} placeholder="name@example.com" />}
       </Field>
       <Field label="Action">
         {(control) => (

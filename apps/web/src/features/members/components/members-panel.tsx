@@ -102,7 +102,7 @@ function InviteForm({ site }: { site: Site }) {
   );
 }
 
-function MemberRow({ site, member, yourRole, isYou }: { site: Site; member: Member; yourRole: SiteRole; isYou: boolean }) {
+function MemberRow({ site, member, yourRole, isYou, onlyOwner }: { site: Site; member: Member; yourRole: SiteRole; isYou: boolean; onlyOwner: boolean }) {
   const navigate = useNavigate();
   const changeRole = useChangeRoleMutation(site.id);
   const remove = useRemoveMemberMutation(site.id);
@@ -165,7 +165,7 @@ function MemberRow({ site, member, yourRole, isYou }: { site: Site; member: Memb
             Remove
           </Button>
         ) : null}
-        {isYou ? (
+        {isYou && !onlyOwner ? (
           <Button
             size="sm"
             variant="danger-ghost"
@@ -216,7 +216,14 @@ export function MembersPanel({ site }: { site: Site }) {
         <CardContent>
           <ul className="divide-y divide-slate-200" aria-label="Members">
             {members.map((member) => (
-              <MemberRow key={member.user_id} site={site} member={member} yourRole={yourRole} isYou={member.user_id === userId} />
+              <MemberRow
+                key={member.user_id}
+                site={site}
+                member={member}
+                yourRole={yourRole}
+                isYou={member.user_id === userId}
+                onlyOwner={member.role === 'owner' && members.filter((m) => m.role === 'owner').length === 1}
+              />
             ))}
           </ul>
         </CardContent>

@@ -46,6 +46,23 @@ describe('notifications by role', () => {
     expect(screen.queryByText(/You are a viewer/)).not.toBeInTheDocument();
   });
 
+  it('a viewer finds segment changes disabled with the reason', async () => {
+    setUp('viewer');
+    mockApi({
+      'GET /api/auth/me': ok({ user: makeUser() }),
+      'GET /api/sites': ok({ sites: [makeSite({ id: 'site-1', name: 'Acme Store', role: 'viewer' })] }),
+      'GET /api/sites/site-1/segments': ok({
+        segments: [{ id: 'seg-1', site_id: 'site-1', name: 'VIPs', rules: { tags: ['vip'] }, estimated_count: 3, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' }],
+      }),
+    });
+    renderApp('/segments');
+    const edit = await screen.findByRole('button', { name: 'Edit VIPs' });
+    expect(edit).toBeDisabled();
+    expect(edit).toHaveAttribute('title', "Viewers can't change segments");
+    expect(screen.getByRole('button', { name: 'Delete VIPs' })).toBeDisabled();
+    expect(screen.getByRole('button', { name: '+ New Segment' })).toHaveAttribute('title', "Viewers can't create segments");
+  });
+
   it('the site switcher puts shared sites under "Shared with me" with the role', async () => {
     setUp('editor');
     renderApp('/notifications');

@@ -12,7 +12,7 @@ import globals from 'globals';
 // composition root (runtime.ts, engine.ts). A feature uses another only through
 // that feature's published entry points, listed here.
 const FEATURE_ENTRY_POINTS = [
-  'sites/service', // requireOwnedSite: ownership checks
+  'sites/service', // requireSiteRole: membership and role checks
   'segments/service', // requireSegmentOfSite: a target must be the site's own segment
   'segments/segment-uses', // SegmentUse: what a feature's segment-use finder returns
   'subscribers/hooks', // the subscriber-created hook contract
@@ -20,6 +20,8 @@ const FEATURE_ENTRY_POINTS = [
   'analytics/site-counters', // the hourly rollup and active count every writer adds to
   'notifications/create', // the one way a notification row is created
   'api-keys/service', // authenticates a site API key (v1 server-to-server routes)
+  'audit-log/record', // recordAudit: the one way a change is written to a site's audit log
+  'auth/accounts', // creating an account and its session: setup, sign-up, accepted invitations
 ];
 const escapeRegex = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const otherFeatureImport = `^\\.\\./(?!(?:${FEATURE_ENTRY_POINTS.map(escapeRegex).join('|')})$)[a-z-]+/`;

@@ -9,6 +9,7 @@ import { uploadedFilesRoutes } from './features/uploads/routes';
 import { registerErrorHandler, sendFrameworkError } from './platform/error-handler';
 import { registerHealthRoutes, type ReadinessCheck } from './platform/health';
 import { registerNulCharacterGuard } from './platform/nul-characters';
+import { requestContextHook } from './platform/request-context';
 import { DASHBOARD_CSP, defaultStaticDirs, registerStaticFiles, type StaticDirs } from './platform/static-files';
 import { databaseReadiness } from './runtime';
 
@@ -51,6 +52,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
   registerNulCharacterGuard(app);
+  app.addHook('onRequest', requestContextHook);
 
   app.addHook('onSend', async (request, reply, payload) => {
     // Dashboard and server-to-server API answers carry tokens and personal

@@ -125,6 +125,8 @@ const envSchema = z.object({
     .default([]),
   METRICS_TOKEN: z.string().trim().min(16, 'must be at least 16 characters').optional(),
   UPLOAD_QUOTA_MB: positiveInt('megabytes').max(1_048_576, 'must be at most 1048576 (1 TiB)').default(200),
+  // docs/security.md, "Audit log": how long entries are kept.
+  AUDIT_LOG_RETENTION_DAYS: positiveInt('days').max(36_500, 'must be at most 36500').default(365),
 });
 
 export interface Config {
@@ -169,6 +171,7 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Hosts `herald doctor` connects to instead of the four push services (a proxy's view, or tests). */
   doctorPushHosts: Array<{ host: string; port: number }>;
+  auditLogRetentionDays: number;
 }
 
 export class ConfigError extends Error {
@@ -241,5 +244,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsToken: e.METRICS_TOKEN || undefined,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
     doctorPushHosts: e.DOCTOR_PUSH_HOSTS,
+    auditLogRetentionDays: e.AUDIT_LOG_RETENTION_DAYS,
   };
 }

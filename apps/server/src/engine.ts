@@ -7,6 +7,7 @@ import { BullmqQueue } from './jobs/bullmq-queue';
 import { InProcessQueue } from './jobs/in-process-queue';
 import type { JobQueue } from './jobs/queue';
 import type { ReadinessCheck } from './platform/health';
+import { auditLogRetentionSource } from './features/audit-log/service';
 import { expiredRecordsPurgeSource } from './features/auth/expired-records-purge';
 import { recurringScheduleSource } from './features/notifications/recurring-runs';
 import { registerRssFeedJobs, rssFeedsDueWork } from './features/rss-feeds/poll-job';
@@ -24,7 +25,7 @@ export function registerFeatureJobs(ctx: AppContext, queue: JobQueue): void {
 }
 
 export function featureDueWorkSources(ctx: AppContext, queue: JobQueue): DueWorkSource[] {
-  return [dripStepGuard(ctx), recurringScheduleSource(ctx), rssFeedsDueWork(ctx, queue), siteEventRetentionSource(ctx), expiredRecordsPurgeSource(ctx)];
+  return [dripStepGuard(ctx), recurringScheduleSource(ctx), rssFeedsDueWork(ctx, queue), siteEventRetentionSource(ctx), expiredRecordsPurgeSource(ctx), auditLogRetentionSource(ctx)];
 }
 
 export interface EngineOptions {

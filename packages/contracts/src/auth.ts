@@ -55,3 +55,13 @@ export const verifyEmailBody = z.object({
   token: z.string().min(1, 'Invalid verification link').max(200, 'Invalid or expired verification link'),
 });
 export const messageResponse = envelope(z.object({ message: z.string() }));
+
+/** One signed-in session of the user (Profile → Sessions); the token itself is never shown. */
+export const sessionInfo = z.object({
+  created_at: z.string(),
+  expires_at: z.string(),
+  current: z.boolean(),
+});
+export type SessionInfo = z.infer<typeof sessionInfo>;
+export const sessionsResponse = envelope(z.object({ sessions: z.array(sessionInfo) }));
+export const signedOutEverywhereResponse = envelope(z.object({ ended: z.number() }));

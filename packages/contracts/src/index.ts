@@ -14,3 +14,5 @@ export * from './utm';
 export * from './analytics';
 export * from './wall-time';
 export * from './system';
+export * from './members';
+export * from './audit-log';

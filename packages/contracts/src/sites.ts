@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { envelope, httpUrl, optionalImageUrl } from './common';
+import { siteRole } from './members';
 import { SUBSCRIBER_TAG_MAX_LENGTH } from './subscribers';
 
 /** Spec §2 Create Site: the timezone choices offered when creating a site. */
@@ -107,6 +108,8 @@ export const site = z.object({
   settings: siteSettings,
   vapid_public_key: z.string(),
   subscriber_count: z.number(),
+  /** The caller's role on the site (docs/product.md, "Teams"). */
+  role: siteRole,
   created_at: z.string(),
   updated_at: z.string(),
 });

@@ -4,7 +4,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../context';
 import { apiKeysRoutes } from './api-keys/routes';
 import { analyticsRoutes } from './analytics/routes';
+import { auditLogRoutes } from './audit-log/routes';
 import { authRoutes } from './auth/routes';
+import { membersRoutes } from './members/routes';
 import { notificationsRoutes } from './notifications/routes';
 import { segmentsRoutes } from './segments/routes';
 import { siteEventsRoutes } from './site-events/routes';
@@ -30,4 +32,6 @@ export const apiRoutes: Array<(ctx: AppContext) => FastifyPluginAsyncZod> = [
   rssFeedsRoutes,
   analyticsRoutes,
   systemRoutes,
+  membersRoutes,
+  auditLogRoutes,
 ];

@@ -1,8 +1,10 @@
 import crypto from 'node:crypto';
+import { roleAllows, roleNeededMessage, SITE_ROLES, type SiteRole } from '@herald/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/test-app';
 import {
   documentedRoutes,
+  addMember,
   dumpDatabase,
   expectErrorBody,
   fcmEndpoint,
@@ -16,12 +18,14 @@ import {
   type Tenant,
 } from './support/fixtures';
 
-// Security guide, "Tenancy": every route that takes an id answers 404 unless
-// the id belongs to one of the caller's sites, nested mixes included, and a
-// refused call changes nothing. The matrix below lists EVERY route with a
-// path parameter; the first test derives the routes from the running app
-// (its OpenAPI document and Fastify's own route tree), so a route added
-// without an entry here fails the suite.
+// docs/security.md, "Tenancy": every route that takes an id answers 404
+// unless the id belongs to a site the caller is a member of, nested mixes
+// included; a member whose role is below the one the route needs gets 403
+// naming that role; a refused call changes nothing. The matrix below lists
+// EVERY route with a path parameter and the role it needs; the first test
+// derives the routes from the running app (its OpenAPI document and
+// Fastify's own route tree), so a route added without an entry here fails
+// the suite, and the role matrix below calls every route as every role.
 
 type Auth = 'session' | 'none' | { apiKey: string };
 
@@ -47,7 +51,17 @@ interface Single {
   why: string;
 }
 
+/**
+ * What a route needs: a role on the site its ids belong to (the role its
+ * service passes to requireSiteRole / checkSiteRole), or
+ * - 'account': the caller's own thing, not a site's (uploads): every other member gets 404;
+ * - 'public' / 'api-key': no dashboard session at all (proven in the tenancy sweep).
+ */
+type Needs = SiteRole | 'account' | 'public' | 'api-key';
+
 interface RouteCase {
+  /** The role matrix calls every route as a member of each role: allowed at or above this, 403 below. */
+  needs: Needs;
   /** The call made by the tenant that owns the ids: must reach them (anything but 404, never 500). */
   own: (x: Tenant) => Probe;
   /** What user B tries against user A; B's session (or B's key) is used where `auth` says so. */
@@ -56,6 +70,8 @@ interface RouteCase {
   publicByDesign?: string;
   /** The owner's run goes phase by phase: deleting comes last, the site itself at the very end. */
   phase?: number;
+  /** The call ends or changes the caller's own membership (leave, transfer): the role matrix makes it as a second member of the role. */
+  selfChanging?: true;
 }
 
 const session = 'session' as const;
@@ -76,28 +92,49 @@ const feedBody = () => ({ name: 'Another blog', url: 'http://127.0.0.1:9/other.x
 
 const MATRIX: Record<string, RouteCase> = {
   // ---- Sites
-  'GET /api/sites/{id}': { own: (x) => get(`/api/sites/${x.site.id}`), attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}`))] },
+  'GET /api/sites/{id}': {
+    needs: 'viewer',
+    own: (x) => get(`/api/sites/${x.site.id}`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}`))],
+  },
   'PATCH /api/sites/{id}': {
+    needs: 'admin',
     own: (x) => patch(`/api/sites/${x.site.id}`, { name: `${x.label} renamed` }),
     attacks: (a) => [sweep(a, (id) => patch(`/api/sites/${id}`, { name: 'Taken over', url: 'https://attacker.example' }))],
   },
-  'DELETE /api/sites/{id}': { own: (x) => del(`/api/sites/${x.site.id}`), attacks: (a) => [sweep(a, (id) => del(`/api/sites/${id}`))], phase: 9 },
-  'GET /api/sites/{id}/identity-secret': { own: (x) => get(`/api/sites/${x.site.id}/identity-secret`), attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/identity-secret`))] },
+  'DELETE /api/sites/{id}': {
+    needs: 'owner',
+    own: (x) => del(`/api/sites/${x.site.id}`),
+    attacks: (a) => [sweep(a, (id) => del(`/api/sites/${id}`))],
+    phase: 10,
+  },
+  'GET /api/sites/{id}/identity-secret': {
+    needs: 'admin',
+    own: (x) => get(`/api/sites/${x.site.id}/identity-secret`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/identity-secret`))],
+  },
   // After the identify call of phase 1, which signs with the secret seeded before.
   'POST /api/sites/{id}/identity-secret/rotate': {
+    needs: 'admin',
     own: (x) => post(`/api/sites/${x.site.id}/identity-secret/rotate`),
     attacks: (a) => [sweep(a, (id) => post(`/api/sites/${id}/identity-secret/rotate`))],
     phase: 2,
   },
-  'GET /api/sites/{id}/install-code': { own: (x) => get(`/api/sites/${x.site.id}/install-code`), attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/install-code`))] },
+  'GET /api/sites/{id}/install-code': {
+    needs: 'viewer',
+    own: (x) => get(`/api/sites/${x.site.id}/install-code`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/install-code`))],
+  },
 
   // ---- Subscribers
   'POST /api/public/sites/{siteId}/subscribers': {
+    needs: 'public',
     own: (x) => post(`/api/public/sites/${x.site.id}/subscribers`, { subscription: { endpoint: fcmEndpoint(), keys: pushKeys() } }, 'none'),
     attacks: () => [],
     publicByDesign: 'any browser may subscribe to any site (that is the product); it only ever writes to the site in its path — see "public subscribe" below',
   },
   'POST /api/public/sites/{siteId}/subscribers/unsubscribe': {
+    needs: 'public',
     own: (x) => post(`/api/public/sites/${x.site.id}/subscribers/unsubscribe`, { endpoint: x.subscriber.endpoint }, 'none'),
     attacks: (a, b) => [
       single(post(`/api/public/sites/${a.site.id}/subscribers/unsubscribe`, { endpoint: b.subscriber.endpoint }, 'none'), 404, "A's site with B's endpoint"),
@@ -106,10 +143,12 @@ const MATRIX: Record<string, RouteCase> = {
     phase: 8,
   },
   'GET /api/sites/{siteId}/subscribers': {
+    needs: 'viewer',
     own: (x) => get(`/api/sites/${x.site.id}/subscribers?limit=10`),
     attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/subscribers?limit=10`))],
   },
   'GET /api/sites/{siteId}/subscribers/{id}': {
+    needs: 'viewer',
     own: (x) => get(`/api/sites/${x.site.id}/subscribers/${x.subscriber.id}`),
     attacks: (a, b) => [
       sweep(a, (id) => get(`/api/sites/${id}/subscribers/${a.subscriber.id}`)),
@@ -117,55 +156,132 @@ const MATRIX: Record<string, RouteCase> = {
       single(get(`/api/sites/${a.site.id}/subscribers/${b.subscriber.id}`), 404, "A's site with B's own subscriber"),
     ],
   },
-  'DELETE /api/subscribers/{id}': { own: (x) => del(`/api/subscribers/${x.subscriber.id}`), attacks: (a) => [sweep(a, (id) => del(`/api/subscribers/${id}`))], phase: 8 },
+  'DELETE /api/subscribers/{id}': {
+    needs: 'admin',
+    own: (x) => del(`/api/subscribers/${x.subscriber.id}`),
+    attacks: (a) => [sweep(a, (id) => del(`/api/subscribers/${id}`))],
+    phase: 8,
+  },
   'PATCH /api/subscribers/{id}/tags': {
+    needs: 'editor',
     own: (x) => patch(`/api/subscribers/${x.subscriber.id}/tags`, { tags: ['vip', 'owner-edit'] }),
     attacks: (a) => [sweep(a, (id) => patch(`/api/subscribers/${id}/tags`, { tags: ['pwned'] }))],
   },
 
   // ---- Notifications
   'POST /api/sites/{siteId}/notifications': {
+    needs: 'editor',
     own: (x) => post(`/api/sites/${x.site.id}/notifications`, notificationBody(x)),
     attacks: (a, b) => [
       sweep(a, (id) => post(`/api/sites/${id}/notifications`, notificationBody(b))),
       single(post(`/api/sites/${b.site.id}/notifications`, { ...notificationBody(b), segment_id: a.segment.id }), 400, "B's site targeting A's segment"),
     ],
   },
-  'GET /api/sites/{siteId}/notifications': { own: (x) => get(`/api/sites/${x.site.id}/notifications`), attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/notifications`))] },
-  'GET /api/notifications/{id}': { own: (x) => get(`/api/notifications/${x.notification.id}`), attacks: (a) => [sweep(a, (id) => get(`/api/notifications/${id}`))] },
+  'GET /api/sites/{siteId}/notifications': {
+    needs: 'viewer',
+    own: (x) => get(`/api/sites/${x.site.id}/notifications`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/notifications`))],
+  },
+  'GET /api/notifications/{id}': {
+    needs: 'viewer',
+    own: (x) => get(`/api/notifications/${x.notification.id}`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/notifications/${id}`))],
+  },
   'PATCH /api/notifications/{id}': {
+    needs: 'editor',
     own: (x) => patch(`/api/notifications/${x.notification.id}`, { title: 'Edited by owner' }),
     attacks: (a, b) => [
       sweep(a, (id) => patch(`/api/notifications/${id}`, { title: 'Edited by B' })),
       single(patch(`/api/notifications/${b.notification.id}`, { segment_id: a.segment.id }), 400, "B's notification targeting A's segment"),
     ],
   },
-  'DELETE /api/notifications/{id}': { own: (x) => del(`/api/notifications/${x.notification.id}`), attacks: (a) => [sweep(a, (id) => del(`/api/notifications/${id}`))], phase: 8 },
-  'POST /api/notifications/{id}/send': { own: (x) => post(`/api/notifications/${x.notification.id}/send`), attacks: (a) => [sweep(a, (id) => post(`/api/notifications/${id}/send`))], phase: 2 },
-  'POST /api/notifications/{id}/cancel': { own: (x) => post(`/api/notifications/${x.notification.id}/cancel`), attacks: (a) => [sweep(a, (id) => post(`/api/notifications/${id}/cancel`))], phase: 2 },
-  'POST /api/notifications/{id}/duplicate': { own: (x) => post(`/api/notifications/${x.notification.id}/duplicate`), attacks: (a) => [sweep(a, (id) => post(`/api/notifications/${id}/duplicate`))] },
-  'POST /api/notifications/{id}/retry': { own: (x) => post(`/api/notifications/${x.notification.id}/retry`), attacks: (a) => [sweep(a, (id) => post(`/api/notifications/${id}/retry`))], phase: 2 },
-  'GET /api/notifications/{id}/performance': { own: (x) => get(`/api/notifications/${x.notification.id}/performance`), attacks: (a) => [sweep(a, (id) => get(`/api/notifications/${id}/performance`))] },
+  'DELETE /api/notifications/{id}': {
+    needs: 'editor',
+    own: (x) => del(`/api/notifications/${x.notification.id}`),
+    attacks: (a) => [sweep(a, (id) => del(`/api/notifications/${id}`))],
+    phase: 8,
+  },
+  'POST /api/notifications/{id}/send': {
+    needs: 'editor',
+    own: (x) => post(`/api/notifications/${x.notification.id}/send`),
+    attacks: (a) => [sweep(a, (id) => post(`/api/notifications/${id}/send`))],
+    phase: 2,
+  },
+  'POST /api/notifications/{id}/cancel': {
+    needs: 'editor',
+    own: (x) => post(`/api/notifications/${x.notification.id}/cancel`),
+    attacks: (a) => [sweep(a, (id) => post(`/api/notifications/${id}/cancel`))],
+    phase: 2,
+  },
+  'POST /api/notifications/{id}/duplicate': {
+    needs: 'editor',
+    own: (x) => post(`/api/notifications/${x.notification.id}/duplicate`),
+    attacks: (a) => [sweep(a, (id) => post(`/api/notifications/${id}/duplicate`))],
+  },
+  'POST /api/notifications/{id}/retry': {
+    needs: 'editor',
+    own: (x) => post(`/api/notifications/${x.notification.id}/retry`),
+    attacks: (a) => [sweep(a, (id) => post(`/api/notifications/${id}/retry`))],
+    phase: 2,
+  },
+  'GET /api/notifications/{id}/performance': {
+    needs: 'viewer',
+    own: (x) => get(`/api/notifications/${x.notification.id}/performance`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/notifications/${id}/performance`))],
+  },
 
   // ---- Segments
   'POST /api/sites/{siteId}/segments': {
+    needs: 'editor',
     own: (x) => post(`/api/sites/${x.site.id}/segments`, { name: 'Owner segment', rules: { browser: 'Chrome' } }),
     attacks: (a) => [sweep(a, (id) => post(`/api/sites/${id}/segments`, { name: 'B segment' }))],
   },
-  'GET /api/sites/{siteId}/segments': { own: (x) => get(`/api/sites/${x.site.id}/segments`), attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/segments`))] },
-  'GET /api/segments/{id}': { own: (x) => get(`/api/segments/${x.segment.id}`), attacks: (a) => [sweep(a, (id) => get(`/api/segments/${id}`))] },
+  'GET /api/sites/{siteId}/segments': {
+    needs: 'viewer',
+    own: (x) => get(`/api/sites/${x.site.id}/segments`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/segments`))],
+  },
+  'GET /api/segments/{id}': {
+    needs: 'viewer',
+    own: (x) => get(`/api/segments/${x.segment.id}`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/segments/${id}`))],
+  },
   'PATCH /api/segments/{id}': {
+    needs: 'editor',
     own: (x) => patch(`/api/segments/${x.segment.id}`, { name: 'Owner renamed' }),
     attacks: (a) => [sweep(a, (id) => patch(`/api/segments/${id}`, { name: 'B renamed', rules: {} }))],
   },
-  'DELETE /api/segments/{id}': { own: (x) => del(`/api/segments/${x.segment.id}`), attacks: (a) => [sweep(a, (id) => del(`/api/segments/${id}`))], phase: 8 },
-  'POST /api/segments/{id}/estimate': { own: (x) => post(`/api/segments/${x.segment.id}/estimate`), attacks: (a) => [sweep(a, (id) => post(`/api/segments/${id}/estimate`))] },
+  'DELETE /api/segments/{id}': {
+    needs: 'editor',
+    own: (x) => del(`/api/segments/${x.segment.id}`),
+    attacks: (a) => [sweep(a, (id) => del(`/api/segments/${id}`))],
+    phase: 8,
+  },
+  'POST /api/segments/{id}/estimate': {
+    needs: 'viewer',
+    own: (x) => post(`/api/segments/${x.segment.id}/estimate`),
+    attacks: (a) => [sweep(a, (id) => post(`/api/segments/${id}/estimate`))],
+  },
 
   // ---- API keys and events
-  'POST /api/sites/{siteId}/api-keys': { own: (x) => post(`/api/sites/${x.site.id}/api-keys`, { name: 'Owner key' }), attacks: (a) => [sweep(a, (id) => post(`/api/sites/${id}/api-keys`, { name: 'B key' }))] },
-  'GET /api/sites/{siteId}/api-keys': { own: (x) => get(`/api/sites/${x.site.id}/api-keys`), attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/api-keys`))] },
-  'DELETE /api/api-keys/{id}': { own: (x) => del(`/api/api-keys/${x.apiKey.id}`), attacks: (a) => [sweep(a, (id) => del(`/api/api-keys/${id}`))], phase: 8 },
+  'POST /api/sites/{siteId}/api-keys': {
+    needs: 'admin',
+    own: (x) => post(`/api/sites/${x.site.id}/api-keys`, { name: 'Owner key' }),
+    attacks: (a) => [sweep(a, (id) => post(`/api/sites/${id}/api-keys`, { name: 'B key' }))],
+  },
+  'GET /api/sites/{siteId}/api-keys': {
+    needs: 'admin',
+    own: (x) => get(`/api/sites/${x.site.id}/api-keys`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/api-keys`))],
+  },
+  'DELETE /api/api-keys/{id}': {
+    needs: 'admin',
+    own: (x) => del(`/api/api-keys/${x.apiKey.id}`),
+    attacks: (a) => [sweep(a, (id) => del(`/api/api-keys/${id}`))],
+    phase: 8,
+  },
   'POST /api/public/sites/{siteId}/track': {
+    needs: 'public',
     own: (x) => post(`/api/public/sites/${x.site.id}/track`, { endpoint: x.subscriber.endpoint, event: 'owner_event' }, 'none'),
     attacks: (a, b) => [
       single(post(`/api/public/sites/${a.site.id}/track`, { endpoint: b.subscriber.endpoint, event: 'forged' }, 'none'), 404, "A's site with B's endpoint"),
@@ -173,6 +289,7 @@ const MATRIX: Record<string, RouteCase> = {
     ],
   },
   'POST /api/public/sites/{siteId}/identify': {
+    needs: 'public',
     own: (x) =>
       post(`/api/public/sites/${x.site.id}/identify`, { endpoint: x.subscriber.endpoint, external_id: 'owner-user-1', identity_hash: identityHashFor(x.identitySecret, 'owner-user-1') }, 'none'),
     attacks: (a, b) => [
@@ -183,6 +300,7 @@ const MATRIX: Record<string, RouteCase> = {
     ],
   },
   'POST /api/public/sites/{siteId}/tags': {
+    needs: 'public',
     own: (x) => post(`/api/public/sites/${x.site.id}/tags`, { endpoint: x.subscriber.endpoint, add: ['owner'] }, 'none'),
     attacks: (a, b) => [
       single(post(`/api/public/sites/${a.site.id}/tags`, { endpoint: b.subscriber.endpoint, add: ['forged'] }, 'none'), 404, "A's site with B's endpoint"),
@@ -190,6 +308,7 @@ const MATRIX: Record<string, RouteCase> = {
     ],
   },
   'POST /api/v1/sites/{siteId}/events': {
+    needs: 'api-key',
     own: (x) => post(`/api/v1/sites/${x.site.id}/events`, { event: 'owner_api_event', subscriber_id: x.subscriber.id }, { apiKey: x.apiKey.key }),
     attacks: (a, b) => [
       single(post(`/api/v1/sites/${a.site.id}/events`, { event: 'forged', subscriber_id: a.subscriber.id }, { apiKey: b.apiKey.key }), 401, "B's key on A's site"),
@@ -198,6 +317,7 @@ const MATRIX: Record<string, RouteCase> = {
     ],
   },
   'POST /api/v1/sites/{siteId}/subscribers/tags': {
+    needs: 'api-key',
     own: (x) => post(`/api/v1/sites/${x.site.id}/subscribers/tags`, { subscriber_id: x.subscriber.id, add: ['owner-api-tag'] }, { apiKey: x.apiKey.key }),
     attacks: (a, b) => [
       single(post(`/api/v1/sites/${a.site.id}/subscribers/tags`, { subscriber_id: a.subscriber.id, add: ['forged'] }, { apiKey: b.apiKey.key }), 401, "B's key on A's site"),
@@ -205,57 +325,177 @@ const MATRIX: Record<string, RouteCase> = {
       single(post(`/api/v1/sites/${a.site.id}/subscribers/tags`, { subscriber_id: a.subscriber.id, add: ['forged'] }, session), 401, "B's dashboard session is not a site key"),
     ],
   },
-  'GET /api/sites/{siteId}/events': { own: (x) => get(`/api/sites/${x.site.id}/events?limit=5`), attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/events?limit=5`))] },
+  'GET /api/sites/{siteId}/events': {
+    needs: 'viewer',
+    own: (x) => get(`/api/sites/${x.site.id}/events?limit=5`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/events?limit=5`))],
+  },
 
   // ---- Welcome campaigns
   'POST /api/sites/{siteId}/welcome-campaigns': {
+    needs: 'editor',
     own: (x) => post(`/api/sites/${x.site.id}/welcome-campaigns`, campaignBody()),
     attacks: (a, b) => [
       sweep(a, (id) => post(`/api/sites/${id}/welcome-campaigns`, campaignBody())),
       single(post(`/api/sites/${b.site.id}/welcome-campaigns`, { ...campaignBody(), segment_id: a.segment.id }), 400, "B's campaign targeting A's segment"),
     ],
   },
-  'GET /api/sites/{siteId}/welcome-campaigns': { own: (x) => get(`/api/sites/${x.site.id}/welcome-campaigns`), attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/welcome-campaigns`))] },
-  'GET /api/welcome-campaigns/{id}': { own: (x) => get(`/api/welcome-campaigns/${x.campaign.id}`), attacks: (a) => [sweep(a, (id) => get(`/api/welcome-campaigns/${id}`))] },
+  'GET /api/sites/{siteId}/welcome-campaigns': {
+    needs: 'viewer',
+    own: (x) => get(`/api/sites/${x.site.id}/welcome-campaigns`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/welcome-campaigns`))],
+  },
+  'GET /api/welcome-campaigns/{id}': {
+    needs: 'viewer',
+    own: (x) => get(`/api/welcome-campaigns/${x.campaign.id}`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/welcome-campaigns/${id}`))],
+  },
   'PATCH /api/welcome-campaigns/{id}': {
+    needs: 'editor',
     own: (x) => patch(`/api/welcome-campaigns/${x.campaign.id}`, { name: 'Owner renamed' }),
     attacks: (a, b) => [
       sweep(a, (id) => patch(`/api/welcome-campaigns/${id}`, { is_active: false })),
       single(patch(`/api/welcome-campaigns/${b.campaign.id}`, { segment_id: a.segment.id }), 400, "B's campaign targeting A's segment"),
     ],
   },
-  'DELETE /api/welcome-campaigns/{id}': { own: (x) => del(`/api/welcome-campaigns/${x.campaign.id}`), attacks: (a) => [sweep(a, (id) => del(`/api/welcome-campaigns/${id}`))], phase: 8 },
+  'DELETE /api/welcome-campaigns/{id}': {
+    needs: 'editor',
+    own: (x) => del(`/api/welcome-campaigns/${x.campaign.id}`),
+    attacks: (a) => [sweep(a, (id) => del(`/api/welcome-campaigns/${id}`))],
+    phase: 8,
+  },
 
   // ---- RSS feeds
   'POST /api/sites/{siteId}/rss-feeds': {
+    needs: 'editor',
     own: (x) => post(`/api/sites/${x.site.id}/rss-feeds`, feedBody()),
     attacks: (a, b) => [
       sweep(a, (id) => post(`/api/sites/${id}/rss-feeds`, feedBody())),
       single(post(`/api/sites/${b.site.id}/rss-feeds`, { ...feedBody(), segmentId: a.segment.id }), 400, "B's feed targeting A's segment"),
     ],
   },
-  'GET /api/sites/{siteId}/rss-feeds': { own: (x) => get(`/api/sites/${x.site.id}/rss-feeds`), attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/rss-feeds`))] },
-  'GET /api/rss-feeds/{id}': { own: (x) => get(`/api/rss-feeds/${x.feed.id}`), attacks: (a) => [sweep(a, (id) => get(`/api/rss-feeds/${id}`))] },
+  'GET /api/sites/{siteId}/rss-feeds': {
+    needs: 'viewer',
+    own: (x) => get(`/api/sites/${x.site.id}/rss-feeds`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/rss-feeds`))],
+  },
+  'GET /api/rss-feeds/{id}': {
+    needs: 'viewer',
+    own: (x) => get(`/api/rss-feeds/${x.feed.id}`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/rss-feeds/${id}`))],
+  },
   'PATCH /api/rss-feeds/{id}': {
+    needs: 'editor',
     own: (x) => patch(`/api/rss-feeds/${x.feed.id}`, { name: 'Owner renamed' }),
     attacks: (a, b) => [
       sweep(a, (id) => patch(`/api/rss-feeds/${id}`, { url: 'http://127.0.0.1:9/b.xml', is_active: false })),
       single(patch(`/api/rss-feeds/${b.feed.id}`, { segmentId: a.segment.id }), 400, "B's feed targeting A's segment"),
     ],
   },
-  'DELETE /api/rss-feeds/{id}': { own: (x) => del(`/api/rss-feeds/${x.feed.id}`), attacks: (a) => [sweep(a, (id) => del(`/api/rss-feeds/${id}`))], phase: 8 },
-  'POST /api/rss-feeds/{id}/check': { own: (x) => post(`/api/rss-feeds/${x.feed.id}/check`), attacks: (a) => [sweep(a, (id) => post(`/api/rss-feeds/${id}/check`))] },
+  'DELETE /api/rss-feeds/{id}': {
+    needs: 'editor',
+    own: (x) => del(`/api/rss-feeds/${x.feed.id}`),
+    attacks: (a) => [sweep(a, (id) => del(`/api/rss-feeds/${id}`))],
+    phase: 8,
+  },
+  'POST /api/rss-feeds/{id}/check': {
+    needs: 'editor',
+    own: (x) => post(`/api/rss-feeds/${x.feed.id}/check`),
+    attacks: (a) => [sweep(a, (id) => post(`/api/rss-feeds/${id}/check`))],
+  },
 
   // ---- Analytics
-  'GET /api/sites/{siteId}/analytics/dashboard': { own: (x) => get(`/api/sites/${x.site.id}/analytics/dashboard`), attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/analytics/dashboard`))] },
-  'GET /api/sites/{siteId}/analytics/subscribers': { own: (x) => get(`/api/sites/${x.site.id}/analytics/subscribers`), attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/analytics/subscribers`))] },
-  'GET /api/sites/{siteId}/analytics/engagement': { own: (x) => get(`/api/sites/${x.site.id}/analytics/engagement`), attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/analytics/engagement`))] },
+  'GET /api/sites/{siteId}/analytics/dashboard': {
+    needs: 'viewer',
+    own: (x) => get(`/api/sites/${x.site.id}/analytics/dashboard`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/analytics/dashboard`))],
+  },
+  'GET /api/sites/{siteId}/analytics/subscribers': {
+    needs: 'viewer',
+    own: (x) => get(`/api/sites/${x.site.id}/analytics/subscribers`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/analytics/subscribers`))],
+  },
+  'GET /api/sites/{siteId}/analytics/engagement': {
+    needs: 'viewer',
+    own: (x) => get(`/api/sites/${x.site.id}/analytics/engagement`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/analytics/engagement`))],
+  },
 
   // ---- Uploads
-  'DELETE /api/uploads/{id}': { own: (x) => del(`/api/uploads/${x.upload.id}`), attacks: (a) => [sweep(a, (id) => del(`/api/uploads/${id}`))], phase: 8 },
+  'DELETE /api/uploads/{id}': {
+    needs: 'account',
+    own: (x) => del(`/api/uploads/${x.upload.id}`),
+    attacks: (a) => [sweep(a, (id) => del(`/api/uploads/${id}`))],
+    phase: 8,
+  },
+
+  // ---- Members and invitations
+  'GET /api/sites/{siteId}/members': {
+    needs: 'viewer',
+    own: (x) => get(`/api/sites/${x.site.id}/members`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/members`))],
+  },
+  'POST /api/sites/{siteId}/invitations': {
+    needs: 'owner',
+    own: (x) => post(`/api/sites/${x.site.id}/invitations`, { email: `invitee-${crypto.randomUUID()}@example.com`, role: 'viewer' }),
+    attacks: (a, b) => [
+      sweep(a, (id) => post(`/api/sites/${id}/invitations`, { email: 'planted@example.com', role: 'owner' })),
+      sweep(a, (id) => post(`/api/sites/${b.site.id}/invitations`, { email: 'planted@example.com', role: 'owner', also_site_ids: [id] })),
+    ],
+  },
+  'DELETE /api/sites/{siteId}/invitations/{id}': {
+    needs: 'owner',
+    own: (x) => del(`/api/sites/${x.site.id}/invitations/${x.invitationId}`),
+    attacks: (a, b) => [sweep(a, (id) => del(`/api/sites/${id}/invitations/${a.invitationId}`)), sweep(a, (id) => del(`/api/sites/${b.site.id}/invitations/${id}`))],
+    phase: 8,
+  },
+  'PATCH /api/sites/{siteId}/members/{userId}': {
+    needs: 'owner',
+    own: (x) => patch(`/api/sites/${x.site.id}/members/${x.colleague.id}`, { role: 'editor' }),
+    attacks: (a, b) => [
+      sweep(a, (id) => patch(`/api/sites/${id}/members/${a.colleague.id}`, { role: 'owner' })),
+      sweep(a, (id) => patch(`/api/sites/${b.site.id}/members/${id}`, { role: 'owner' })),
+    ],
+  },
+  'DELETE /api/sites/{siteId}/members/{userId}': {
+    needs: 'owner',
+    own: (x) => del(`/api/sites/${x.site.id}/members/${x.colleague.id}`),
+    attacks: (a, b) => [sweep(a, (id) => del(`/api/sites/${id}/members/${a.colleague.id}`)), sweep(a, (id) => del(`/api/sites/${b.site.id}/members/${id}`))],
+    phase: 8,
+  },
+  'POST /api/sites/{siteId}/transfer-ownership': {
+    needs: 'owner',
+    own: (x) => post(`/api/sites/${x.site.id}/transfer-ownership`, { user_id: x.colleague.id }),
+    attacks: (a, b) => [
+      sweep(a, (id) => post(`/api/sites/${id}/transfer-ownership`, { user_id: b.user.id })),
+      sweep(a, (id) => post(`/api/sites/${b.site.id}/transfer-ownership`, { user_id: id })),
+    ],
+    phase: 7,
+    selfChanging: true,
+  },
+  'POST /api/sites/{siteId}/leave': {
+    needs: 'viewer',
+    own: (x) => post(`/api/sites/${x.site.id}/leave`),
+    attacks: (a) => [sweep(a, (id) => post(`/api/sites/${id}/leave`))],
+    phase: 9,
+    selfChanging: true,
+  },
+
+  // ---- Audit log
+  'GET /api/sites/{siteId}/audit-log': {
+    needs: 'admin',
+    own: (x) => get(`/api/sites/${x.site.id}/audit-log?limit=5`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/audit-log?limit=5`))],
+  },
+  'GET /api/sites/{siteId}/audit-log/export': {
+    needs: 'admin',
+    own: (x) => get(`/api/sites/${x.site.id}/audit-log/export`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/audit-log/export`))],
+  },
 
   // ---- Uploaded files (outside /api, hidden from the OpenAPI document)
   'GET /uploads/{file}': {
+    needs: 'public',
     own: (x) => ({ method: 'GET', url: `/uploads/${x.upload.file}`, auth: 'none' }),
     attacks: () => [],
     publicByDesign: "subscribers' browsers load notification images without credentials; names are random UUIDs, and no route lists, changes or deletes another user's upload",
@@ -317,7 +557,16 @@ describe('tenancy matrix: user B against everything user A owns', () => {
         missing.push(route);
       }
     }
-    expect(missing, 'routes with a path parameter but no entry in the tenancy matrix').toEqual([]);
+    expect(
+      missing,
+      [
+        'Routes with a path parameter but no entry in the tenancy matrix. For each, add an entry to MATRIX in',
+        'apps/server/test/security/tenancy-matrix.test.ts with `needs:` the role its service checks',
+        "(requireSiteRole(ctx, userId, siteId, 'viewer' | 'editor' | 'admin' | 'owner') or checkSiteRole on an \"of user\" lookup),",
+        '`own:` a call its owner can make and `attacks:` what another tenant tries, and add its row to the role table in',
+        'docs/security.md ("Tenancy") and the help article on roles (apps/web/src/features/help/articles).',
+      ].join(' '),
+    ).toEqual([]);
     for (const shape of matrixShapes) expect(registered.has(shape), `matrix entry ${shape} matches no route`).toBe(true);
   });
 
@@ -441,12 +690,91 @@ describe('tenancy matrix: user B against everything user A owns', () => {
   it("reaches its own resources on every route (the matrix's ids are live, so its 404s mean something)", async () => {
     const owned = Object.entries(MATRIX).sort(([, x], [, y]) => (x.phase ?? 1) - (y.phase ?? 1));
     const failures: string[] = [];
+    // Leaving and transferring are made by a second owner, so A stays on to delete the site at the end.
+    const secondOwner = await addMember(t, a, 'owner');
     for (const [route, routeCase] of owned) {
       const probe = routeCase.own(a);
-      const response = await call(probe, a);
+      const response = routeCase.selfChanging ? await call(probe, { ...a, user: { ...a.user, token: secondOwner.token } }) : await call(probe, a);
       if (response.status === 404 || response.status >= 500) failures.push(`${route}: ${probe.method} ${probe.url} → ${response.status} ${JSON.stringify(response.body)}`);
       if (routeCase.publicByDesign) expect(response.status, route).toBeLessThan(300);
     }
     expect(failures).toEqual([]);
   });
+});
+
+describe('role matrix: every route × every role of a member (allowed, 403 naming the role, or 404)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(async () => t?.close());
+
+  async function callAs(probe: Probe, token: string) {
+    const headers: Record<string, string> = {};
+    if (probe.auth === 'session') headers.authorization = `Bearer ${token}`;
+    else if (typeof probe.auth === 'object') headers.authorization = `Bearer ${probe.auth.apiKey}`;
+    return t.request(probe.method, probe.url, { headers, remoteAddress: nextAddress(), ...(probe.body !== undefined ? { body: probe.body } : {}) });
+  }
+
+  const sessionRoutes = () =>
+    Object.entries(MATRIX).filter((entry): entry is [string, RouteCase & { needs: SiteRole | 'account' }] => entry[1].needs !== 'public' && entry[1].needs !== 'api-key');
+
+  it('gives every route that a session can call a role (or says it is the account’s own)', () => {
+    for (const [route, routeCase] of Object.entries(MATRIX)) {
+      expect([...SITE_ROLES, 'account', 'public', 'api-key'], route).toContain(routeCase.needs);
+    }
+    expect(sessionRoutes().length).toBeGreaterThan(50);
+  });
+
+  for (const role of SITE_ROLES) {
+    it(`as ${role}: refused calls answer 403 with the role needed (404 for another member's own things) and change nothing; allowed ones reach the site`, async () => {
+      const tenant = await seedTenant(t, `Role${role}`);
+      const member = await addMember(t, tenant, role);
+      // Calls that end the caller's membership are made by a second member of the same role.
+      const second = await addMember(t, tenant, role);
+      const failures: string[] = [];
+      let refusedCalls = 0;
+
+      // 1. Everything this role may not do, in any order: nothing changes.
+      const before = await dumpDatabase(t.ctx.db);
+      for (const [route, routeCase] of sessionRoutes()) {
+        const allowed = routeCase.needs !== 'account' && roleAllows(role, routeCase.needs);
+        if (allowed) continue;
+        const probe = routeCase.own(tenant);
+        const response = await callAs(probe, member.token);
+        refusedCalls += 1;
+        const expected = routeCase.needs === 'account' ? 404 : 403;
+        if (response.status !== expected) {
+          failures.push(`${route} as ${role}: ${probe.method} ${probe.url} → ${response.status} ${JSON.stringify(response.body)} (expected ${expected})`);
+          continue;
+        }
+        expectErrorBody(response.body, route);
+        if (expected === 403 && response.body.error.message !== roleNeededMessage(routeCase.needs as SiteRole)) {
+          failures.push(`${route} as ${role}: 403 says ${JSON.stringify(response.body.error.message)}, expected ${JSON.stringify(roleNeededMessage(routeCase.needs as SiteRole))}`);
+        }
+        if (probe.method === 'GET') {
+          const head = await t.app.inject({ method: 'HEAD', url: probe.url, headers: { authorization: `Bearer ${member.token}` } });
+          if (head.statusCode !== expected) failures.push(`HEAD ${probe.url} as ${role} → ${head.statusCode} (expected ${expected})`);
+        }
+      }
+      const after = await dumpDatabase(t.ctx.db);
+      for (const table of Object.keys(before)) expect(after[table], `table ${table} changed by a refused call as ${role}`).toEqual(before[table]);
+
+      // 2. Everything this role may do, phase by phase (deleting last): reached, never refused.
+      const allowedRoutes = sessionRoutes()
+        .filter(([, routeCase]) => routeCase.needs !== 'account' && roleAllows(role, routeCase.needs))
+        .sort(([, x], [, y]) => (x.phase ?? 1) - (y.phase ?? 1));
+      for (const [route, routeCase] of allowedRoutes) {
+        const probe = routeCase.own(tenant);
+        const response = await callAs(probe, routeCase.selfChanging ? second.token : member.token);
+        if (response.status === 403 || response.status === 404 || response.status >= 500) {
+          failures.push(`${route} as ${role} (allowed): ${probe.method} ${probe.url} → ${response.status} ${JSON.stringify(response.body)}`);
+        }
+      }
+      expect(failures).toEqual([]);
+      // Viewers are refused the most; owners only the account-level routes of someone else.
+      if (role === 'owner') expect(refusedCalls).toBe(sessionRoutes().filter(([, c]) => c.needs === 'account').length);
+      else expect(refusedCalls).toBeGreaterThan(0);
+    });
+  }
 });

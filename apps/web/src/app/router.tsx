@@ -23,6 +23,7 @@ const publicRoutes: RouteObject[] = [
   { path: '/reset-password', lazy: page(() => import('../features/auth/pages/reset-password-page'), 'ResetPasswordPage') },
   { path: '/verify-email', lazy: page(() => import('../features/auth/pages/verify-email-page'), 'VerifyEmailPage') },
   { path: '/setup', lazy: page(() => import('../features/auth/pages/setup-page'), 'SetupPage') },
+  { path: '/invitation', lazy: page(() => import('../features/members/pages/invitation-page'), 'InvitationPage') },
 ];
 
 /** Signed-in pages without the shell. */
@@ -45,6 +46,7 @@ const shellRoutes: RouteObject[] = [
   { path: '/campaigns/new', lazy: page(() => import('../features/welcome-campaigns/pages/new-campaign-page'), 'NewCampaignPage') },
   { path: '/campaigns/:id/edit', lazy: page(() => import('../features/welcome-campaigns/pages/edit-campaign-page'), 'EditCampaignPage') },
   { path: '/rss-feeds', lazy: page(() => import('../features/rss-feeds/pages/rss-feeds-page'), 'RssFeedsPage') },
+  { path: '/profile', lazy: page(() => import('../features/auth/pages/profile-page'), 'ProfilePage') },
 ];
 
 export const routes: RouteObject[] = [

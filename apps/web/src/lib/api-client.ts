@@ -85,3 +85,22 @@ export async function apiRequest<S extends Envelope>(path: string, options: Requ
   if (!parsed.success) throw new ApiError(response.status, 'The server sent an unexpected response.');
   return parsed.data.data;
 }
+
+/** A file the API answers with (CSV exports), with the same token and error handling as apiRequest. */
+export async function apiDownload(path: string): Promise<Blob> {
+  const headers: Record<string, string> = {};
+  const token = readStoredToken();
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const response = await fetch(`${API_BASE}${path}`, { headers });
+  if (response.status === 401) handleUnauthorized();
+  if (!response.ok) {
+    let message: string | undefined;
+    try {
+      message = readErrorMessage(JSON.parse(await response.text()));
+    } catch {
+      message = undefined;
+    }
+    throw new ApiError(response.status, message);
+  }
+  return response.blob();
+}

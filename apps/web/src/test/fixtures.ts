@@ -20,6 +20,7 @@ export function makeSite(overrides: Partial<Site> = {}): Site {
     settings: { icon: null, language: 'en', timezone: 'UTC', valueCurrency: 'USD', valuePerSubscriber: 0, valuePerClick: 0, identityVerification: true, serverOnlyTags: [] },
     vapid_public_key: 'BPublicKeyForAcme',
     subscriber_count: 0,
+    role: 'owner',
     created_at: '2025-01-01T00:00:00.000Z',
     updated_at: '2025-01-01T00:00:00.000Z',
     ...overrides,

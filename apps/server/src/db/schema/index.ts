@@ -8,12 +8,14 @@ import type { SegmentsTable, SiteEventsTable, SubscribersTable, SubscriberTagsTa
 import type { RssFeedItemsTable, RssFeedsTable, WelcomeCampaignEnrollmentsTable, WelcomeCampaignsTable, WelcomeCampaignStepsTable } from './campaigns';
 import type { DeliveriesTable, NotificationRunsTable, NotificationsTable, NotificationTriggersTable, RecurringSchedulesTable, StatsHourlyTable } from './sending';
 import type { SiteApiKeysTable, SitesTable } from './sites';
+import type { AuditLogTable, SiteInvitationsTable, SiteMembersTable } from './teams';
 
 export type * from './accounts';
 export type * from './audience';
 export type * from './campaigns';
 export type * from './sending';
 export type * from './sites';
+export type * from './teams';
 export type { NotificationStatus, NotificationType, SiteEventSource } from '@herald/contracts';
 
 export interface Database {
@@ -40,6 +42,9 @@ export interface Database {
   welcome_campaign_enrollments: WelcomeCampaignEnrollmentsTable;
   rss_feeds: RssFeedsTable;
   rss_feed_items: RssFeedItemsTable;
+  site_members: SiteMembersTable;
+  site_invitations: SiteInvitationsTable;
+  audit_log: AuditLogTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -57,3 +62,5 @@ export type NotificationTriggerRow = Selectable<NotificationTriggersTable>;
 export type WelcomeCampaignRow = Selectable<WelcomeCampaignsTable>;
 export type WelcomeCampaignStepRow = Selectable<WelcomeCampaignStepsTable>;
 export type RssFeedRow = Selectable<RssFeedsTable>;
+export type SiteInvitationRow = Selectable<SiteInvitationsTable>;
+export type AuditLogRow = Selectable<AuditLogTable>;

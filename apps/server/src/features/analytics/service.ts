@@ -16,7 +16,7 @@ import {
 import type { AppContext } from '../../context';
 import { badRequest } from '../../platform/errors';
 import { iso } from '../../platform/responses';
-import { requireOwnedSite } from '../sites/service';
+import { requireSiteRole } from '../sites/service';
 import { HOUR_MS, hourStart } from './site-counters';
 import { LocalDayRange, addDays, daysBetween, todayOf, weekdayIndex, type LocalDate } from './local-days';
 import * as repo from './repository';
@@ -86,7 +86,7 @@ export function createAnalyticsService(ctx: Pick<AppContext, 'db' | 'clock'>) {
      * period began.
      */
     async dashboard(userId: string, siteId: string, query: DashboardQuery): Promise<DashboardData> {
-      const site = await requireOwnedSite(ctx, userId, siteId);
+      const site = await requireSiteRole(ctx, userId, siteId, 'viewer');
       const timeZone = site.timezone;
       const now = clock.now();
       const today = todayOf(now, timeZone);
@@ -153,7 +153,7 @@ export function createAnalyticsService(ctx: Pick<AppContext, 'db' | 'clock'>) {
      * counted back from today's exact active count.
      */
     async subscriberGrowth(userId: string, siteId: string, query: SubscriberGrowthQuery): Promise<SubscriberGrowthData> {
-      const site = await requireOwnedSite(ctx, userId, siteId);
+      const site = await requireSiteRole(ctx, userId, siteId, 'viewer');
       const timeZone = site.timezone;
       const { from, to } = reportRange(query, todayOf(clock.now(), timeZone));
       const range = new LocalDayRange(from, to, timeZone);
@@ -195,7 +195,7 @@ export function createAnalyticsService(ctx: Pick<AppContext, 'db' | 'clock'>) {
 
     /** Sent, delivered, clicked and failed pushes with their rates, in total and per local day. */
     async engagement(userId: string, siteId: string, query: EngagementQuery): Promise<EngagementData> {
-      const site = await requireOwnedSite(ctx, userId, siteId);
+      const site = await requireSiteRole(ctx, userId, siteId, 'viewer');
       const timeZone = site.timezone;
       const { from, to } = reportRange(query, todayOf(clock.now(), timeZone));
       const range = new LocalDayRange(from, to, timeZone);

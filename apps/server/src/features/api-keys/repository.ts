@@ -1,5 +1,7 @@
 import type { Insertable, Kysely, Transaction } from 'kysely';
+import { membershipsOf } from '../../db/membership';
 import type { Database, SiteApiKeyRow, SiteApiKeysTable } from '../../db/schema';
+import type { WithMemberRole } from '../../platform/site-roles';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -30,14 +32,14 @@ export async function countActiveApiKeys(db: Db, siteId: string): Promise<number
 }
 
 /** A key that still works, if it belongs to a site of the user (another user's key is indistinguishable from a missing one). */
-export function findActiveApiKeyOfUser(db: Db, userId: string, keyId: string): Promise<SiteApiKeyRow | undefined> {
+export function findActiveApiKeyOfUser(db: Db, userId: string, keyId: string): Promise<(SiteApiKeyRow & WithMemberRole) | undefined> {
   return db
     .selectFrom('site_api_keys')
-    .innerJoin('sites', 'sites.id', 'site_api_keys.site_id')
+    .innerJoin(membershipsOf(db, userId), 'membership.site_id', 'site_api_keys.site_id')
     .selectAll('site_api_keys')
+    .select('membership.role as member_role')
     .where('site_api_keys.id', '=', keyId)
     .where('site_api_keys.revoked_at', 'is', null)
-    .where('sites.user_id', '=', userId)
     .executeTakeFirst();
 }
 

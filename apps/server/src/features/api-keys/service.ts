@@ -5,7 +5,9 @@ import type { SiteApiKeyRow } from '../../db/schema';
 import { HttpError, conflict, notFound } from '../../platform/errors';
 import { iso, isoOrNull } from '../../platform/responses';
 import { sha256Hex } from '../../platform/secrets';
-import { requireOwnedSite } from '../sites/service';
+import { checkSiteRole } from '../../platform/site-roles';
+import { recordAudit } from '../audit-log/record';
+import { requireSiteRole } from '../sites/service';
 import * as repo from './repository';
 
 /** Characters of the key shown in lists after `hk_`: enough to tell keys apart, far too few to guess the rest (256 bits). */
@@ -36,7 +38,7 @@ export function createApiKeysService(ctx: Pick<AppContext, 'db' | 'clock'>) {
   const { db, clock } = ctx;
   return {
     async create(userId: string, siteId: string, name: string): Promise<CreatedApiKey> {
-      await requireOwnedSite(ctx, userId, siteId);
+      await requireSiteRole(ctx, userId, siteId, 'admin');
       if ((await repo.countActiveApiKeys(db, siteId)) >= MAX_ACTIVE_KEYS_PER_SITE) {
         throw conflict(`A site can have at most ${MAX_ACTIVE_KEYS_PER_SITE} API keys; revoke one you no longer use first`);
       }
@@ -51,19 +53,25 @@ export function createApiKeysService(ctx: Pick<AppContext, 'db' | 'clock'>) {
         last_used_at: null,
         revoked_at: null,
       };
-      await repo.insertApiKey(db, row);
+      await db.transaction().execute(async (trx) => {
+        await repo.insertApiKey(trx, row);
+        await recordAudit(ctx, { siteId, actor: { userId }, action: 'key_created', subject: { type: 'api_key', id: row.id, label: `${row.name} (${row.prefix}…)` } }, trx);
+      });
       return { api_key: toApiKeyResponse(row), key };
     },
 
     async list(userId: string, siteId: string): Promise<ApiKey[]> {
-      await requireOwnedSite(ctx, userId, siteId);
+      await requireSiteRole(ctx, userId, siteId, 'admin');
       return (await repo.listActiveApiKeys(db, siteId)).map(toApiKeyResponse);
     },
 
     /** Revoked keys stay stored (hashed) so a call with one is told it was revoked. */
     async revoke(userId: string, keyId: string): Promise<void> {
-      const row = await repo.findActiveApiKeyOfUser(db, userId, keyId);
-      if (!row || !(await repo.revokeApiKey(db, row.id, clock.now()))) throw notFound('API key');
+      const row = checkSiteRole(await repo.findActiveApiKeyOfUser(db, userId, keyId), 'admin', 'API key');
+      await db.transaction().execute(async (trx) => {
+        if (!(await repo.revokeApiKey(trx, row.id, clock.now()))) throw notFound('API key');
+        await recordAudit(ctx, { siteId: row.site_id, actor: { userId }, action: 'key_revoked', subject: { type: 'api_key', id: row.id, label: `${row.name} (${row.prefix}…)` } }, trx);
+      });
     },
 
     /**

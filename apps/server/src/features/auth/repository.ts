@@ -159,3 +159,21 @@ export async function deleteExpiredUserTokens(db: Db, now: number, limit: number
   const result = await db.deleteFrom('user_tokens').where('token_hash', 'in', expired).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** The user's live sessions, newest first (Profile → Sessions). */
+export function listLiveSessionsOfUser(db: Db, userId: string, now: number): Promise<Array<{ token_hash: string; created_at: number; expires_at: number }>> {
+  return db
+    .selectFrom('sessions')
+    .select(['token_hash', 'created_at', 'expires_at'])
+    .where('user_id', '=', userId)
+    .where('expires_at', '>', now)
+    .orderBy('created_at', 'desc')
+    .limit(200)
+    .execute();
+}
+
+/** Ends every session of the user, this one included; returns how many there were. */
+export async function deleteAllSessionsOfUser(db: Db, userId: string): Promise<number> {
+  const result = await db.deleteFrom('sessions').where('user_id', '=', userId).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

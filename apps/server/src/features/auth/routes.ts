@@ -9,14 +9,17 @@ import {
   resetPasswordBody,
   setupBody,
   setupStatusQuery,
+  sessionsResponse,
   setupStatusResponse,
+  signedOutEverywhereResponse,
   verifyEmailBody,
 } from '@herald/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context';
 import { currentUser, requireUser } from '../../platform/authenticate';
 import { ok } from '../../platform/responses';
-import { FORGOT_PASSWORD_MESSAGE, createAuthService, toPublicUser } from './service';
+import { toPublicUser } from './accounts';
+import { FORGOT_PASSWORD_MESSAGE, createAuthService } from './service';
 
 /** Spec §7 Auth, plus logout and the owner-setup door for a fresh install. */
 export function authRoutes(ctx: AppContext): FastifyPluginAsyncZod {
@@ -39,6 +42,16 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       await auth.logout(currentUser(request).sessionTokenHash);
       return ok({ message: 'Signed out' });
     });
+
+    app.get('/auth/sessions', { preHandler: signedIn, schema: { tags, summary: 'Your live sessions (which one is this)', response: { 200: sessionsResponse } } }, async (request) =>
+      ok({ sessions: await auth.sessions(currentUser(request)) }),
+    );
+
+    app.post(
+      '/auth/sessions/sign-out-everywhere',
+      { preHandler: signedIn, schema: { tags, summary: 'End every session of your account, this one included', response: { 200: signedOutEverywhereResponse } } },
+      async (request) => ok({ ended: await auth.signOutEverywhere(currentUser(request)) }),
+    );
 
     app.get('/auth/me', { preHandler: signedIn, schema: { tags, summary: 'The signed-in user', response: { 200: meResponse } } }, async (request) => {
       const user = currentUser(request);

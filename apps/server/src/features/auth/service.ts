@@ -1,5 +1,5 @@
-import crypto from 'node:crypto';
-import type { User } from '@herald/contracts';
+import type { SessionInfo, User } from '@herald/contracts';
+import { iso } from '../../platform/responses';
 import type { AppContext } from '../../context';
 import { isUniqueViolation } from '../../db/database';
 import type { UserRow } from '../../db/schema';
@@ -7,15 +7,14 @@ import type { AuthenticatedUser } from '../../platform/authenticate';
 import { rateLimitKeyOfAddress } from '../../platform/client-address';
 import { badRequest, conflict, forbidden, tooManyRequests, unauthorized } from '../../platform/errors';
 import { DatabaseRateLimiter } from '../../platform/rate-limit';
-import { iso } from '../../platform/responses';
 import { randomToken, sha256Hex } from '../../platform/secrets';
+import { insertAccount, newAccountRow, startSession as startSessionOf, toPublicUser } from './accounts';
 import { passwordResetMail, verificationMail } from './emails';
 import { createLoginThrottle } from './login-throttle';
 import * as repo from './repository';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
-const SESSION_TTL_MS = 30 * 24 * HOUR;
 const RESET_TTL_MS = 1 * HOUR; // docs/security.md: reset ≤ 1 h
 const VERIFY_TTL_MS = 24 * HOUR;
 const SETUP_TTL_MS = 24 * HOUR;
@@ -27,15 +26,6 @@ const SIGN_UPS_PER_ADDRESS = { limit: 5, windowMs: HOUR };
 
 export const FORGOT_PASSWORD_MESSAGE = 'If an account exists for that email, a password reset link has been sent.';
 
-export function toPublicUser(user: Pick<UserRow, 'id' | 'name' | 'email' | 'email_verified_at' | 'created_at'>): User {
-  return {
-    id: user.id,
-    name: user.name,
-    email: user.email,
-    emailVerified: user.email_verified_at !== null,
-    createdAt: iso(user.created_at),
-  };
-}
 
 export function createAuthService(ctx: AppContext) {
   const { db, clock, config, mailer, log, passwords } = ctx;
@@ -50,12 +40,7 @@ export function createAuthService(ctx: AppContext) {
     }
   }
 
-  async function startSession(userId: string): Promise<string> {
-    const token = randomToken();
-    const now = clock.now();
-    await repo.insertSession(db, { token_hash: sha256Hex(token), user_id: userId, created_at: now, expires_at: now + SESSION_TTL_MS });
-    return token;
-  }
+  const startSession = (userId: string) => startSessionOf(ctx, db, userId);
 
   /** `email` is the address the link is mailed to: the link works only while the account has it. */
   async function issueToken(userId: string | null, email: string | null, purpose: 'reset' | 'verify' | 'setup', ttlMs: number): Promise<string> {
@@ -76,22 +61,8 @@ export function createAuthService(ctx: AppContext) {
   }
 
   async function createUser(input: { name: string; email: string; password: string; verified: boolean }): Promise<UserRow> {
-    const now = clock.now();
-    const user: UserRow = {
-      id: crypto.randomUUID(),
-      name: input.name,
-      email: input.email.trim().toLowerCase(),
-      password_hash: await passwords.hash(input.password),
-      email_verified_at: input.verified ? now : null,
-      created_at: now,
-      updated_at: now,
-    };
-    try {
-      await repo.insertUser(db, user);
-    } catch (error) {
-      if (isUniqueViolation(error)) throw conflict('An account with this email already exists');
-      throw error;
-    }
+    const user = await newAccountRow(ctx, input);
+    await insertAccount(db, user);
     return user;
   }
 
@@ -110,6 +81,17 @@ export function createAuthService(ctx: AppContext) {
 
     async logout(sessionTokenHash: string): Promise<void> {
       await repo.deleteSession(db, sessionTokenHash);
+    },
+
+    /** Profile → Sessions: where the user is signed in; the tokens are never shown, only which one is this. */
+    async sessions(current: AuthenticatedUser): Promise<SessionInfo[]> {
+      const rows = await repo.listLiveSessionsOfUser(db, current.id, clock.now());
+      return rows.map((row) => ({ created_at: iso(row.created_at), expires_at: iso(row.expires_at), current: row.token_hash === current.sessionTokenHash }));
+    },
+
+    /** "Sign out everywhere": every session ends, this one too (a stolen token stops working at once). */
+    async signOutEverywhere(current: AuthenticatedUser): Promise<number> {
+      return repo.deleteAllSessionsOfUser(db, current.id);
     },
 
     async register(input: { name: string; email: string; password: string }, clientAddress: string): Promise<{ user: User; token: string }> {

@@ -1,4 +1,5 @@
 import type { Insertable, Kysely, Transaction, Updateable } from 'kysely';
+import { membershipsOf } from '../../db/membership';
 import type {
   Database,
   NotificationRow,
@@ -11,17 +12,18 @@ import type {
   RecurringSchedulesTable,
   RunRow,
 } from '../../db/schema';
+import type { WithMemberRole } from '../../platform/site-roles';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
 /** A notification if it belongs to one of the user's sites (else undefined: the caller answers 404). */
-export function findNotificationOfUser(db: Db, userId: string, notificationId: string): Promise<NotificationRow | undefined> {
+export function findNotificationOfUser(db: Db, userId: string, notificationId: string): Promise<(NotificationRow & WithMemberRole) | undefined> {
   return db
     .selectFrom('notifications')
-    .innerJoin('sites', 'sites.id', 'notifications.site_id')
+    .innerJoin(membershipsOf(db, userId), 'membership.site_id', 'notifications.site_id')
     .selectAll('notifications')
+    .select('membership.role as member_role')
     .where('notifications.id', '=', notificationId)
-    .where('sites.user_id', '=', userId)
     .executeTakeFirst();
 }
 

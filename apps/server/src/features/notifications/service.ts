@@ -9,6 +9,7 @@ import {
   type NotificationPerformance,
   type NotificationStatus,
   type NotificationType,
+  type SiteRole,
 } from '@herald/contracts';
 import type { Updateable } from 'kysely';
 import type { AppContext } from '../../context';
@@ -16,10 +17,12 @@ import type { NotificationRow, NotificationsTable, RunRow, SiteRow } from '../..
 import { notificationContent } from '../../delivery/notification-content';
 import { createPayloadTemplate, PushPayloadError } from '../../delivery/payload';
 import { insertRun } from '../../delivery/runs';
-import { badRequest, conflict, notFound } from '../../platform/errors';
+import { badRequest, conflict } from '../../platform/errors';
 import { iso, isoOrNull } from '../../platform/responses';
+import { checkSiteRole } from '../../platform/site-roles';
+import { changedFields, recordAudit, type AuditRecord } from '../audit-log/record';
 import { requireSegmentOfSite } from '../segments/service';
-import { requireOwnedSite } from '../sites/service';
+import { requireSiteRole } from '../sites/service';
 import { actionsOf, newNotificationRow } from './create';
 import * as repo from './repository';
 import { toNotificationResponse, toNotificationResponses } from './responses';
@@ -68,15 +71,13 @@ function checkPayloadFits(notification: NotificationRow, site: SiteRow, publicUr
 export function createNotificationsService(ctx: AppContext) {
   const { db, clock } = ctx;
 
-  async function ownedNotification(userId: string, id: string): Promise<NotificationRow> {
-    const row = await repo.findNotificationOfUser(db, userId, id);
-    if (!row) throw notFound('Notification');
-    return row;
+  async function ownedNotification(userId: string, id: string, needed: SiteRole): Promise<NotificationRow> {
+    return checkSiteRole(await repo.findNotificationOfUser(db, userId, id), needed, 'Notification');
   }
 
-  /** A notification the dashboard may change. A welcome-campaign step belongs to its campaign (edited there, versioned). */
+  /** A notification the dashboard may change (editor or higher). A welcome-campaign step belongs to its campaign (edited there, versioned). */
   async function changeableNotification(userId: string, id: string): Promise<NotificationRow> {
-    const row = await ownedNotification(userId, id);
+    const row = await ownedNotification(userId, id, 'editor');
     if (row.source === 'campaign') throw conflict('This notification is a welcome campaign step: change it from its campaign');
     return row;
   }
@@ -97,6 +98,15 @@ export function createNotificationsService(ctx: AppContext) {
     await requireSegmentOfSite(db, site.id, segmentId);
   }
 
+  /** An audit entry about a notification (docs/security.md, "Audit log"). */
+  const audited = (userId: string, row: Pick<NotificationRow, 'id' | 'site_id' | 'title'>, action: AuditRecord['action'], extra: Partial<AuditRecord> = {}): AuditRecord => ({
+    siteId: row.site_id,
+    actor: { userId },
+    action,
+    subject: { type: 'notification', id: row.id, label: row.title },
+    ...extra,
+  });
+
   async function respond(id: string): Promise<Notification> {
     const [response] = await toNotificationResponses(db, [(await repo.findNotification(db, id))!]);
     return response!;
@@ -104,13 +114,13 @@ export function createNotificationsService(ctx: AppContext) {
 
   return {
     async list(userId: string, siteId: string, filter: { status?: NotificationStatus; type?: NotificationType }) {
-      await requireOwnedSite(ctx, userId, siteId);
+      await requireSiteRole(ctx, userId, siteId, 'viewer');
       const [rows, counts] = await Promise.all([repo.listNotifications(db, siteId, filter), repo.countNotificationsByStatus(db, siteId)]);
       return { notifications: await toNotificationResponses(db, rows), counts };
     },
 
     async get(userId: string, id: string): Promise<Notification> {
-      const [response] = await toNotificationResponses(db, [await ownedNotification(userId, id)]);
+      const [response] = await toNotificationResponses(db, [await ownedNotification(userId, id, 'viewer')]);
       return response!;
     },
 
@@ -120,7 +130,7 @@ export function createNotificationsService(ctx: AppContext) {
      * TRIGGERED: scheduled = armed, listening for trigger.event.
      */
     async create(userId: string, siteId: string, body: NotificationInput): Promise<Notification> {
-      const site = await requireOwnedSite(ctx, userId, siteId);
+      const site = await requireSiteRole(ctx, userId, siteId, 'editor');
       const type = body.type ?? 'ONE_TIME';
       checkTypeFields(type, body);
       if (type === 'RECURRING' && !body.recurring_schedule) throw badRequest('Start date is required: a recurring notification needs recurring_schedule');
@@ -158,6 +168,8 @@ export function createNotificationsService(ctx: AppContext) {
         if (body.trigger) {
           await repo.upsertTrigger(trx, { notification_id: row.id, site_id: site.id, event_name: body.trigger.event, delay_minutes: body.trigger.delay_minutes, created_at: now, updated_at: now });
         }
+        await recordAudit(ctx, audited(userId, row, 'created', { detail: { type } }), trx);
+        if (row.status === 'scheduled') await recordAudit(ctx, audited(userId, row, 'scheduled', { detail: { type, ...(scheduledAt !== null ? { at: iso(scheduledAt) } : {}) } }), trx);
       });
       if ((scheduledAt !== null && scheduledAt <= now) || (schedule && schedule.is_active && schedule.next_run_at! <= now)) ctx.wakeScheduler();
       return respond(row.id);
@@ -173,7 +185,7 @@ export function createNotificationsService(ctx: AppContext) {
       if (existing.status !== 'draft' && existing.status !== 'scheduled') {
         throw conflict(`A ${existing.status} notification cannot be edited`);
       }
-      const site = await requireOwnedSite(ctx, userId, existing.site_id);
+      const site = await requireSiteRole(ctx, userId, existing.site_id, 'editor');
       const type = body.type ?? existing.type;
       if (type !== existing.type && existing.status !== 'draft') throw conflict('Only a draft can change its type');
       checkTypeFields(type, body);
@@ -241,6 +253,13 @@ export function createNotificationsService(ctx: AppContext) {
         }
         checkPayloadFits({ ...existing, ...changes } as NotificationRow, site, ctx.config.publicUrl);
         await repo.updateNotification(trx, id, changes);
+        const { status: _status, ...fieldChanges } = changes;
+        const fields = changedFields(existing, fieldChanges);
+        for (const field of ['recurring_schedule', 'trigger'] as const) if (body[field]) fields.push(field);
+        await recordAudit(ctx, audited(userId, { ...existing, title: changes.title ?? existing.title }, 'updated', { changedFields: fields }), trx);
+        if (changes.status === 'scheduled' && (existing.status !== 'scheduled' || changes.scheduled_at !== undefined)) {
+          await recordAudit(ctx, audited(userId, existing, 'scheduled', { detail: { type, ...(changes.scheduled_at ? { at: iso(changes.scheduled_at) } : {}) } }), trx);
+        }
       });
       if (scheduledAt !== undefined && scheduledAt !== null && scheduledAt <= now) ctx.wakeScheduler();
       if (type === 'RECURRING') ctx.wakeScheduler();
@@ -263,6 +282,7 @@ export function createNotificationsService(ctx: AppContext) {
           throw conflict('An occurrence of this notification is being sent right now; delete it once it has finished');
         }
         await repo.deleteNotification(trx, id);
+        await recordAudit(ctx, audited(userId, existing, 'deleted'), trx);
       });
     },
 
@@ -281,6 +301,7 @@ export function createNotificationsService(ctx: AppContext) {
           .executeTakeFirst();
         if (!Number(result.numUpdatedRows)) throw conflict('Only draft notifications can be sent now');
         await createOneTimeRun(trx, existing, now, now);
+        await recordAudit(ctx, audited(userId, existing, 'sent', { detail: { segment_id: existing.segment_id } }), trx);
       });
       ctx.wakeScheduler();
       return toNotificationResponse((await repo.findNotification(db, id))!);
@@ -305,6 +326,7 @@ export function createNotificationsService(ctx: AppContext) {
         }
         if (existing.type !== 'ONE_TIME') await repo.cancelPendingRunsOfNotification(trx, id, now);
         await repo.updateNotification(trx, id, { status: 'cancelled', updated_at: now });
+        await recordAudit(ctx, audited(userId, existing, 'cancelled'), trx);
       });
       return respond(id);
     },
@@ -342,6 +364,7 @@ export function createNotificationsService(ctx: AppContext) {
           });
         }
         if (existing.type === 'TRIGGERED' && trigger) await repo.upsertTrigger(trx, { ...trigger, notification_id: copy.id, created_at: now, updated_at: now });
+        await recordAudit(ctx, audited(userId, copy, 'duplicated', { detail: { from: existing.id } }), trx);
       });
       return respond(copy.id);
     },
@@ -356,13 +379,14 @@ export function createNotificationsService(ctx: AppContext) {
         const run = await repo.latestRunOfNotification(trx, id);
         if (!run || !(await repo.reopenFailedRun(trx, run, now))) throw conflict('There is nothing to retry');
         await repo.updateNotification(trx, id, { status: 'sending', last_error: null, completed_at: null, updated_at: now });
+        await recordAudit(ctx, audited(userId, existing, 'retried'), trx);
       });
       ctx.wakeScheduler();
       return toNotificationResponse((await repo.findNotification(db, id))!);
     },
 
     async performance(userId: string, id: string): Promise<NotificationPerformance> {
-      const row = await ownedNotification(userId, id);
+      const row = await ownedNotification(userId, id, 'viewer');
       const runs = await repo.listRunsOfNotification(db, id);
       return {
         notification_id: row.id,

@@ -5,18 +5,20 @@
 import type { SegmentUse } from '../segments/segment-uses';
 import type { Insertable, Kysely, Transaction, Updateable } from 'kysely';
 import type { DatabaseKind } from '../../db/database';
+import { membershipsOf } from '../../db/membership';
 import type { Database, RssFeedItemsTable, RssFeedRow, RssFeedsTable, RssItemOutcome, SiteRow } from '../../db/schema';
+import type { WithMemberRole } from '../../platform/site-roles';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
 /** A feed if it belongs to one of the user's sites (else undefined: the caller answers 404). */
-export function findFeedOfUser(db: Db, userId: string, feedId: string): Promise<RssFeedRow | undefined> {
+export function findFeedOfUser(db: Db, userId: string, feedId: string): Promise<(RssFeedRow & WithMemberRole) | undefined> {
   return db
     .selectFrom('rss_feeds')
-    .innerJoin('sites', 'sites.id', 'rss_feeds.site_id')
+    .innerJoin(membershipsOf(db, userId), 'membership.site_id', 'rss_feeds.site_id')
     .selectAll('rss_feeds')
+    .select('membership.role as member_role')
     .where('rss_feeds.id', '=', feedId)
-    .where('sites.user_id', '=', userId)
     .executeTakeFirst();
 }
 

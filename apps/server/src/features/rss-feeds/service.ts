@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { CreateRssFeedInput, RssFeed, RssFeedCheck, UpdateRssFeedInput } from '@herald/contracts';
+import type { CreateRssFeedInput, RssFeed, RssFeedCheck, SiteRole, UpdateRssFeedInput } from '@herald/contracts';
 import type { Updateable } from 'kysely';
 import type { AppContext } from '../../context';
 import type { RssFeedRow, RssFeedsTable, SiteRow } from '../../db/schema';
@@ -8,7 +8,9 @@ import { conflict, HttpError, notFound, retryAfterSeconds, tooManyRequests } fro
 import { DatabaseRateLimiter } from '../../platform/rate-limit';
 import { sha256Hex } from '../../platform/secrets';
 import { iso, isoOrNull } from '../../platform/responses';
-import { requireOwnedSite } from '../sites/service';
+import { checkSiteRole } from '../../platform/site-roles';
+import { changedFields, recordAudit } from '../audit-log/record';
+import { requireSiteRole } from '../sites/service';
 import { checkFeed, localDayOf } from './feed-check';
 import * as repo from './repository';
 import { requireSegmentOfSite } from '../segments/service';
@@ -87,10 +89,8 @@ export function createRssFeedsService(ctx: AppContext, options: { outbound?: Out
     return feedKey;
   }
 
-  async function ownedFeed(userId: string, id: string): Promise<RssFeedRow> {
-    const row = await repo.findFeedOfUser(db, userId, id);
-    if (!row) throw notFound('RSS feed');
-    return row;
+  async function ownedFeed(userId: string, id: string, needed: SiteRole): Promise<RssFeedRow> {
+    return checkSiteRole(await repo.findFeedOfUser(db, userId, id), needed, 'RSS feed');
   }
 
   /** A feed may target a segment of its own site (null: all subscribers). */
@@ -106,7 +106,7 @@ export function createRssFeedsService(ctx: AppContext, options: { outbound?: Out
 
   return {
     async list(userId: string, siteId: string): Promise<RssFeed[]> {
-      const site = await requireOwnedSite(ctx, userId, siteId);
+      const site = await requireSiteRole(ctx, userId, siteId, 'viewer');
       const rows = await repo.listFeedsOfSite(db, siteId);
       const localDay = localDayOf(clock.now(), site.timezone);
       const counts = await repo.countTodayOfFeeds(
@@ -117,11 +117,11 @@ export function createRssFeedsService(ctx: AppContext, options: { outbound?: Out
     },
 
     async get(userId: string, id: string): Promise<RssFeed> {
-      return withToday(await ownedFeed(userId, id));
+      return withToday(await ownedFeed(userId, id, 'viewer'));
     },
 
     async create(userId: string, siteId: string, body: CreateRssFeedInput): Promise<RssFeed> {
-      const site = await requireOwnedSite(ctx, userId, siteId);
+      const site = await requireSiteRole(ctx, userId, siteId, 'editor');
       await checkSegment(site, body.segmentId);
       const now = clock.now();
       const isActive = body.is_active ?? true;
@@ -152,9 +152,11 @@ export function createRssFeedsService(ctx: AppContext, options: { outbound?: Out
         updated_at: now,
       };
       await db.transaction().execute(async (trx) => {
-        await repo.lockFeedsOfUser(trx, ctx.dbKind, userId);
-        if ((await repo.countFeedsOfUser(trx, userId)) >= config.rssFeedsPerUser) throw feedLimitReached(config.rssFeedsPerUser);
+        // RSS_FEEDS_PER_USER counts the feeds of the sites an account owns (sites.user_id), whoever adds them.
+        await repo.lockFeedsOfUser(trx, ctx.dbKind, site.user_id);
+        if ((await repo.countFeedsOfUser(trx, site.user_id)) >= config.rssFeedsPerUser) throw feedLimitReached(config.rssFeedsPerUser);
         await repo.insertFeed(trx, row);
+        await recordAudit(ctx, { siteId: site.id, actor: { userId }, action: 'created', subject: { type: 'rss_feed', id: row.id, label: row.name } }, trx);
       });
       if (isActive) ctx.wakeScheduler();
       return toRssFeedResponse(row);
@@ -167,8 +169,8 @@ export function createRssFeedsService(ctx: AppContext, options: { outbound?: Out
      * feed's back catalogue nor what was published while paused is pushed.
      */
     async update(userId: string, id: string, body: UpdateRssFeedInput): Promise<RssFeed> {
-      const existing = await ownedFeed(userId, id);
-      const site = await requireOwnedSite(ctx, userId, existing.site_id);
+      const existing = await ownedFeed(userId, id, 'editor');
+      const site = await requireSiteRole(ctx, userId, existing.site_id, 'editor');
       if (body.segmentId !== undefined) await checkSegment(site, body.segmentId);
       const now = clock.now();
       const changes: Updateable<RssFeedsTable> = { updated_at: now };
@@ -196,20 +198,30 @@ export function createRssFeedsService(ctx: AppContext, options: { outbound?: Out
       if (urlChanged || activated) {
         Object.assign(changes, { baseline_recorded: 0, etag: null, last_modified: null, next_check_at: now });
       }
-      await repo.updateFeed(db, id, changes);
+      const { is_active: isActive, baseline_recorded: _b, etag: _e, last_modified: _m, next_check_at: _n, last_item_guid: _g, last_error: _l, last_fetched_at: _f, ...edited } = changes;
+      const fields = changedFields(existing, edited, { icon_url: 'iconUrl', show_action_buttons: 'showActionButtons', create_draft: 'createDraft', max_pushes_per_day: 'maxPushesPerDay', segment_id: 'segmentId' });
+      await db.transaction().execute(async (trx) => {
+        await repo.updateFeed(trx, id, changes);
+        const audit = { siteId: existing.site_id, actor: { userId }, subject: { type: 'rss_feed' as const, id, label: changes.name ?? existing.name } };
+        if (fields.length > 0) await recordAudit(ctx, { ...audit, action: 'updated', changedFields: [...new Set(fields)] }, trx);
+        if (isActive !== undefined && isActive !== existing.is_active) await recordAudit(ctx, { ...audit, action: 'toggled', detail: { active: isActive === 1 } }, trx);
+      });
       const nextActive = body.is_active ?? existing.is_active === 1;
       if (nextActive && (urlChanged || activated)) ctx.wakeScheduler();
       return withToday((await repo.findFeed(db, id))!, site);
     },
 
     async remove(userId: string, id: string): Promise<void> {
-      await ownedFeed(userId, id);
-      await repo.deleteFeed(db, id);
+      const existing = await ownedFeed(userId, id, 'editor');
+      await db.transaction().execute(async (trx) => {
+        await repo.deleteFeed(trx, id);
+        await recordAudit(ctx, { siteId: existing.site_id, actor: { userId }, action: 'deleted', subject: { type: 'rss_feed', id, label: existing.name } }, trx);
+      });
     },
 
     /** "Check now": checks the feed in this request and answers what happened; limited per feed and per user. */
     async checkNow(userId: string, id: string): Promise<{ check: RssFeedCheck; feed: RssFeed }> {
-      const existing = await ownedFeed(userId, id);
+      const existing = await ownedFeed(userId, id, 'editor');
       if (!existing.is_active) throw conflict('This feed is paused. Activate it to check it.');
       const feedKey = await countManualCheck(userId, existing);
       const attempt = await checkFeed({ db, clock, config, log: ctx.log, wakeScheduler: () => ctx.wakeScheduler(), outbound }, id, 'manual');

@@ -1,20 +1,22 @@
 // SQL of the segments feature.
 import type { SegmentRules } from '@herald/contracts';
 import type { Insertable, Kysely, Transaction, Updateable } from 'kysely';
+import { membershipsOf } from '../../db/membership';
 import type { Database, SegmentRow, SegmentsTable } from '../../db/schema';
+import type { WithMemberRole } from '../../platform/site-roles';
 import type { SegmentUse } from './segment-uses';
 import { applySegmentRules } from './segment-rules';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
 /** The segment if it belongs to one of the user's sites (else undefined: the caller answers 404). */
-export function findSegmentOfUser(db: Db, userId: string, segmentId: string): Promise<SegmentRow | undefined> {
+export function findSegmentOfUser(db: Db, userId: string, segmentId: string): Promise<(SegmentRow & WithMemberRole) | undefined> {
   return db
     .selectFrom('segments')
-    .innerJoin('sites', 'sites.id', 'segments.site_id')
+    .innerJoin(membershipsOf(db, userId), 'membership.site_id', 'segments.site_id')
     .selectAll('segments')
+    .select('membership.role as member_role')
     .where('segments.id', '=', segmentId)
-    .where('sites.user_id', '=', userId)
     .executeTakeFirst();
 }
 

@@ -1,12 +1,14 @@
 import crypto from 'node:crypto';
-import { SEGMENTS_PER_SITE_MAX, type CreateSegmentInput, type Segment, type SegmentRules, type UpdateSegmentInput } from '@herald/contracts';
+import { SEGMENTS_PER_SITE_MAX, type CreateSegmentInput, type Segment, type SegmentRules, type SiteRole, type UpdateSegmentInput } from '@herald/contracts';
 import type { Kysely, Transaction, Updateable } from 'kysely';
 import type { AppContext } from '../../context';
 import { isUniqueViolation } from '../../db/database';
 import type { Database, SegmentRow, SegmentsTable } from '../../db/schema';
-import { badRequest, conflict, notFound } from '../../platform/errors';
+import { badRequest, conflict } from '../../platform/errors';
 import { iso } from '../../platform/responses';
-import { requireOwnedSite } from '../sites/service';
+import { checkSiteRole } from '../../platform/site-roles';
+import { changedFields, recordAudit } from '../audit-log/record';
+import { requireSiteRole } from '../sites/service';
 import * as repo from './repository';
 import { parseStoredRules } from './segment-rules';
 import { describeSegmentUses, findSegmentUses } from './segment-uses';
@@ -45,10 +47,8 @@ export async function requireSegmentOfSite(db: Db, siteId: string, segmentId: st
 export function createSegmentsService(ctx: AppContext) {
   const { db, clock } = ctx;
 
-  async function ownedSegment(userId: string, id: string): Promise<SegmentRow> {
-    const row = await repo.findSegmentOfUser(db, userId, id);
-    if (!row) throw notFound('Segment');
-    return row;
+  async function ownedSegment(userId: string, id: string, needed: SiteRole): Promise<SegmentRow> {
+    return checkSiteRole(await repo.findSegmentOfUser(db, userId, id), needed, 'Segment');
   }
 
   /** Spec §3: estimated_count is the number of active subscribers matching now. */
@@ -67,7 +67,7 @@ export function createSegmentsService(ctx: AppContext) {
 
   return {
     async list(userId: string, siteId: string): Promise<Segment[]> {
-      await requireOwnedSite(ctx, userId, siteId);
+      await requireSiteRole(ctx, userId, siteId, 'viewer');
       const rows = await repo.listSegmentsOfSite(db, siteId, SEGMENTS_PER_SITE_MAX);
       const segments: Segment[] = [];
       // One count at a time: a site has few segments, and a pool has few connections.
@@ -76,11 +76,11 @@ export function createSegmentsService(ctx: AppContext) {
     },
 
     async get(userId: string, id: string): Promise<Segment> {
-      return toResponse(await ownedSegment(userId, id));
+      return toResponse(await ownedSegment(userId, id, 'viewer'));
     },
 
     async create(userId: string, siteId: string, input: CreateSegmentInput): Promise<Segment> {
-      await requireOwnedSite(ctx, userId, siteId);
+      await requireSiteRole(ctx, userId, siteId, 'editor');
       if ((await repo.countSegmentsOfSite(db, siteId)) >= SEGMENTS_PER_SITE_MAX) {
         throw conflict(`A site can have at most ${SEGMENTS_PER_SITE_MAX} segments; delete one you no longer use first`);
       }
@@ -95,7 +95,10 @@ export function createSegmentsService(ctx: AppContext) {
         updated_at: now,
       };
       try {
-        await repo.insertSegment(db, row);
+        await db.transaction().execute(async (trx) => {
+          await repo.insertSegment(trx, row);
+          await recordAudit(ctx, { siteId, actor: { userId }, action: 'created', subject: { type: 'segment', id: row.id, label: row.name } }, trx);
+        });
       } catch (error) {
         if (isUniqueViolation(error)) throw duplicateName(input.name);
         throw error;
@@ -108,15 +111,20 @@ export function createSegmentsService(ctx: AppContext) {
      * queued pick the new rules up: a segment's audience is decided when it is sent to.
      */
     async update(userId: string, id: string, input: UpdateSegmentInput): Promise<Segment> {
-      const existing = await ownedSegment(userId, id);
+      const existing = await ownedSegment(userId, id, 'editor');
       const changes: Updateable<SegmentsTable> = { updated_at: clock.now() };
       if (input.name !== undefined) {
         changes.name = input.name;
         changes.name_key = nameKey(input.name);
       }
       if (input.rules !== undefined) changes.rules = JSON.stringify(input.rules);
+      const changed = changedFields(existing, { name: changes.name, rules: changes.rules });
       try {
-        await repo.updateSegment(db, id, changes);
+        await db.transaction().execute(async (trx) => {
+          await repo.updateSegment(trx, id, changes);
+          const subject = { type: 'segment' as const, id, label: changes.name ?? existing.name };
+          if (changed.length > 0) await recordAudit(ctx, { siteId: existing.site_id, actor: { userId }, action: 'updated', subject, changedFields: changed }, trx);
+        });
       } catch (error) {
         if (isUniqueViolation(error)) throw duplicateName(input.name ?? existing.name);
         throw error;
@@ -129,15 +137,18 @@ export function createSegmentsService(ctx: AppContext) {
      * segment; see segment-uses.ts for why it is not cleared instead.
      */
     async remove(userId: string, id: string): Promise<void> {
-      const existing = await ownedSegment(userId, id);
+      const existing = await ownedSegment(userId, id, 'editor');
       const uses = await findSegmentUses(ctx.segmentUseFinders, db, existing.site_id, id);
       if (uses.length) throw conflict(describeSegmentUses(uses));
-      await repo.deleteSegment(db, id);
+      await db.transaction().execute(async (trx) => {
+        await repo.deleteSegment(trx, id);
+        await recordAudit(ctx, { siteId: existing.site_id, actor: { userId }, action: 'deleted', subject: { type: 'segment', id, label: existing.name } }, trx);
+      });
     },
 
     /** POST /segments/{id}/estimate: counts again, now. */
     async estimate(userId: string, id: string): Promise<{ estimated_count: number }> {
-      const row = await ownedSegment(userId, id);
+      const row = await ownedSegment(userId, id, 'viewer');
       return { estimated_count: await repo.countMatchingSubscribers(db, row.site_id, rulesOf(row), clock.now()) };
     },
   };

@@ -114,11 +114,14 @@ function v1SiteEventRoutes(ctx: AppContext, events: SiteEventsService): FastifyP
   return async (app) => {
     const apiKeys = createApiKeysService(ctx);
     const perSite = new MemoryRateLimiter(SITE_EVENT_LIMITS.apiPerSite);
+    /** The key each request authenticated with: the audit log names it as the actor. */
+    const keyIdOf = new WeakMap<FastifyRequest, string>();
 
     // The key is checked before the body, so a caller without a valid key learns nothing from validation errors.
     app.addHook('preValidation', async (request: FastifyRequest) => {
       const siteId = siteIdOf(request) ?? '';
       const key = await apiKeys.authenticate(siteId, bearerToken(request));
+      keyIdOf.set(request, key.id);
       const decision = perSite.hit(key.site_id, ctx.clock.now());
       if (!decision.allowed) {
         const seconds = retryAfterSeconds(decision.retryAfterMs);
@@ -159,7 +162,7 @@ function v1SiteEventRoutes(ctx: AppContext, events: SiteEventsService): FastifyP
           response: { 200: apiSubscriberTagsResponse },
         },
       },
-      async (request) => ok({ subscribers: await events.changeTagsFromApi(request.params.siteId, request.body) }),
+      async (request) => ok({ subscribers: await events.changeTagsFromApi(request.params.siteId, request.body, keyIdOf.get(request)!) }),
     );
   };
 }

@@ -17,7 +17,8 @@ import { badRequest, HttpError, notFound } from '../../platform/errors';
 import { identityHashMatches } from '../../platform/identity-hash';
 import { iso } from '../../platform/responses';
 import { parseStringListColumn } from '../../platform/string-list-column';
-import { requireOwnedSite } from '../sites/service';
+import { recordAudit } from '../audit-log/record';
+import { requireSiteRole } from '../sites/service';
 import { endpointHash } from '../../delivery/push-endpoints';
 import * as repo from './repository';
 
@@ -260,7 +261,7 @@ export function createSiteEventsService(ctx: Pick<AppContext, 'db' | 'clock' | '
      * one subscriber (404 when it is not an active subscriber of the site) or
      * every active subscriber of an external id. All or nothing.
      */
-    async changeTagsFromApi(siteId: string, body: ApiSubscriberTagsBody): Promise<Array<{ id: string; tags: string[] }>> {
+    async changeTagsFromApi(siteId: string, body: ApiSubscriberTagsBody, apiKeyId: string): Promise<Array<{ id: string; tags: string[] }>> {
       let subscriberIds: string[];
       if (body.subscriber_id !== undefined) {
         const subscriber = await repo.findActiveSubscriberById(db, siteId, body.subscriber_id);
@@ -273,13 +274,17 @@ export function createSiteEventsService(ctx: Pick<AppContext, 'db' | 'clock' | '
       return db.transaction().execute(async (trx) => {
         const changed: Array<{ id: string; tags: string[] }> = [];
         for (const id of subscriberIds) changed.push({ id, tags: await applyTagChange(trx, siteId, id, body, now) });
+        for (const { id } of changed) {
+          const detail = { add: body.add ?? [], remove: body.remove ?? [] };
+          await recordAudit(ctx, { siteId, actor: { apiKeyId }, action: 'updated', subject: { type: 'subscriber', id }, changedFields: ['tags'], detail }, trx);
+        }
         return changed;
       });
     },
 
     /** Settings → Automation: the site's latest events, newest first. */
     async listRecent(userId: string, siteId: string, limit: number): Promise<SiteEvent[]> {
-      await requireOwnedSite(ctx, userId, siteId);
+      await requireSiteRole(ctx, userId, siteId, 'viewer');
       return (await repo.listRecentEvents(db, siteId, limit)).map(toSiteEventResponse);
     },
   };

@@ -1,23 +1,43 @@
 import type { Kysely, Transaction } from 'kysely';
+import { membershipsOf } from '../../db/membership';
 import type { Database, NewSite, SiteRow, SiteUpdate } from '../../db/schema';
+import type { WithMemberRole } from '../../platform/site-roles';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-export function listSitesOfUser(db: Db, userId: string): Promise<SiteRow[]> {
-  return db.selectFrom('sites').selectAll().where('user_id', '=', userId).orderBy('created_at', 'asc').orderBy('id').execute();
+/** The sites the user is a member of, each with the user's role: their own and those shared with them. */
+export function listSitesOfUser(db: Db, userId: string): Promise<Array<SiteRow & WithMemberRole>> {
+  return db
+    .selectFrom('sites')
+    .innerJoin(membershipsOf(db, userId), 'membership.site_id', 'sites.id')
+    .selectAll('sites')
+    .select('membership.role as member_role')
+    .orderBy('sites.created_at', 'asc')
+    .orderBy('sites.id')
+    .execute();
 }
 
-/** The site if it belongs to the user; another user's site is indistinguishable from a missing one. */
-export function findSiteOfUser(db: Db, userId: string, siteId: string): Promise<SiteRow | undefined> {
-  return db.selectFrom('sites').selectAll().where('id', '=', siteId).where('user_id', '=', userId).executeTakeFirst();
+/** The site with the user's role on it if they are a member; another tenant's site is indistinguishable from a missing one. */
+export function findSiteOfUser(db: Db, userId: string, siteId: string): Promise<(SiteRow & WithMemberRole) | undefined> {
+  return db
+    .selectFrom('sites')
+    .innerJoin(membershipsOf(db, userId), 'membership.site_id', 'sites.id')
+    .selectAll('sites')
+    .select('membership.role as member_role')
+    .where('sites.id', '=', siteId)
+    .executeTakeFirst();
 }
 
 export function findSiteById(db: Db, siteId: string): Promise<SiteRow | undefined> {
   return db.selectFrom('sites').selectAll().where('id', '=', siteId).executeTakeFirst();
 }
 
-export async function insertSite(db: Db, site: NewSite): Promise<void> {
-  await db.insertInto('sites').values(site).execute();
+/** The site and its creator as its first owner, together. */
+export async function insertSite(db: Kysely<Database>, site: NewSite): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.insertInto('sites').values(site).execute();
+    await trx.insertInto('site_members').values({ site_id: site.id, user_id: site.user_id, role: 'owner', created_at: site.created_at, updated_at: site.created_at }).execute();
+  });
 }
 
 export async function updateSite(db: Db, siteId: string, changes: SiteUpdate): Promise<void> {

@@ -1,17 +1,19 @@
 import crypto from 'node:crypto';
-import { SITE_DEFAULTS, type CreateSiteBody, type IdentitySecret, type InstallCode, type Site, type UpdateSiteBody } from '@herald/contracts';
+import { SITE_DEFAULTS, type CreateSiteBody, type IdentitySecret, type InstallCode, type Site, type SiteRole, type UpdateSiteBody } from '@herald/contracts';
 import type { AppContext } from '../../context';
 import type { SiteRow, SiteUpdate } from '../../db/schema';
 import { generateVapidKeys } from '../../delivery/vapid-keys';
 import { notFound } from '../../platform/errors';
 import { generateIdentitySecret } from '../../platform/identity-hash';
 import { iso } from '../../platform/responses';
+import { checkSiteRole, type WithMemberRole } from '../../platform/site-roles';
 import { parseStringListColumn } from '../../platform/string-list-column';
+import { changedFields, recordAudit } from '../audit-log/record';
 import { buildInstallCode } from './install-code';
 import * as repo from './repository';
 
 /** The API shape of a site. The private VAPID key and the identity secret never leave the server here. */
-export function toSiteResponse(row: SiteRow): Site {
+export function toSiteResponse(row: SiteRow, role: SiteRole): Site {
   return {
     id: row.id,
     name: row.name,
@@ -28,16 +30,20 @@ export function toSiteResponse(row: SiteRow): Site {
     },
     vapid_public_key: row.vapid_public_key,
     subscriber_count: row.active_subscriber_count,
+    role,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
   };
 }
 
-/** Loads a site of the signed-in user, or answers 404 (also for another user's site). */
-export async function requireOwnedSite(ctx: Pick<AppContext, 'db'>, userId: string, siteId: string): Promise<SiteRow> {
-  const site = await repo.findSiteOfUser(ctx.db, userId, siteId);
-  if (!site) throw notFound('Site');
-  return site;
+/**
+ * Loads a site the signed-in user is a member of, with their role, if that
+ * role is at least `needed` (docs/security.md, "Tenancy"): 404 for a site
+ * they are no member of (also another tenant's), 403 naming the role needed
+ * for a member with less. The role each route needs: docs/security.md.
+ */
+export async function requireSiteRole(ctx: Pick<AppContext, 'db'>, userId: string, siteId: string, needed: SiteRole): Promise<SiteRow & WithMemberRole> {
+  return checkSiteRole(await repo.findSiteOfUser(ctx.db, userId, siteId), needed, 'Site');
 }
 
 type SettingsInput = NonNullable<CreateSiteBody['settings']>;
@@ -61,11 +67,12 @@ export function createSitesService(ctx: AppContext) {
   const { db, clock, config } = ctx;
   return {
     async list(userId: string): Promise<Site[]> {
-      return (await repo.listSitesOfUser(db, userId)).map(toSiteResponse);
+      return (await repo.listSitesOfUser(db, userId)).map((row) => toSiteResponse(row, row.member_role));
     },
 
     async get(userId: string, siteId: string): Promise<Site> {
-      return toSiteResponse(await requireOwnedSite(ctx, userId, siteId));
+      const site = await requireSiteRole(ctx, userId, siteId, 'viewer');
+      return toSiteResponse(site, site.member_role);
     },
 
     async create(userId: string, input: CreateSiteBody): Promise<Site> {
@@ -94,24 +101,31 @@ export function createSitesService(ctx: AppContext) {
         updated_at: now,
       };
       await repo.insertSite(db, row);
-      return toSiteResponse(row);
+      await recordAudit(ctx, { siteId: row.id, actor: { userId }, action: 'created', subject: { type: 'site', id: row.id, label: row.name } });
+      return toSiteResponse(row, 'owner');
     },
 
     /** VAPID keys are not updatable: changing them would orphan every subscriber (docs/web-push.md). */
     async update(userId: string, siteId: string, input: UpdateSiteBody): Promise<Site> {
-      await requireOwnedSite(ctx, userId, siteId);
+      const site = await requireSiteRole(ctx, userId, siteId, 'admin');
       const changes: SiteUpdate = { ...settingsColumns(input.settings), updated_at: clock.now() };
       if (input.name !== undefined) changes.name = input.name;
       if (input.url !== undefined) changes.url = input.url;
-      // Verification without a secret would refuse every identify call.
-      if (changes.identity_verification === 1) await repo.setIdentitySecretIfMissing(db, siteId, generateIdentitySecret());
-      await repo.updateSite(db, siteId, changes);
-      return toSiteResponse((await repo.findSiteById(db, siteId))!);
+      const changed = changedFields(site, changes);
+      await db.transaction().execute(async (trx) => {
+        // Verification without a secret would refuse every identify call.
+        if (changes.identity_verification === 1) await repo.setIdentitySecretIfMissing(trx, siteId, generateIdentitySecret());
+        await repo.updateSite(trx, siteId, changes);
+        if (changed.length > 0) {
+          await recordAudit(ctx, { siteId, actor: { userId }, action: 'settings_changed', subject: { type: 'site', id: siteId, label: changes.name ?? site.name }, changedFields: changed }, trx);
+        }
+      });
+      return toSiteResponse((await repo.findSiteById(db, siteId))!, site.member_role);
     },
 
     /** Settings → Automation. Sites older than identity verification get their secret the first time it is asked for. */
     async identitySecret(userId: string, siteId: string): Promise<IdentitySecret> {
-      const site = await requireOwnedSite(ctx, userId, siteId);
+      const site = await requireSiteRole(ctx, userId, siteId, 'admin');
       if (site.identity_secret) return { secret: site.identity_secret };
       // Conditional, so two first reads at once agree on one secret.
       await repo.setIdentitySecretIfMissing(db, siteId, generateIdentitySecret());
@@ -122,19 +136,23 @@ export function createSitesService(ctx: AppContext) {
 
     /** A new secret; hashes made with the old one are refused from now on. */
     async rotateIdentitySecret(userId: string, siteId: string): Promise<IdentitySecret> {
-      await requireOwnedSite(ctx, userId, siteId);
+      const site = await requireSiteRole(ctx, userId, siteId, 'admin');
       const secret = generateIdentitySecret();
-      await repo.updateSite(db, siteId, { identity_secret: secret, updated_at: clock.now() });
+      await db.transaction().execute(async (trx) => {
+        await repo.updateSite(trx, siteId, { identity_secret: secret, updated_at: clock.now() });
+        await recordAudit(ctx, { siteId, actor: { userId }, action: 'secret_rotated', subject: { type: 'site', id: siteId, label: site.name }, detail: { secret: 'identity' } }, trx);
+      });
       return { secret };
     },
 
     async remove(userId: string, siteId: string): Promise<void> {
-      await requireOwnedSite(ctx, userId, siteId);
+      await requireSiteRole(ctx, userId, siteId, 'owner');
+      // The site's audit log goes with it (it is the site's own history).
       await repo.deleteSite(db, siteId);
     },
 
     async installCode(userId: string, siteId: string): Promise<InstallCode> {
-      return buildInstallCode(await requireOwnedSite(ctx, userId, siteId), config.publicUrl);
+      return buildInstallCode(await requireSiteRole(ctx, userId, siteId, 'viewer'), config.publicUrl);
     },
   };
 }

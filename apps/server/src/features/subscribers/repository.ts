@@ -1,5 +1,7 @@
 import { sql, type Insertable, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
+import { membershipsOf } from '../../db/membership';
 import type { Database, SubscriberRow, SubscribersTable } from '../../db/schema';
+import type { WithMemberRole } from '../../platform/site-roles';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -16,13 +18,13 @@ export function findSubscriberById(db: Db, subscriberId: string): Promise<Subscr
 }
 
 /** The subscriber if it belongs to a site of the user; another user's subscriber is indistinguishable from a missing one. */
-export function findSubscriberOfUser(db: Db, userId: string, subscriberId: string): Promise<SubscriberRow | undefined> {
+export function findSubscriberOfUser(db: Db, userId: string, subscriberId: string): Promise<(SubscriberRow & WithMemberRole) | undefined> {
   return db
     .selectFrom('subscribers')
-    .innerJoin('sites', 'sites.id', 'subscribers.site_id')
+    .innerJoin(membershipsOf(db, userId), 'membership.site_id', 'subscribers.site_id')
     .selectAll('subscribers')
+    .select('membership.role as member_role')
     .where('subscribers.id', '=', subscriberId)
-    .where('sites.user_id', '=', userId)
     .executeTakeFirst();
 }
 

@@ -8,7 +8,9 @@ import { countryOfAddress } from '../../platform/country-of-address';
 import { notFound } from '../../platform/errors';
 import { iso, isoOrNull } from '../../platform/responses';
 import { addToHourlyStats, adjustActiveSubscriberCount } from '../analytics/site-counters';
-import { requireOwnedSite } from '../sites/service';
+import { checkSiteRole } from '../../platform/site-roles';
+import { recordAudit } from '../audit-log/record';
+import { requireSiteRole } from '../sites/service';
 import { countryCodesNamed } from './country-names';
 import { runSubscriberCreatedHooks } from './hooks';
 import { endpointHash } from '../../delivery/push-endpoints';
@@ -243,7 +245,7 @@ export function createSubscribersService(ctx: AppContext) {
       siteId: string,
       query: { is_active?: boolean; search?: string; page: number; limit: number },
     ): Promise<SubscribersList> {
-      await requireOwnedSite(ctx, userId, siteId);
+      await requireSiteRole(ctx, userId, siteId, 'viewer');
       const search = query.search?.trim().toLowerCase() || undefined;
       const filters: repo.SubscriberFilters = {
         isActive: query.is_active,
@@ -262,26 +264,26 @@ export function createSubscribersService(ctx: AppContext) {
     },
 
     async get(userId: string, siteId: string, subscriberId: string): Promise<Subscriber> {
-      await requireOwnedSite(ctx, userId, siteId);
+      await requireSiteRole(ctx, userId, siteId, 'viewer');
       const row = await repo.findSubscriberById(db, subscriberId);
       if (!row || row.site_id !== siteId) throw notFound('Subscriber');
       return withTags(row);
     },
 
-    /** Spec §4: removal is an unsubscribe — the row stays, inactive. */
+    /** Spec §4: removal is an unsubscribe — the row stays, inactive. Admin or higher: it is the audience itself. */
     async remove(userId: string, subscriberId: string): Promise<Subscriber> {
-      const row = await repo.findSubscriberOfUser(db, userId, subscriberId);
-      if (!row) throw notFound('Subscriber');
+      const row = checkSiteRole(await repo.findSubscriberOfUser(db, userId, subscriberId), 'admin', 'Subscriber');
       await deactivate(db, row.id, clock.now());
+      await recordAudit(ctx, { siteId: row.site_id, actor: { userId }, action: 'deleted', subject: { type: 'subscriber', id: row.id } });
       return withTags((await repo.findSubscriberById(db, row.id)) ?? row);
     },
 
     async replaceTags(userId: string, subscriberId: string, tags: string[]): Promise<Subscriber> {
-      const row = await repo.findSubscriberOfUser(db, userId, subscriberId);
-      if (!row) throw notFound('Subscriber');
+      const row = checkSiteRole(await repo.findSubscriberOfUser(db, userId, subscriberId), 'editor', 'Subscriber');
       await db.transaction().execute(async (trx) => {
         await repo.replaceSubscriberTags(trx, row.id, row.site_id, tags);
         await repo.touchSubscriber(trx, row.id, clock.now());
+        await recordAudit(ctx, { siteId: row.site_id, actor: { userId }, action: 'updated', subject: { type: 'subscriber', id: row.id }, changedFields: ['tags'], detail: { tags } }, trx);
       });
       return withTags((await repo.findSubscriberById(db, row.id)) ?? row);
     },

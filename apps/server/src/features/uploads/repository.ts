@@ -1,5 +1,6 @@
 import type { Insertable, Kysely, Transaction } from 'kysely';
 import type { DatabaseKind } from '../../db/database';
+import { membershipsOf } from '../../db/membership';
 import type { Database, UploadsTable } from '../../db/schema';
 import type { NotificationStatus } from '@herald/contracts';
 
@@ -62,12 +63,12 @@ export interface UploadUse {
 }
 
 /**
- * What of the user's own that can still send points at the file: a
+ * What on the sites the user is a member of can still send and points at the file: a
  * notification that is not finished, a welcome campaign (or one of its
  * steps, any version: enrolled subscribers may still follow an older one),
  * an RSS feed's icon, a site's icon. Matched on the URL's path, so a link
  * written before PUBLIC_URL changed, or a site-relative `/uploads/…`, counts.
- * Other users' links to the file do not: they cannot pin someone else's quota.
+ * Links on sites the user has no part in do not: they cannot pin someone else's quota.
  */
 export async function findUsesOfUpload(db: Db, userId: string, fileName: string, limit = 20): Promise<UploadUse[]> {
   // The stored name is a UUID and an extension: no LIKE wildcard in it.
@@ -75,9 +76,8 @@ export async function findUsesOfUpload(db: Db, userId: string, fileName: string,
   const [notifications, campaigns, steps, feeds, sites] = await Promise.all([
     db
       .selectFrom('notifications')
-      .innerJoin('sites', 'sites.id', 'notifications.site_id')
+      .innerJoin(membershipsOf(db, userId), 'membership.site_id', 'notifications.site_id')
       .select('notifications.title as name')
-      .where('sites.user_id', '=', userId)
       // Drip steps' notification rows are reported as their campaign, below.
       .where('notifications.source', '!=', 'campaign')
       .where('notifications.status', 'in', STILL_SENDING)
@@ -86,31 +86,28 @@ export async function findUsesOfUpload(db: Db, userId: string, fileName: string,
       .execute(),
     db
       .selectFrom('welcome_campaigns')
-      .innerJoin('sites', 'sites.id', 'welcome_campaigns.site_id')
+      .innerJoin(membershipsOf(db, userId), 'membership.site_id', 'welcome_campaigns.site_id')
       .select('welcome_campaigns.name as name')
-      .where('sites.user_id', '=', userId)
       .where('welcome_campaigns.icon_url', 'like', pattern)
       .limit(limit)
       .execute(),
     db
       .selectFrom('welcome_campaign_steps')
       .innerJoin('welcome_campaigns', 'welcome_campaigns.id', 'welcome_campaign_steps.campaign_id')
-      .innerJoin('sites', 'sites.id', 'welcome_campaigns.site_id')
+      .innerJoin(membershipsOf(db, userId), 'membership.site_id', 'welcome_campaigns.site_id')
       .select('welcome_campaigns.name as name')
       .distinct()
-      .where('sites.user_id', '=', userId)
       .where((eb) => eb.or([eb('welcome_campaign_steps.icon_url', 'like', pattern), eb('welcome_campaign_steps.image_url', 'like', pattern)]))
       .limit(limit)
       .execute(),
     db
       .selectFrom('rss_feeds')
-      .innerJoin('sites', 'sites.id', 'rss_feeds.site_id')
+      .innerJoin(membershipsOf(db, userId), 'membership.site_id', 'rss_feeds.site_id')
       .select('rss_feeds.name as name')
-      .where('sites.user_id', '=', userId)
       .where('rss_feeds.icon_url', 'like', pattern)
       .limit(limit)
       .execute(),
-    db.selectFrom('sites').select('name').where('user_id', '=', userId).where('icon', 'like', pattern).limit(limit).execute(),
+    db.selectFrom('sites').innerJoin(membershipsOf(db, userId), 'membership.site_id', 'sites.id').select('sites.name as name').where('sites.icon', 'like', pattern).limit(limit).execute(),
   ]);
   const campaignNames = [...new Set([...campaigns, ...steps].map((row) => row.name))];
   return [

@@ -3,6 +3,7 @@
 import type { SegmentUse } from '../segments/segment-uses';
 import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
 import type { DatabaseKind } from '../../db/database';
+import { membershipsOf } from '../../db/membership';
 import type {
   Database,
   WelcomeCampaignRow,
@@ -10,6 +11,7 @@ import type {
   WelcomeCampaignStepsTable,
   WelcomeCampaignsTable,
 } from '../../db/schema';
+import type { WithMemberRole } from '../../platform/site-roles';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -43,13 +45,13 @@ export async function lockSite(trx: Transaction<Database>, kind: DatabaseKind, s
 }
 
 /** A campaign if it belongs to one of the user's sites (else undefined: the caller answers 404). */
-export function findCampaignOfUser(db: Db, userId: string, campaignId: string): Promise<WelcomeCampaignRow | undefined> {
+export function findCampaignOfUser(db: Db, userId: string, campaignId: string): Promise<(WelcomeCampaignRow & WithMemberRole) | undefined> {
   return db
     .selectFrom('welcome_campaigns')
-    .innerJoin('sites', 'sites.id', 'welcome_campaigns.site_id')
+    .innerJoin(membershipsOf(db, userId), 'membership.site_id', 'welcome_campaigns.site_id')
     .selectAll('welcome_campaigns')
+    .select('membership.role as member_role')
     .where('welcome_campaigns.id', '=', campaignId)
-    .where('sites.user_id', '=', userId)
     .executeTakeFirst();
 }
 

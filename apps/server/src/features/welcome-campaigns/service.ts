@@ -5,6 +5,7 @@ import {
   type CampaignInput,
   type CampaignPatchInput,
   type CampaignStepInput,
+  type SiteRole,
   type UtmParams,
   type WelcomeCampaign,
 } from '@herald/contracts';
@@ -13,7 +14,9 @@ import type { AppContext } from '../../context';
 import type { Database, WelcomeCampaignRow, WelcomeCampaignStepRow } from '../../db/schema';
 import { notFound } from '../../platform/errors';
 import { iso } from '../../platform/responses';
-import { requireOwnedSite } from '../sites/service';
+import { checkSiteRole } from '../../platform/site-roles';
+import { changedFields, recordAudit } from '../audit-log/record';
+import { requireSiteRole } from '../sites/service';
 import * as repo from './repository';
 import { createNotification } from '../notifications/create';
 import { sentStepContent, utmParamsOf, type AuthoredStepContent } from './step-content';
@@ -162,10 +165,8 @@ function utmColumns(params: { utm_source: string | null; utm_medium: string | nu
 export function createWelcomeCampaignsService(ctx: AppContext) {
   const { db, clock, dbKind } = ctx;
 
-  async function ownedCampaign(userId: string, id: string): Promise<WelcomeCampaignRow> {
-    const row = await repo.findCampaignOfUser(db, userId, id);
-    if (!row) throw notFound('Campaign');
-    return row;
+  async function ownedCampaign(userId: string, id: string, needed: SiteRole): Promise<WelcomeCampaignRow> {
+    return checkSiteRole(await repo.findCampaignOfUser(db, userId, id), needed, 'Campaign');
   }
 
   /** Spec §4: "only one can be active at a time". The others stop, including their enrolled subscribers' future steps. */
@@ -182,16 +183,16 @@ export function createWelcomeCampaignsService(ctx: AppContext) {
 
   return {
     async list(userId: string, siteId: string): Promise<WelcomeCampaign[]> {
-      await requireOwnedSite(ctx, userId, siteId);
+      await requireSiteRole(ctx, userId, siteId, 'viewer');
       return loadViews(db, await repo.listCampaignsOfSite(db, siteId));
     },
 
     async get(userId: string, id: string): Promise<WelcomeCampaign> {
-      return (await loadViews(db, [await ownedCampaign(userId, id)]))[0]!;
+      return (await loadViews(db, [await ownedCampaign(userId, id, 'viewer')]))[0]!;
     },
 
     async create(userId: string, siteId: string, body: CampaignInput): Promise<WelcomeCampaign> {
-      const site = await requireOwnedSite(ctx, userId, siteId);
+      const site = await requireSiteRole(ctx, userId, siteId, 'editor');
       if (body.segment_id) await requireSegmentOfSite(db, site.id, body.segment_id);
       const now = clock.now();
       const campaign: WelcomeCampaignRow = {
@@ -216,6 +217,7 @@ export function createWelcomeCampaignsService(ctx: AppContext) {
           body.steps.map((step) => ({ sequence_order: step.sequence_order, delay_minutes: step.delay_minutes, content: authoredContent(step) })),
           now,
         );
+        await recordAudit(ctx, { siteId: site.id, actor: { userId }, action: 'created', subject: { type: 'welcome_campaign', id: campaign.id, label: campaign.name }, detail: { active: body.is_active === true } }, trx);
       });
       return view(campaign.id);
     },
@@ -227,8 +229,8 @@ export function createWelcomeCampaignsService(ctx: AppContext) {
      * subscribers"). Deactivating cancels every enrolled subscriber's future steps.
      */
     async update(userId: string, id: string, body: CampaignPatchInput): Promise<WelcomeCampaign> {
-      const owned = await ownedCampaign(userId, id);
-      const site = await requireOwnedSite(ctx, userId, owned.site_id);
+      const owned = await ownedCampaign(userId, id, 'editor');
+      const site = await requireSiteRole(ctx, userId, owned.site_id, 'editor');
       if (body.segment_id) await requireSegmentOfSite(db, site.id, body.segment_id);
       const now = clock.now();
       await db.transaction().execute(async (trx) => {
@@ -264,17 +266,25 @@ export function createWelcomeCampaignsService(ctx: AppContext) {
           await repo.cancelPendingRunsOfCampaigns(trx, [id], now);
         }
         await repo.saveCampaign(trx, next);
+        const subject = { type: 'welcome_campaign' as const, id, label: next.name };
+        const audit = { siteId: current.site_id, actor: { userId }, subject };
+        const { is_active: _isActive, steps_version: stepsVersion, ...fields } = next;
+        const changed = changedFields(current, fields);
+        if (stepsVersion !== current.steps_version && body.steps !== undefined) changed.push('steps');
+        if (changed.length > 0) await recordAudit(ctx, { ...audit, action: 'updated', changedFields: changed }, trx);
+        if (next.is_active !== current.is_active) await recordAudit(ctx, { ...audit, action: 'toggled', detail: { active: next.is_active === 1 } }, trx);
       });
       return view(id);
     },
 
     /** Deleting a campaign stops it for everyone: pending steps go with its notifications. */
     async remove(userId: string, id: string): Promise<void> {
-      const owned = await ownedCampaign(userId, id);
+      const owned = await ownedCampaign(userId, id, 'editor');
       await db.transaction().execute(async (trx) => {
         if (!(await repo.lockSite(trx, dbKind, owned.site_id, 'change'))) return;
         await repo.deleteStepNotificationsOfCampaign(trx, id);
         await repo.deleteCampaign(trx, id);
+        await recordAudit(ctx, { siteId: owned.site_id, actor: { userId }, action: 'deleted', subject: { type: 'welcome_campaign', id, label: owned.name } }, trx);
       });
     },
   };

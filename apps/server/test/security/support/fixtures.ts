@@ -215,6 +215,38 @@ export interface Tenant {
   eventIds: string[];
   /** The site's identity secret: its backend signs external ids with it (docs/security.md, "Identity verification"). */
   identitySecret: string;
+  /** A second member of the site (a viewer, invited and joined through the API). */
+  colleague: Member;
+  /** A pending invitation to the site. */
+  invitationId: string;
+}
+
+export interface Member {
+  id: string;
+  email: string;
+  token: string;
+}
+
+/** The token of the last invitation mailed to `email` (the link's `token` parameter). */
+export function invitationTokenFor(t: TestApp, email: string): string {
+  const mail = t.outbox().filter((m) => m.to === email).at(-1);
+  if (!mail) throw new Error(`no invitation mailed to ${email}`);
+  const match = /\/invitation\?token=([A-Za-z0-9_%-]+)/.exec(mail.text);
+  if (!match) throw new Error(`no invitation link in ${mail.text}`);
+  return decodeURIComponent(match[1]!);
+}
+
+let memberCounter = 0;
+/** Invites a new person to the tenant's site with `role` and lets them join by creating their account through the link. */
+export async function addMember(t: TestApp, tenant: Pick<Tenant, 'site' | 'user'>, role: string): Promise<Member> {
+  memberCounter += 1;
+  const email = `member${memberCounter}-${crypto.randomBytes(4).toString('hex')}@example.com`;
+  await ok(t.request('POST', `/api/sites/${tenant.site.id}/invitations`, { token: tenant.user.token, body: { email, role } }), 201);
+  const joined = await ok<{ token: string; user: { id: string } }>(
+    t.request('POST', '/api/invitations/accept-new', { body: { token: invitationTokenFor(t, email), name: `Member ${memberCounter}`, password: 'member-password-1' }, remoteAddress: nextAddress() }),
+    201,
+  );
+  return { id: joined.user.id, email, token: joined.token };
 }
 
 /** What a site's backend computes for `herald.identify(id, hash)`. */
@@ -235,6 +267,9 @@ export function idsOf(tenant: Tenant): string[] {
     tenant.upload.id,
     tenant.subscriber.id,
     ...tenant.eventIds,
+    tenant.user.id,
+    tenant.colleague.id,
+    tenant.invitationId,
   ];
 }
 
@@ -308,6 +343,8 @@ export async function seedTenant(t: TestApp, label: string): Promise<Tenant> {
   );
 
   const identitySecret = (await ok<{ secret: string }>(as('GET', `/api/sites/${site.id}/identity-secret`), 200)).secret;
+  const colleague = await addMember(t, { site, user }, 'viewer');
+  const invited = await ok<{ invitations: Array<{ id: string }> }>(as('POST', `/api/sites/${site.id}/invitations`, { email: `pending-${label.toLowerCase()}-${crypto.randomBytes(4).toString('hex')}@example.com`, role: 'editor' }), 201);
 
   return {
     label,
@@ -323,6 +360,8 @@ export async function seedTenant(t: TestApp, label: string): Promise<Tenant> {
     subscriber: { id: subscriberId, endpoint },
     eventIds: [tracked.event.id, fromApi.event.id],
     identitySecret,
+    colleague,
+    invitationId: invited.invitations[0]!.id,
   };
 }
 

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { Outlet, useLocation } from 'react-router';
+import { ViewerNotice } from '../../components/role-gate';
 import { DESKTOP_MEDIA_QUERY, useMediaQuery } from '../../lib/use-media-query';
 import { ShellHeader } from './shell-header';
 import { Sidebar } from './sidebar';
@@ -46,6 +47,7 @@ export function AppShell() {
       <div className="flex min-w-0 flex-1 flex-col">
         <ShellHeader sidebarOpen={open} onToggleSidebar={() => setOpen((value) => !value)} />
         <main id="main-content" tabIndex={-1} className="mx-auto w-full max-w-6xl flex-1 px-4 py-6 focus:outline-none sm:px-6 lg:px-8 lg:py-8">
+          <ViewerNotice />
           <Outlet />
         </main>
       </div>

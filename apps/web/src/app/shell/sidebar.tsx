@@ -1,7 +1,8 @@
 import { LogOut, Plus, X } from 'lucide-react';
 import { Link, NavLink, useLocation, useNavigate } from 'react-router';
 import { HeraldLogo } from '../../components/herald-logo';
-import { Button, ButtonLink } from '../../components/ui';
+import { RoleGatedLink } from '../../components/role-gate';
+import { Button } from '../../components/ui';
 import { useLogoutMutation } from '../../features/auth/api';
 import { useAuthStore } from '../../lib/auth-store';
 import { cn } from '../../lib/class-names';
@@ -65,9 +66,9 @@ export function Sidebar({ overlay, onClose }: SidebarProps) {
 
       <div className="flex flex-col gap-4 border-b border-slate-200 p-4">
         <SiteSelector />
-        <ButtonLink to="/notifications/new" className="w-full" icon={<Plus className="size-4" aria-hidden="true" />}>
+        <RoleGatedLink to="/notifications/new" needed="editor" action="create notifications" className="w-full" icon={<Plus className="size-4" aria-hidden="true" />}>
           New Notification
-        </ButtonLink>
+        </RoleGatedLink>
       </div>
 
       <nav aria-label="Main" className="flex-1 overflow-y-auto p-3">
@@ -99,14 +100,14 @@ export function Sidebar({ overlay, onClose }: SidebarProps) {
           <span className="flex size-9 shrink-0 items-center justify-center rounded-full bg-indigo-100 text-sm font-semibold text-indigo-800" aria-hidden="true">
             {initials(user?.name ?? '')}
           </span>
-          <div className="min-w-0 flex-1">
+          <Link to="/profile" className="min-w-0 flex-1 rounded hover:text-indigo-700" data-testid="profile-link" title="Your profile">
             <p className="truncate text-sm font-medium text-slate-900" data-testid="user-name">
               {user?.name}
             </p>
             <p className="truncate text-xs text-slate-600" data-testid="user-email">
               {user?.email}
             </p>
-          </div>
+          </Link>
         </div>
         <Button
           variant="secondary"

@@ -1,3 +1,4 @@
+import { ROLE_LABELS } from '@herald/contracts';
 import { useId } from 'react';
 import { Select } from '../../components/ui';
 import { useSitesStore } from '../../lib/sites-store';
@@ -8,6 +9,11 @@ export function SiteSelector() {
   const sites = useSitesStore((s) => s.sites);
   const currentSite = useSitesStore((s) => s.currentSite);
   const setCurrentSite = useSitesStore((s) => s.setCurrentSite);
+  // docs/product.md, "Teams": the sites you own, then those shared with you (with your role).
+  const groups = [
+    { label: 'Your sites', sites: sites.filter((site) => site.role === 'owner') },
+    { label: 'Shared with me', sites: sites.filter((site) => site.role !== 'owner') },
+  ];
 
   return (
     <div className="flex flex-col gap-1.5">
@@ -24,11 +30,17 @@ export function SiteSelector() {
         <option value="" disabled>
           Select a site...
         </option>
-        {sites.map((site) => (
-          <option key={site.id} value={site.id}>
-            {site.name}
-          </option>
-        ))}
+        {groups.map((group) =>
+          group.sites.length === 0 ? null : (
+            <optgroup key={group.label} label={group.label}>
+              {group.sites.map((site) => (
+                <option key={site.id} value={site.id}>
+                  {site.role === 'owner' ? site.name : `${site.name} (${ROLE_LABELS[site.role]})`}
+                </option>
+              ))}
+            </optgroup>
+          ),
+        )}
       </Select>
     </div>
   );

@@ -2,7 +2,10 @@ import {
   loginResponse,
   meResponse,
   messageResponse,
+  sessionsResponse,
   setupStatusResponse,
+  signedOutEverywhereResponse,
+  type SessionInfo,
   type User,
 } from '@herald/contracts';
 import { useMutation, useQuery } from '@tanstack/react-query';
@@ -92,4 +95,32 @@ export function completeSetup(input: { token: string; name: string; email: strin
 
 export function useCompleteSetupMutation() {
   return useMutation({ mutationFn: completeSetup });
+}
+
+// ---- Profile (name, email, password) and sessions
+
+export function updateProfile(changes: { name?: string; email?: string; currentPassword?: string; newPassword?: string }) {
+  return apiRequest('/auth/profile', { method: 'PATCH', body: changes, schema: meResponse });
+}
+
+export function useUpdateProfileMutation() {
+  return useMutation({ mutationFn: updateProfile });
+}
+
+export const sessionsQueryKey = ['auth', 'sessions'] as const;
+
+export async function fetchSessions(): Promise<SessionInfo[]> {
+  return (await apiRequest('/auth/sessions', { schema: sessionsResponse })).sessions;
+}
+
+export function useSessionsQuery() {
+  return useQuery({ queryKey: sessionsQueryKey, queryFn: fetchSessions });
+}
+
+export function signOutEverywhere() {
+  return apiRequest('/auth/sessions/sign-out-everywhere', { method: 'POST', schema: signedOutEverywhereResponse });
+}
+
+export function useSignOutEverywhereMutation() {
+  return useMutation({ mutationFn: signOutEverywhere });
 }

@@ -1,5 +1,9 @@
 import {
   API_KEY_PREFIX,
+  INVITATION_TTL_DAYS,
+  ROLE_LABELS,
+  SITE_ROLES,
+  roleNeededMessage,
   CAMPAIGN_STEP_MESSAGE_MAX,
   CAMPAIGN_STEP_TITLE_MAX,
   EVENT_DATA_MAX_CHARS,
@@ -15,6 +19,7 @@ import {
   TRIGGER_DELAY_MAX_MINUTES,
 } from '@herald/contracts';
 import { describe, expect, it } from 'vitest';
+import { refusalText } from '../../lib/site-role';
 import { HELP_ARTICLES, findArticle } from './help-articles';
 
 // The help centre was written while the features were built; these checks
@@ -33,11 +38,22 @@ const SDK_METHODS = ['subscribe', 'unsubscribe', 'isSubscribed', 'permission', '
 /** The snippet's data- attributes (packages/sdk/src/page/script-settings.ts). */
 const SNIPPET_ATTRIBUTES = ['data-site-id', 'data-vapid-key', 'data-worker', 'data-prompt', 'data-api'];
 /** Settings tabs (features/sites/pages/settings-page.tsx). */
-const SETTINGS_TABS = ['General', 'Installation', 'VAPID Keys', 'API Keys', 'Automation'];
+const SETTINGS_TABS = ['General', 'Installation', 'VAPID Keys', 'API Keys', 'Automation', 'Members', 'Audit log'];
 
 describe('help articles match the product', () => {
-  it('has 35 articles, each with a title, a summary and text', () => {
-    expect(HELP_ARTICLES).toHaveLength(35);
+  it('describes every role as the product does, with the refusal texts and the invitation lifetime', () => {
+    const roles = text('team-members-and-roles');
+    for (const role of SITE_ROLES) expect(roles, role).toContain(`- **${ROLE_LABELS[role]}**: `);
+    expect(roles).toContain(`"${roleNeededMessage('editor')}"`);
+    expect(roles).toContain(`"${refusalText('viewer', 'send notifications')}"`);
+    expect(roles).toContain(`for **${INVITATION_TTL_DAYS} days**`);
+    const audit = text('audit-log');
+    expect(audit).toContain(`"${roleNeededMessage('admin')}"`);
+    for (const label of ['Who (email)', 'Action', 'From', 'To', 'Apply filters', 'Load more', 'Export CSV']) expect(audit, label).toContain(`**${label}**`);
+  });
+
+  it('has 37 articles, each with a title, a summary and text', () => {
+    expect(HELP_ARTICLES).toHaveLength(37);
     for (const article of HELP_ARTICLES) expect(article.content.length, article.id).toBeGreaterThan(200);
   });
 
@@ -51,7 +67,7 @@ describe('help articles match the product', () => {
 
   it('points only to Settings tabs that exist', () => {
     // "Windows Settings → Notifications" and "System Settings → …" are the operating system's.
-    const tabs = [...everything.matchAll(/(?<!Windows |System )Settings → ([A-Z][A-Za-z]*(?: Keys)?)/g)].map((m) => m[1]);
+    const tabs = [...everything.matchAll(/(?<!Windows |System )Settings → ([A-Z][A-Za-z]*(?: Keys| log)?)/g)].map((m) => m[1]);
     expect(tabs.length).toBeGreaterThan(10);
     expect(tabs.filter((tab) => !SETTINGS_TABS.includes(tab!))).toEqual([]);
   });

@@ -4,6 +4,7 @@ import { useNavigate } from 'react-router';
 import { Button, ButtonLink } from '../../../components/ui';
 import { errorMessage } from '../../../lib/api-client';
 import { confirmAction, notify } from '../../../lib/dialogs';
+import { useSiteRole, permissionOf } from '../../../lib/site-role';
 import { isEditable } from '../notification-labels';
 import { useDeleteNotificationMutation, useNotificationCommandMutation, useRecurringActiveMutation, type NotificationCommand } from '../api';
 
@@ -44,6 +45,12 @@ export function NotificationActions({ notification, placement, onDeleted }: Noti
   const remove = useDeleteNotificationMutation();
   const activeFlag = useRecurringActiveMutation();
   const { id, status } = notification;
+  // Below editor the buttons stay visible, disabled, their title saying why (docs/product.md, "Teams").
+  const role = useSiteRole();
+  const canSend = permissionOf(role, 'editor', 'send notifications');
+  const canChange = permissionOf(role, 'editor', 'change notifications');
+  const refused = { disabled: true, title: canChange.reason, 'aria-description': canChange.reason };
+  const gate = canChange.allowed ? {} : refused;
   const busy = command.isPending || remove.isPending || activeFlag.isPending;
   const schedule = notification.type === 'RECURRING' && status === 'scheduled' ? notification.recurringSchedule : null;
 
@@ -83,11 +90,20 @@ export function NotificationActions({ notification, placement, onDeleted }: Noti
   return (
     <div className="flex flex-wrap items-center gap-2">
       {status === 'draft' && notification.type === 'ONE_TIME' ? (
-        <Button size="sm" onClick={() => run('send')} disabled={busy} loading={running === 'send'} icon={icon(Send)}>
+        <Button
+          size="sm"
+          onClick={() => run('send')}
+          disabled={busy || !canSend.allowed}
+          title={canSend.reason}
+          aria-description={canSend.reason}
+          loading={running === 'send'}
+          icon={icon(Send)}
+          data-testid="send-now"
+        >
           Send Now
         </Button>
       ) : null}
-      {editable ? (
+      {editable && canChange.allowed ? (
         <ButtonLink to={`/notifications/${encodeURIComponent(id)}/edit`} size="sm" variant="secondary" icon={icon(Pencil)}>
           Edit
         </ButtonLink>
@@ -102,6 +118,7 @@ export function NotificationActions({ notification, placement, onDeleted }: Noti
           variant="secondary"
           onClick={() => toggleActive(!schedule.isActive)}
           disabled={busy}
+          {...gate}
           loading={activeFlag.isPending}
           icon={icon(schedule.isActive ? Pause : Play)}
         >
@@ -109,17 +126,17 @@ export function NotificationActions({ notification, placement, onDeleted }: Noti
         </Button>
       ) : null}
       {status === 'scheduled' ? (
-        <Button size="sm" variant="secondary" onClick={() => run('cancel')} disabled={busy} loading={running === 'cancel'} icon={icon(Ban)}>
+        <Button size="sm" variant="secondary" onClick={() => run('cancel')} disabled={busy} {...gate} loading={running === 'cancel'} icon={icon(Ban)}>
           Cancel
         </Button>
       ) : null}
       {status === 'failed' ? (
-        <Button size="sm" variant="secondary" onClick={() => run('retry')} disabled={busy} loading={running === 'retry'} icon={icon(RotateCcw)}>
+        <Button size="sm" variant="secondary" onClick={() => run('retry')} disabled={busy} {...gate} loading={running === 'retry'} icon={icon(RotateCcw)}>
           Retry
         </Button>
       ) : null}
       {status === 'completed' || status === 'cancelled' || status === 'failed' ? (
-        <Button size="sm" variant="secondary" onClick={() => run('duplicate')} disabled={busy} loading={running === 'duplicate'} icon={icon(Copy)}>
+        <Button size="sm" variant="secondary" onClick={() => run('duplicate')} disabled={busy} {...gate} loading={running === 'duplicate'} icon={icon(Copy)}>
           Duplicate
         </Button>
       ) : null}
@@ -129,6 +146,7 @@ export function NotificationActions({ notification, placement, onDeleted }: Noti
           variant="danger-ghost"
           onClick={onDelete}
           disabled={busy}
+          {...gate}
           loading={remove.isPending}
           icon={icon(Trash2)}
         >

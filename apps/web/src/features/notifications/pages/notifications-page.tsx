@@ -1,7 +1,8 @@
 import { NOTIFICATION_STATUSES, type Notification } from '@herald/contracts';
 import { Bell, Clock, Plus, Repeat, Zap } from 'lucide-react';
 import { useSearchParams } from 'react-router';
-import { Alert, Button, ButtonLink, Card, DateTime, EmptyState, PageHeader, Spinner, ToggleGroup, type ToggleItem } from '../../../components/ui';
+import { Alert, Button, Card, DateTime, EmptyState, PageHeader, Spinner, ToggleGroup, type ToggleItem } from '../../../components/ui';
+import { RoleGatedLink } from '../../../components/role-gate';
 import { errorMessage } from '../../../lib/api-client';
 import { useCurrentSite } from '../../../lib/sites-store';
 import { useNotificationsQuery, type StatusFilter } from '../api';
@@ -19,9 +20,9 @@ function isStatusFilter(value: string | null): value is StatusFilter {
 }
 
 const NewNotificationLink = ({ children = 'New Notification' }: { children?: string }) => (
-  <ButtonLink to="/notifications/new" icon={<Plus className="size-4" aria-hidden="true" />}>
+  <RoleGatedLink to="/notifications/new" needed="editor" action="create notifications" icon={<Plus className="size-4" aria-hidden="true" />}>
     {children}
-  </ButtonLink>
+  </RoleGatedLink>
 );
 
 /** "3 notifications", "1 draft notification". */

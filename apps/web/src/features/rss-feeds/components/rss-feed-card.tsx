@@ -1,7 +1,8 @@
 import { RSS_ITEM_ID_SHOWN_LENGTH, type RssFeed, type RssFeedCheck } from '@herald/contracts';
 import { ExternalLink, Pause, Pencil, Play, RefreshCw, Trash2 } from 'lucide-react';
 import { useState } from 'react';
-import { Badge, Button, Card, DateTime } from '../../../components/ui';
+import { Badge, Card, DateTime } from '../../../components/ui';
+import { RoleGatedButton } from '../../../components/role-gate';
 import { errorMessage } from '../../../lib/api-client';
 import { confirmAction, notify } from '../../../lib/dialogs';
 import { useCheckRssFeedMutation, useDeleteRssFeedMutation, useUpdateRssFeedMutation } from '../api';
@@ -94,7 +95,9 @@ export function RssFeedCard({ siteId, timeZone, feed, onEdit }: RssFeedCardProps
           </dl>
         </div>
         <div className="flex flex-wrap gap-2 sm:justify-end">
-          <Button
+          <RoleGatedButton
+            needed="editor"
+            action="change feeds"
             variant="secondary"
             size="sm"
             onClick={onCheck}
@@ -104,11 +107,13 @@ export function RssFeedCard({ siteId, timeZone, feed, onEdit }: RssFeedCardProps
             icon={<RefreshCw className="size-4" aria-hidden="true" />}
           >
             Check now
-          </Button>
-          <Button variant="secondary" size="sm" onClick={onEdit} icon={<Pencil className="size-4" aria-hidden="true" />} aria-label={`Edit ${feed.name}`}>
+          </RoleGatedButton>
+          <RoleGatedButton needed="editor" action="change feeds" variant="secondary" size="sm" onClick={onEdit} icon={<Pencil className="size-4" aria-hidden="true" />} aria-label={`Edit ${feed.name}`}>
             Edit
-          </Button>
-          <Button
+          </RoleGatedButton>
+          <RoleGatedButton
+            needed="editor"
+            action="change feeds"
             variant="secondary"
             size="sm"
             onClick={onToggle}
@@ -116,10 +121,10 @@ export function RssFeedCard({ siteId, timeZone, feed, onEdit }: RssFeedCardProps
             icon={feed.is_active ? <Pause className="size-4" aria-hidden="true" /> : <Play className="size-4" aria-hidden="true" />}
           >
             {feed.is_active ? 'Pause' : 'Activate'}
-          </Button>
-          <Button variant="danger-ghost" size="sm" onClick={onDelete} loading={remove.isPending} icon={<Trash2 className="size-4" aria-hidden="true" />}>
+          </RoleGatedButton>
+          <RoleGatedButton needed="editor" action="change feeds" variant="danger-ghost" size="sm" onClick={onDelete} loading={remove.isPending} icon={<Trash2 className="size-4" aria-hidden="true" />}>
             Delete
-          </Button>
+          </RoleGatedButton>
         </div>
       </div>
       {feed.last_error ? (

@@ -2,6 +2,7 @@ import { RSS_CHECK_INTERVAL_MINUTES, type Site } from '@herald/contracts';
 import { Plus, Rss } from 'lucide-react';
 import { useState } from 'react';
 import { Alert, Button, EmptyState, PageHeader, Spinner } from '../../../components/ui';
+import { RoleGatedButton } from '../../../components/role-gate';
 import { errorMessage } from '../../../lib/api-client';
 import { useCurrentSite } from '../../../lib/sites-store';
 import { useRssFeedsQuery } from '../api';
@@ -40,9 +41,9 @@ function SiteRssFeeds({ site }: { site: Site }) {
         description={`Notify ${site.name}'s subscribers automatically when a feed publishes something new.`}
         actions={
           form.mode === 'closed' ? (
-            <Button onClick={() => setForm({ mode: 'add' })} data-testid="add-feed">
+            <RoleGatedButton needed="editor" action="add feeds" onClick={() => setForm({ mode: 'add' })} data-testid="add-feed">
               + Add Feed
-            </Button>
+            </RoleGatedButton>
           ) : null
         }
       />

@@ -1,6 +1,7 @@
 import type { Segment } from '@herald/contracts';
 import { Pencil, RefreshCw, Trash2, Users } from 'lucide-react';
 import { Button, Card } from '../../../components/ui';
+import { RoleGatedButton } from '../../../components/role-gate';
 import { cn } from '../../../lib/class-names';
 import { formatDate, ruleChips, subscriberCountText } from '../segment-labels';
 
@@ -56,10 +57,12 @@ export function SegmentCard({ segment, timeZone, onEdit, onDelete, onRefresh, de
           </p>
         </div>
         <div className="flex shrink-0 gap-2">
-          <Button id={editButtonId(segment.id)} variant="secondary" size="sm" onClick={onEdit} aria-label={`Edit ${segment.name}`} icon={<Pencil className="size-4" aria-hidden="true" />}>
+          <RoleGatedButton needed="editor" action="change segments" id={editButtonId(segment.id)} variant="secondary" size="sm" onClick={onEdit} aria-label={`Edit ${segment.name}`} icon={<Pencil className="size-4" aria-hidden="true" />}>
             Edit
-          </Button>
-          <Button
+          </RoleGatedButton>
+          <RoleGatedButton
+            needed="editor"
+            action="change segments"
             variant="danger-ghost"
             size="sm"
             onClick={onDelete}
@@ -68,7 +71,7 @@ export function SegmentCard({ segment, timeZone, onEdit, onDelete, onRefresh, de
             icon={<Trash2 className="size-4" aria-hidden="true" />}
           >
             Delete
-          </Button>
+          </RoleGatedButton>
         </div>
       </article>
     </Card>

@@ -2,6 +2,7 @@ import type { CreateSegmentBody, Segment } from '@herald/contracts';
 import { Filter } from 'lucide-react';
 import { useEffect, useState } from 'react';
 import { Alert, Button, EmptyState, PageHeader, Spinner } from '../../../components/ui';
+import { RoleGatedButton } from '../../../components/role-gate';
 import { errorMessage } from '../../../lib/api-client';
 import { confirmAction, notify } from '../../../lib/dialogs';
 import { useCurrentSite } from '../../../lib/sites-store';
@@ -89,9 +90,9 @@ function SegmentsOfSite({ siteId, timeZone }: { siteId: string; timeZone: string
 
   const newSegmentButton =
     editing.kind === 'create' ? null : (
-      <Button id={NEW_SEGMENT_BUTTON_ID} onClick={() => setEditing({ kind: 'create' })}>
+      <RoleGatedButton id={NEW_SEGMENT_BUTTON_ID} needed="editor" action="create segments" onClick={() => setEditing({ kind: 'create' })}>
         + New Segment
-      </Button>
+      </RoleGatedButton>
     );
 
   return (

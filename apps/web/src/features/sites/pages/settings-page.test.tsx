@@ -37,12 +37,12 @@ describe('settings page (spec §2 Settings)', () => {
     expect(screen.queryByRole('tablist')).not.toBeInTheDocument();
   });
 
-  it('has the General, Installation and VAPID Keys tabs (then API Keys, Automation and System), General first', async () => {
+  it('has the General, Installation and VAPID Keys tabs (then API Keys, Automation, Members, Audit log and System), General first', async () => {
     setUp([site]);
     renderApp('/settings');
 
     const tabs = within(await screen.findByRole('tablist', { name: 'Settings sections' })).getAllByRole('tab');
-    expect(tabs.map((t) => t.textContent)).toEqual(['General', 'Installation', 'VAPID Keys', 'API Keys', 'Automation', 'System']);
+    expect(tabs.map((t) => t.textContent)).toEqual(['General', 'Installation', 'VAPID Keys', 'API Keys', 'Automation', 'Members', 'Audit log', 'System']);
     expect(tabs[0]).toHaveAttribute('aria-selected', 'true');
     expect(screen.getByRole('tabpanel', { name: 'General' })).toBeInTheDocument();
   });
@@ -232,6 +232,8 @@ describe('settings page (spec §2 Settings)', () => {
       'GET /api/sites/site-1/events': ok({ events: [] }),
       'GET /api/sites/site-1/api-keys': ok({ api_keys: [] }),
       'GET /api/system/checks': ok({ checks: [], checkedAt: 0 }),
+      'GET /api/sites/site-1/audit-log': ok({ entries: [], next_cursor: null }),
+      'GET /api/sites/site-1/members': ok({ members: [], invitations: [], your_role: 'owner' }),
     });
     const { user } = renderApp('/settings');
 
@@ -241,7 +243,7 @@ describe('settings page (spec §2 Settings)', () => {
     expect(screen.getByRole('tab', { name: 'Installation' })).toHaveFocus();
     await user.keyboard('{End}');
     expect(screen.getByRole('tab', { name: 'System' })).toHaveAttribute('aria-selected', 'true');
-    await user.keyboard('{ArrowLeft}{ArrowLeft}{ArrowLeft}');
+    await user.keyboard('{ArrowLeft}{ArrowLeft}{ArrowLeft}{ArrowLeft}{ArrowLeft}');
     expect(screen.getByRole('tab', { name: 'VAPID Keys' })).toHaveAttribute('aria-selected', 'true');
   });
 });

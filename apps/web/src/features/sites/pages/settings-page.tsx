@@ -1,6 +1,10 @@
-import { Activity, Code2, KeyRound, KeySquare, Settings as SettingsIcon, SlidersHorizontal, Zap } from 'lucide-react';
+import { roleNeededMessage } from '@herald/contracts';
+import { Activity, Code2, History, KeyRound, KeySquare, Settings as SettingsIcon, SlidersHorizontal, Users, Zap } from 'lucide-react';
 import { useSearchParams } from 'react-router';
-import { PageHeader, TabPanel, Tabs, type TabItem } from '../../../components/ui';
+import { Alert, PageHeader, TabPanel, Tabs, type TabItem } from '../../../components/ui';
+import { usePermission } from '../../../lib/site-role';
+import { AuditLogPanel } from '../../audit-log/components/audit-log-panel';
+import { MembersPanel } from '../../members/components/members-panel';
 import { useCurrentSite } from '../../../lib/sites-store';
 import { ApiKeysPanel } from '../../api-keys/components/api-keys-panel';
 import { AutomationPanel } from '../../api-keys/components/automation-panel';
@@ -18,7 +22,7 @@ import { NoSiteSelected } from '../../../components/no-site-selected';
  * point to), and System (`herald doctor`'s checks, for the install's owner);
  * kept in the URL (?tab=) so a tab can be linked to.
  */
-type SettingsTab = 'general' | 'installation' | 'vapid' | 'api-keys' | 'automation' | 'system';
+type SettingsTab = 'general' | 'installation' | 'vapid' | 'api-keys' | 'automation' | 'members' | 'audit-log' | 'system';
 
 const TABS: readonly TabItem<SettingsTab>[] = [
   { value: 'general', label: 'General', icon: <SlidersHorizontal className="hidden size-4 sm:block" aria-hidden="true" /> },
@@ -26,8 +30,15 @@ const TABS: readonly TabItem<SettingsTab>[] = [
   { value: 'vapid', label: 'VAPID Keys', icon: <KeyRound className="hidden size-4 sm:block" aria-hidden="true" /> },
   { value: 'api-keys', label: 'API Keys', icon: <KeySquare className="hidden size-4 sm:block" aria-hidden="true" /> },
   { value: 'automation', label: 'Automation', icon: <Zap className="hidden size-4 sm:block" aria-hidden="true" /> },
+  { value: 'members', label: 'Members', icon: <Users className="hidden size-4 sm:block" aria-hidden="true" /> },
+  { value: 'audit-log', label: 'Audit log', icon: <History className="hidden size-4 sm:block" aria-hidden="true" /> },
   { value: 'system', label: 'System', icon: <Activity className="hidden size-4 sm:block" aria-hidden="true" /> },
 ];
+
+/** What a member below admin sees instead of a panel that only admins and owners use. */
+function AdminOnly() {
+  return <Alert tone="info">{roleNeededMessage('admin')} Ask an owner of the site if you need it.</Alert>;
+}
 
 function isSettingsTab(value: string | null): value is SettingsTab {
   return TABS.some((tab) => tab.value === value);
@@ -38,6 +49,8 @@ export function SettingsPage() {
   const [params, setParams] = useSearchParams();
   const requested = params.get('tab');
   const tab: SettingsTab = isSettingsTab(requested) ? requested : 'general';
+  const admin = usePermission('admin', 'change the site settings');
+  const owner = usePermission('owner', 'delete the site');
 
   if (!currentSite) {
     return (
@@ -63,19 +76,25 @@ export function SettingsPage() {
       <TabPanel idBase="settings" value={tab} key={`${currentSite.id}-${tab}`}>
         {tab === 'general' ? (
           <div className="flex flex-col gap-6">
-            <GeneralSettingsForm site={currentSite} />
-            <DeleteSiteSection site={currentSite} />
+            {admin.allowed ? null : <Alert tone="info">{admin.reason}: {roleNeededMessage('admin')}</Alert>}
+            {/* A disabled fieldset disables every control in the form. */}
+            <fieldset disabled={!admin.allowed} className="min-w-0">
+              <GeneralSettingsForm site={currentSite} />
+            </fieldset>
+            {owner.allowed ? <DeleteSiteSection site={currentSite} /> : null}
           </div>
         ) : null}
         {tab === 'installation' ? <InstallationPanel site={currentSite} /> : null}
         {tab === 'vapid' ? <VapidKeysPanel site={currentSite} /> : null}
-        {tab === 'api-keys' ? <ApiKeysPanel site={currentSite} /> : null}
+        {tab === 'api-keys' ? admin.allowed ? <ApiKeysPanel site={currentSite} /> : <AdminOnly /> : null}
         {tab === 'automation' ? (
           <div className="flex flex-col gap-6">
-            <IdentityVerificationPanel site={currentSite} />
+            {admin.allowed ? <IdentityVerificationPanel site={currentSite} /> : <AdminOnly />}
             <AutomationPanel site={currentSite} />
           </div>
         ) : null}
+        {tab === 'members' ? <MembersPanel site={currentSite} /> : null}
+        {tab === 'audit-log' ? <AuditLogPanel site={currentSite} /> : null}
         {tab === 'system' ? <SystemPanel /> : null}
       </TabPanel>
     </>

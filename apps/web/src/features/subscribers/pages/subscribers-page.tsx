@@ -2,6 +2,7 @@ import type { Subscriber } from '@herald/contracts';
 import { ChevronLeft, ChevronRight, RefreshCw, Search, Trash2, Users } from 'lucide-react';
 import { useEffect, useId, useState } from 'react';
 import { Alert, Badge, Button, ButtonLink, Card, DateTime, EmptyState, Input, PageHeader, Spinner, ToggleGroup } from '../../../components/ui';
+import { RoleGatedButton } from '../../../components/role-gate';
 import { errorMessage } from '../../../lib/api-client';
 import { confirmAction, notify } from '../../../lib/dialogs';
 import { useCurrentSite } from '../../../lib/sites-store';
@@ -202,7 +203,9 @@ function RemoveButton({ subscriber, onRemove, removingId }: { subscriber: Subscr
   // Removal unsubscribes; an inactive subscriber has nothing left to remove.
   if (!subscriber.is_active) return null;
   return (
-    <Button
+    <RoleGatedButton
+      needed="admin"
+      action="remove subscribers"
       variant="danger-ghost"
       size="sm"
       onClick={() => onRemove(subscriber)}
@@ -211,7 +214,7 @@ function RemoveButton({ subscriber, onRemove, removingId }: { subscriber: Subscr
       icon={<Trash2 className="size-4" aria-hidden="true" />}
     >
       Remove
-    </Button>
+    </RoleGatedButton>
   );
 }
 

@@ -1,6 +1,7 @@
 import { describeDelay, type WelcomeCampaign } from '@herald/contracts';
 import { Pencil, Power, PowerOff, Trash2 } from 'lucide-react';
-import { Badge, Button, ButtonLink, Card, DateTime } from '../../../components/ui';
+import { Badge, Card, DateTime } from '../../../components/ui';
+import { RoleGatedButton, RoleGatedLink } from '../../../components/role-gate';
 import { errorMessage } from '../../../lib/api-client';
 import { confirmAction, notify } from '../../../lib/dialogs';
 import { useDeleteCampaignMutation, useUpdateCampaignMutation } from '../api';
@@ -79,7 +80,9 @@ export function CampaignCard({ campaign, timeZone }: { campaign: WelcomeCampaign
       </dl>
 
       <div className="mt-auto flex flex-wrap gap-2 border-t border-slate-200 px-5 py-4 pt-4 sm:px-6">
-        <Button
+        <RoleGatedButton
+          needed="editor"
+          action="change campaigns"
           variant={campaign.is_active ? 'secondary' : 'primary'}
           size="sm"
           icon={campaign.is_active ? <PowerOff className="size-4" aria-hidden="true" /> : <Power className="size-4" aria-hidden="true" />}
@@ -88,13 +91,22 @@ export function CampaignCard({ campaign, timeZone }: { campaign: WelcomeCampaign
           aria-describedby={headingId}
         >
           {campaign.is_active ? 'Deactivate' : 'Activate'}
-        </Button>
-        <ButtonLink to={`/campaigns/${encodeURIComponent(campaign.id)}/edit`} variant="secondary" size="sm" icon={<Pencil className="size-4" aria-hidden="true" />} aria-describedby={headingId}>
+        </RoleGatedButton>
+        <RoleGatedLink needed="editor" action="change campaigns" to={`/campaigns/${encodeURIComponent(campaign.id)}/edit`} variant="secondary" size="sm" icon={<Pencil className="size-4" aria-hidden="true" />} aria-describedby={headingId}>
           Edit Steps
-        </ButtonLink>
-        <Button variant="danger-ghost" size="sm" icon={<Trash2 className="size-4" aria-hidden="true" />} loading={remove.isPending} onClick={onDelete} aria-describedby={headingId}>
+        </RoleGatedLink>
+        <RoleGatedButton
+          needed="editor"
+          action="change campaigns"
+          variant="danger-ghost"
+          size="sm"
+          icon={<Trash2 className="size-4" aria-hidden="true" />}
+          loading={remove.isPending}
+          onClick={onDelete}
+          aria-describedby={headingId}
+        >
           Delete
-        </Button>
+        </RoleGatedButton>
       </div>
     </Card>
   );

@@ -1,6 +1,7 @@
 import { CAMPAIGN_STEPS_IDEAL } from '@herald/contracts';
 import { Megaphone } from 'lucide-react';
-import { Alert, Button, ButtonLink, EmptyState, PageHeader, Spinner } from '../../../components/ui';
+import { Alert, Button, EmptyState, PageHeader, Spinner } from '../../../components/ui';
+import { RoleGatedLink } from '../../../components/role-gate';
 import { errorMessage } from '../../../lib/api-client';
 import { useCurrentSite } from '../../../lib/sites-store';
 import { useCampaignsQuery } from '../api';
@@ -30,7 +31,11 @@ function CampaignsOfSite({ siteId, siteName, timeZone }: { siteId: string; siteN
       <PageHeader
         title={PAGE_TITLE}
         description={`Drip sequences for ${siteName}: a campaign is triggered automatically when a new user subscribes.`}
-        actions={<ButtonLink to="/campaigns/new">+ New Campaign</ButtonLink>}
+        actions={
+          <RoleGatedLink to="/campaigns/new" needed="editor" action="create campaigns">
+            + New Campaign
+          </RoleGatedLink>
+        }
       />
       <Alert tone="info" className="mb-6" title="How welcome campaigns work">
         When someone subscribes, the active campaign sends its first notification immediately and each next one after its delay. Only one campaign can be
@@ -53,7 +58,11 @@ function CampaignsOfSite({ siteId, siteName, timeZone }: { siteId: string; siteN
           icon={<Megaphone className="size-6" />}
           title="No campaigns yet"
           description="Welcome new subscribers with a short series of notifications, sent automatically after they subscribe."
-          action={<ButtonLink to="/campaigns/new">Create your first campaign</ButtonLink>}
+          action={
+            <RoleGatedLink to="/campaigns/new" needed="editor" action="create campaigns">
+              Create your first campaign
+            </RoleGatedLink>
+          }
         />
       ) : (
         <div className="grid gap-5 xl:grid-cols-2">

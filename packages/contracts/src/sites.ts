@@ -163,10 +163,15 @@ export const sitesResponse = envelope(z.object({ sites: z.array(site) }));
 
 export const installCodeResponse = envelope(
   z.object({
+    /** Spec §7: the snippet to paste before </body> (the page part only; the worker line is `serviceWorker.content`). */
     installCode: z.string(),
+    /** The same page snippet (kept for existing callers). */
     snippet: z.string(),
+    /** The file to save at the site root, e.g. /herald-sw.js. */
     serviceWorker: z.object({ fileName: z.string(), content: z.string() }),
     nextSteps: z.array(z.string()),
+    /** Problems no edit on the customer's site can fix, e.g. Herald itself served over http. */
+    warnings: z.array(z.string()),
   }),
 );
 export type InstallCode = z.infer<typeof installCodeResponse>['data'];

@@ -33,9 +33,14 @@ export function InstallationPanel({ site }: { site: Site }) {
     );
   }
 
-  const { snippet, serviceWorker, nextSteps } = query.data;
+  const { snippet, serviceWorker, nextSteps, warnings } = query.data;
   return (
     <div className="flex flex-col gap-6">
+      {warnings.map((warning) => (
+        <Alert key={warning} tone="warning" title="Herald is not on HTTPS">
+          {warning}
+        </Alert>
+      ))}
       <Card>
         <CardHeader>
           <CardTitle>1. Add the snippet to your pages</CardTitle>

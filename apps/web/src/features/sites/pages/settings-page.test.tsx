@@ -16,10 +16,11 @@ const site = makeSite({
 });
 
 const installCode = {
-  installCode: '<!-- all -->',
+  installCode: '<script src="https://herald.example/sdk/herald.js" data-site-id="site-1" async></script>',
   snippet: '<script src="https://herald.example/sdk/herald.js" data-site-id="site-1" async></script>',
   serviceWorker: { fileName: 'herald-sw.js', content: 'importScripts("https://herald.example/sdk/herald-sw.js");\n' },
   nextSteps: ['Paste the snippet before </body>.', 'Serve your site over HTTPS.'],
+  warnings: [],
 };
 
 function setUp(sites: Site[], extra: Parameters<typeof mockApi>[0] = {}) {
@@ -198,6 +199,16 @@ describe('settings page (spec §2 Settings)', () => {
     await user.click(screen.getByRole('button', { name: 'Copy Installation snippet' }));
     expect(await screen.findByText('Copied!')).toBeInTheDocument();
     expect(await navigator.clipboard.readText()).toBe(installCode.snippet);
+    expect(screen.queryByText(/mixed content/)).not.toBeInTheDocument();
+  });
+
+  it('Installation: warns when Herald itself is on http, which https pages block', async () => {
+    const warning = "Herald's address (PUBLIC_URL) is http://herald.example, not https: pages served over https block the script and the worker as mixed content.";
+    setUp([site], { 'GET /api/sites/site-1/install-code': ok({ ...installCode, warnings: [warning] }) });
+    const { user } = renderApp('/settings?tab=installation');
+    await user.click(await screen.findByRole('button', { name: 'Show Installation Code' }));
+    expect(await screen.findByText(warning)).toBeInTheDocument();
+    expect(screen.getByText(warning).closest('[role="status"]')).toHaveTextContent('Herald is not on HTTPS');
   });
 
   it('Installation: shows the error and lets the user retry', async () => {

@@ -7,7 +7,7 @@ import type { RateLimitsTable, SessionsTable, UploadsTable, UsersTable, UserToke
 import type { SegmentsTable, SiteEventsTable, SubscribersTable, SubscriberTagsTable } from './audience';
 import type { RssFeedItemsTable, RssFeedsTable, WelcomeCampaignEnrollmentsTable, WelcomeCampaignsTable, WelcomeCampaignStepsTable } from './campaigns';
 import type { DeliveriesTable, NotificationRunsTable, NotificationsTable, NotificationTriggersTable, RecurringSchedulesTable, StatsHourlyTable } from './sending';
-import type { SiteApiKeysTable, SitesTable } from './sites';
+import type { PromptStatsTable, SiteApiKeysTable, SitesTable, TestDeviceLinksTable } from './sites';
 
 export type * from './accounts';
 export type * from './audience';
@@ -39,6 +39,8 @@ export interface Database {
   welcome_campaign_enrollments: WelcomeCampaignEnrollmentsTable;
   rss_feeds: RssFeedsTable;
   rss_feed_items: RssFeedItemsTable;
+  test_device_links: TestDeviceLinksTable;
+  prompt_stats: PromptStatsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

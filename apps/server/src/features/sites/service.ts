@@ -90,6 +90,10 @@ export function createSitesService(ctx: AppContext) {
         identity_verification: settings.identity_verification ?? 1,
         server_only_tags: settings.server_only_tags ?? '[]',
         active_subscriber_count: 0,
+        prompt_settings: null,
+        install_check: null,
+        checklist_dismissed_at: null,
+        test_sent_at: null,
         created_at: now,
         updated_at: now,
       };

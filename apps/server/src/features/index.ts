@@ -6,6 +6,7 @@ import { apiKeysRoutes } from './api-keys/routes';
 import { analyticsRoutes } from './analytics/routes';
 import { authRoutes } from './auth/routes';
 import { notificationsRoutes } from './notifications/routes';
+import { promptsRoutes } from './prompts/routes';
 import { segmentsRoutes } from './segments/routes';
 import { siteEventsRoutes } from './site-events/routes';
 import { rssFeedsRoutes } from './rss-feeds/routes';
@@ -28,4 +29,5 @@ export const apiRoutes: Array<(ctx: AppContext) => FastifyPluginAsyncZod> = [
   welcomeCampaignsRoutes,
   rssFeedsRoutes,
   analyticsRoutes,
+  promptsRoutes,
 ];

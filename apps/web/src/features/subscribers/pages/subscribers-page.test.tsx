@@ -23,6 +23,8 @@ function makeSubscriber(overrides: Partial<Subscriber> = {}): Subscriber {
     unsubscribed_at: null,
     is_active: true,
     tags: [],
+    test_device: false,
+    test_device_name: null,
     ...overrides,
   };
 }

@@ -36,6 +36,8 @@ export const updateTestDeviceBody = z
   })
   .strict();
 export type UpdateTestDeviceBody = z.input<typeof updateTestDeviceBody>;
+/** The device as marked; null once it is no test device any more. */
+export const updateTestDeviceResponse = envelope(z.object({ device: testDevice.nullable() }));
 
 export const testDeviceLinkResponse = envelope(z.object({ link: z.object({ url: z.string(), expires_at: z.string() }) }));
 export type TestDeviceLink = z.infer<typeof testDeviceLinkResponse>['data']['link'];

@@ -12,6 +12,7 @@ import { siteEventsRoutes } from './site-events/routes';
 import { rssFeedsRoutes } from './rss-feeds/routes';
 import { sitesRoutes } from './sites/routes';
 import { subscribersRoutes } from './subscribers/routes';
+import { testDevicesRoutes } from './test-devices/routes';
 import { trackingRoutes } from './tracking/routes';
 import { uploadsRoutes } from './uploads/routes';
 import { welcomeCampaignsRoutes } from './welcome-campaigns/routes';
@@ -30,4 +31,5 @@ export const apiRoutes: Array<(ctx: AppContext) => FastifyPluginAsyncZod> = [
   rssFeedsRoutes,
   analyticsRoutes,
   promptsRoutes,
+  testDevicesRoutes,
 ];

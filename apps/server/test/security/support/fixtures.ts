@@ -215,6 +215,8 @@ export interface Tenant {
   eventIds: string[];
   /** The site's identity secret: its backend signs external ids with it (docs/security.md, "Identity verification"). */
   identitySecret: string;
+  /** The code of an unused one-time test-device link to the tenant's site. */
+  testDeviceCode: string;
 }
 
 /** What a site's backend computes for `herald.identify(id, hash)`. */
@@ -308,6 +310,7 @@ export async function seedTenant(t: TestApp, label: string): Promise<Tenant> {
   );
 
   const identitySecret = (await ok<{ secret: string }>(as('GET', `/api/sites/${site.id}/identity-secret`), 200)).secret;
+  const testDeviceLink = (await ok<{ link: { url: string } }>(as('POST', `/api/sites/${site.id}/test-devices/link`), 200)).link;
 
   return {
     label,
@@ -323,6 +326,7 @@ export async function seedTenant(t: TestApp, label: string): Promise<Tenant> {
     subscriber: { id: subscriberId, endpoint },
     eventIds: [tracked.event.id, fromApi.event.id],
     identitySecret,
+    testDeviceCode: new URL(testDeviceLink.url).searchParams.get('herald_test')!,
   };
 }
 

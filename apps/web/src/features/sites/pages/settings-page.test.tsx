@@ -1,4 +1,4 @@
-import { CURRENCIES, LANGUAGES, type Site } from '@herald/contracts';
+import { CURRENCIES, DEFAULT_PROMPT_SETTINGS, LANGUAGES, type Site } from '@herald/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { SETTINGS_HELP } from '../../../lib/help-texts';
@@ -23,9 +23,18 @@ const installCode = {
   warnings: [],
 };
 
+/** The Installation tab's other cards (setup checklist, opt-in prompt), answered so they stay quiet. */
+const installationTabRoutes = {
+  'GET /api/sites/site-1/checklist': ok({
+    checklist: { dismissed: true, install_check: null, first_subscriber_at: '2025-01-01T00:00:00.000Z', active_subscribers: 3, test_devices: 0, test_sent_at: null },
+  }),
+  'GET /api/sites/site-1/test-devices': ok({ devices: [] }),
+  'GET /api/sites/site-1/prompt-settings': ok({ prompt: DEFAULT_PROMPT_SETTINGS }),
+};
+
 function setUp(sites: Site[], extra: Parameters<typeof mockApi>[0] = {}) {
   signIn();
-  return mockApi({ 'GET /api/auth/me': ok({ user: makeUser() }), 'GET /api/sites': ok({ sites }), ...extra });
+  return mockApi({ 'GET /api/auth/me': ok({ user: makeUser() }), 'GET /api/sites': ok({ sites }), ...installationTabRoutes, ...extra });
 }
 
 describe('settings page (spec §2 Settings)', () => {

@@ -1,0 +1,50 @@
+import type { Site, TestSendContentBody, TestSendResult } from '@herald/contracts';
+import { Send } from 'lucide-react';
+import { useState } from 'react';
+import { Alert, Button } from '../../../components/ui';
+import { errorMessage } from '../../../lib/api-client';
+import { useSendNotificationTestMutation, useSendTestMutation } from '../../onboarding/api';
+import { TestSendResults } from '../../onboarding/components/test-send-results';
+
+interface SendTestButtonProps {
+  site: Site;
+  /** The saved notification, in edit mode. */
+  notificationId?: string;
+  /** The form differs from what is saved: the typed content is sent instead. */
+  dirty: boolean;
+  /** Checks the content fields and answers them, or null when they have errors (shown on the form). */
+  content: () => Promise<TestSendContentBody | null>;
+}
+
+/**
+ * "Send test" (issue 12): the composer's current content to the site's test
+ * devices only, also before saving. A test never changes the notification's
+ * status and counts nowhere.
+ */
+export function SendTestButton({ site, notificationId, dirty, content }: SendTestButtonProps) {
+  const saved = useSendNotificationTestMutation(site.id);
+  const typed = useSendTestMutation(site.id);
+  const [result, setResult] = useState<{ ok: TestSendResult } | { error: unknown } | null>(null);
+  const pending = saved.isPending || typed.isPending;
+
+  const send = async () => {
+    setResult(null);
+    const done = { onSuccess: (ok: TestSendResult) => setResult({ ok }), onError: (error: unknown) => setResult({ error }) };
+    if (notificationId && !dirty) {
+      saved.mutate(notificationId, done);
+      return;
+    }
+    const body = await content();
+    if (body) typed.mutate(body, done);
+  };
+
+  return (
+    <div className="mr-auto flex min-w-0 flex-col gap-2">
+      <Button variant="secondary" onClick={() => void send()} loading={pending} icon={<Send className="size-4" aria-hidden="true" />} data-testid="send-test">
+        Send test
+      </Button>
+      {result && 'ok' in result ? <TestSendResults result={result.ok} /> : null}
+      {result && 'error' in result ? <Alert tone="error">{errorMessage(result.error, 'The test could not be sent. Please try again.')}</Alert> : null}
+    </div>
+  );
+}

@@ -1,10 +1,11 @@
 import type { Site, TestSendContentBody, TestSendResult } from '@herald/contracts';
 import { Send } from 'lucide-react';
 import { useState } from 'react';
-import { Alert, Button } from '../../../components/ui';
+import { Button } from '../../../components/ui';
 import { errorMessage } from '../../../lib/api-client';
 import { useSendNotificationTestMutation, useSendTestMutation } from '../../onboarding/api';
-import { TestSendResults } from '../../onboarding/components/test-send-results';
+import { testSendLines, testSendTitle } from '../../onboarding/components/test-send-results';
+import { cn } from '../../../lib/class-names';
 
 interface SendTestButtonProps {
   site: Site;
@@ -39,12 +40,21 @@ export function SendTestButton({ site, notificationId, dirty, content }: SendTes
   };
 
   return (
-    <div className="mr-auto flex min-w-0 flex-col gap-2">
+    <div className="mr-auto flex max-w-xl min-w-0 flex-wrap items-center gap-x-3 gap-y-1">
       <Button variant="secondary" onClick={() => void send()} loading={pending} icon={<Send className="size-4" aria-hidden="true" />} data-testid="send-test">
         Send test
       </Button>
-      {result && 'ok' in result ? <TestSendResults result={result.ok} /> : null}
-      {result && 'error' in result ? <Alert tone="error">{errorMessage(result.error, 'The test could not be sent. Please try again.')}</Alert> : null}
+      {/* One short line beside the button: the save buttons stay where they are. */}
+      {result && 'ok' in result ? (
+        <p role="status" className={cn('min-w-0 text-sm', result.ok.failed === 0 ? 'text-emerald-800' : 'text-amber-900')}>
+          {testSendTitle(result.ok)} {testSendLines(result.ok).join(' · ')}
+        </p>
+      ) : null}
+      {result && 'error' in result ? (
+        <p role="alert" className="min-w-0 text-sm text-red-700">
+          {errorMessage(result.error, 'The test could not be sent. Please try again.')}
+        </p>
+      ) : null}
     </div>
   );
 }

@@ -18,15 +18,13 @@ import {
 import { InstallCheckList } from './install-check-list';
 import { TestSendResults } from './test-send-results';
 
-/** A site whose first subscriber came longer ago than this is set up: the dashboard no longer offers the checklist. */
-const NEW_SITE_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
-
-/** On the dashboard: for a new site (no subscriber yet, or only just), until hidden or done. */
+/**
+ * On the dashboard: a site with no subscriber yet, until hidden. Once shown it
+ * stays for the visit, so the owner sees the first subscriber arrive (and can
+ * finish with a test); afterwards it lives in Settings → Installation.
+ */
 function wantedOnDashboard(checklist: Checklist): boolean {
-  if (checklist.dismissed) return false;
-  const steps = checklistSteps(checklist);
-  if (steps.code && steps.check && steps.subscriber && steps.test) return false;
-  return checklist.first_subscriber_at === null || Date.now() - Date.parse(checklist.first_subscriber_at) < NEW_SITE_WINDOW_MS;
+  return !checklist.dismissed && checklist.first_subscriber_at === null;
 }
 
 interface StepProps {
@@ -278,10 +276,10 @@ function TestStep({ site, checklist, done }: { site: Site; checklist: Checklist;
  */
 export function SetupChecklist({ site, placement }: { site: Site; placement: 'dashboard' | 'settings' }) {
   const onDashboard = placement === 'dashboard';
-  const query = useChecklistQuery(site.id, { poll: (checklist) => !onDashboard || wantedOnDashboard(checklist) });
-  const dismiss = useDismissChecklistMutation(site.id);
-  // Shown once on the dashboard, it stays for this visit (the owner sees the last step turn done).
+  // Shown once on the dashboard, it stays for this visit (the owner sees the first subscriber arrive).
   const [shownHere, setShownHere] = useState(false);
+  const query = useChecklistQuery(site.id, { poll: (checklist) => !onDashboard || wantedOnDashboard(checklist) || (shownHere && !checklist.dismissed) });
+  const dismiss = useDismissChecklistMutation(site.id);
   const headingId = useId();
 
   const checklist = query.data;

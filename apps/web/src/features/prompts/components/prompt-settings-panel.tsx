@@ -68,17 +68,17 @@ function ColourField({ label, value, onChange }: { label: string; value: string;
 function Conversions({ rows }: { rows: PromptConversion[] }) {
   return (
     <div className="overflow-x-auto">
-      <table className="w-full text-left text-sm">
+      <table className="w-full text-left text-xs sm:text-sm">
         <caption className="sr-only">Prompt performance over the last 30 days</caption>
         <thead className="text-xs text-slate-600 uppercase">
           <tr>
-            <th scope="col" className="py-2 pr-4 font-medium">
+            <th scope="col" className="py-2 pr-2 sm:pr-4 font-medium">
               Prompt
             </th>
-            <th scope="col" className="py-2 pr-4 text-right font-medium">
+            <th scope="col" className="py-2 pr-2 sm:pr-4 text-right font-medium">
               Shown
             </th>
-            <th scope="col" className="py-2 pr-4 text-right font-medium">
+            <th scope="col" className="py-2 pr-2 sm:pr-4 text-right font-medium">
               Subscribed
             </th>
             <th scope="col" className="py-2 text-right font-medium">
@@ -89,11 +89,11 @@ function Conversions({ rows }: { rows: PromptConversion[] }) {
         <tbody className="divide-y divide-slate-200">
           {rows.map((row) => (
             <tr key={row.prompt}>
-              <th scope="row" className="py-2 pr-4 font-medium text-slate-900">
+              <th scope="row" className="py-2 pr-2 sm:pr-4 font-medium text-slate-900">
                 {TYPE_NAMES[row.prompt]}
               </th>
-              <td className="py-2 pr-4 text-right tabular-nums">{row.shown.toLocaleString('en-US')}</td>
-              <td className="py-2 pr-4 text-right tabular-nums">{row.subscribed.toLocaleString('en-US')}</td>
+              <td className="py-2 pr-2 sm:pr-4 text-right tabular-nums">{row.shown.toLocaleString('en-US')}</td>
+              <td className="py-2 pr-2 sm:pr-4 text-right tabular-nums">{row.subscribed.toLocaleString('en-US')}</td>
               <td className="py-2 text-right tabular-nums">{row.shown ? `${row.conversion_rate}%` : '—'}</td>
             </tr>
           ))}
@@ -142,16 +142,19 @@ function PromptForm({ site, saved }: { site: Site; saved: PromptSettings }) {
             </span>
             <ToggleGroup label="Prompt type" items={TYPE_ITEMS} value={draft.type} onValueChange={set('type')} />
           </div>
-          <div className="grid grid-cols-1 gap-4 sm:grid-cols-3">
+          <div className="grid grid-cols-1 gap-4 sm:grid-cols-3 sm:items-end">
             <Field label="Show after (seconds)">
               {(control) => <Input {...control} type="number" min={0} max={PROMPT_DELAY_MAX_SECONDS} value={draft.delaySeconds} onChange={(e) => set('delaySeconds')(e.target.value)} />}
             </Field>
             <Field label="From page view">
               {(control) => <Input {...control} type="number" min={1} max={PROMPT_PAGE_VIEWS_MAX} value={draft.pageViews} onChange={(e) => set('pageViews')(e.target.value)} />}
             </Field>
-            <Field label="Ask again after (days)" hint="After “later”.">
+            <Field label="Ask again after (days)">
               {(control) => <Input {...control} type="number" min={0} max={PROMPT_DISMISS_MAX_DAYS} value={draft.dismissDays} onChange={(e) => set('dismissDays')(e.target.value)} />}
             </Field>
+            <p className="text-xs text-slate-600 sm:col-span-3">
+              The prompt appears from the visitor’s Nth page view, that many seconds after the page loads, and stays away for the given days after “later”.
+            </p>
           </div>
           {draft.type !== 'native' ? (
             <>
@@ -194,7 +197,8 @@ function PromptForm({ site, saved }: { site: Site; saved: PromptSettings }) {
             </>
           ) : null}
         </div>
-        <div className="min-w-0">
+        {/* First on a phone, so the preview is in view while the fields below change it. */}
+        <div className="order-first min-w-0 lg:order-none">
           <PromptPreview settings={previewOf(draft, saved)} host={host} />
         </div>
         {save.isError ? (

@@ -283,10 +283,16 @@ function TestDeviceControls({ siteId, subscriber }: { siteId: string; subscriber
 function TestDeviceBadge({ subscriber }: { subscriber: Subscriber }) {
   if (!subscriber.test_device) return null;
   return (
-    <Badge tone="info">
-      <FlaskConical className="size-3" aria-hidden="true" />
-      Test device: {subscriber.test_device_name}
-    </Badge>
+    <div className="flex flex-col items-start gap-0.5">
+      <Badge tone="info" className="whitespace-nowrap">
+        <FlaskConical className="size-3 shrink-0" aria-hidden="true" />
+        <span className="sr-only">Test device: {subscriber.test_device_name}</span>
+        <span aria-hidden="true">Test device</span>
+      </Badge>
+      <span className="text-xs break-words text-slate-600" aria-hidden="true">
+        {subscriber.test_device_name}
+      </span>
+    </div>
   );
 }
 
@@ -330,7 +336,7 @@ function SubscribersTable({ siteId, subscribers, timeZone, onRemove, removingId 
                 <StatusBadge active={subscriber.is_active} />
               </td>
               <td className="px-4 py-2 text-right">
-                <div className="flex flex-wrap items-center justify-end gap-1">
+                <div className="ml-auto flex flex-wrap items-center justify-end gap-1">
                   <TestDeviceControls siteId={siteId} subscriber={subscriber} />
                   <RemoveButton subscriber={subscriber} onRemove={onRemove} removingId={removingId} />
                 </div>

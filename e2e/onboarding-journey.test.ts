@@ -100,7 +100,7 @@ describe('onboarding journey: from a new site to its first subscriber (headless 
 
   it('passes the check once the code copied from the checklist is on the site', async () => {
     const snippet = (await step(1).getByRole('figure', { name: 'Snippet for your pages' }).locator('code').textContent())!;
-    const worker = (await step(1).getByRole('figure', { name: 'herald-sw.js at your site root' }).locator('code').textContent())!;
+    const worker = (await step(1).getByRole('figure', { name: 'Service worker file for your site root' }).locator('code').textContent())!;
     expect(snippet).not.toContain('importScripts');
     shop.install({ snippet, serviceWorker: { fileName: 'herald-sw.js', content: worker } });
 

@@ -67,7 +67,7 @@ describe('setup checklist on the dashboard', () => {
 
     // Step 1: the snippet and the worker line, each with a copy button and where it goes.
     expect(await within(step(1)).findByRole('figure', { name: 'Snippet for your pages' })).toHaveTextContent('data-site-id="site-1"');
-    expect(within(step(1)).getByRole('figure', { name: 'herald-sw.js at your site root' })).toHaveTextContent('importScripts(');
+    expect(within(step(1)).getByRole('figure', { name: 'Service worker file for your site root' })).toHaveTextContent('importScripts(');
     expect(step(1)).toHaveTextContent('https://pebble.example/herald-sw.js');
     await user.click(within(step(1)).getByRole('button', { name: 'Copy Snippet for your pages' }));
     expect(await navigator.clipboard.readText()).toBe(installCode.installCode);

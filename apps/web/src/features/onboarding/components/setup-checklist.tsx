@@ -62,9 +62,9 @@ function Step({ number, title, done, status, children }: StepProps) {
   );
 }
 
-function InstallCodeStep({ site, done }: { site: Site; done: boolean }) {
+function InstallCodeStep({ site, done, inline }: { site: Site; done: boolean; inline: boolean }) {
   const [open, setOpen] = useState(false);
-  const showCode = !done || open;
+  const showCode = inline && (!done || open);
   const query = useInstallCodeQuery(site.id, showCode);
   const workerUrl = new URL('/herald-sw.js', site.url).href;
   return (
@@ -74,7 +74,8 @@ function InstallCodeStep({ site, done }: { site: Site; done: boolean }) {
       done={done}
       status={done ? 'The snippet and the service worker are in place.' : 'Two pieces: a snippet for your pages and one file at your site root.'}
     >
-      {done ? (
+      {!inline ? <p className="text-sm text-slate-700">The code is below, under “Show Installation Code”.</p> : null}
+      {done && inline ? (
         <Button variant="ghost" size="sm" className="self-start" onClick={() => setOpen((value) => !value)} aria-expanded={open}>
           {open ? 'Hide the code' : 'Show the code'}
         </Button>
@@ -95,7 +96,7 @@ function InstallCodeStep({ site, done }: { site: Site; done: boolean }) {
               Save this as <code className="rounded bg-slate-100 px-1 font-mono text-xs">/{query.data.serviceWorker.fileName}</code> at your site root, so it
               opens at <span className="break-all font-mono text-xs">{workerUrl}</span>:
             </p>
-            <CodeBlock code={query.data.serviceWorker.content} label={`${query.data.serviceWorker.fileName} at your site root`} />
+            <CodeBlock code={query.data.serviceWorker.content} label="Service worker file for your site root" />
           </div>
         ) : query.isError ? (
           <Alert tone="error">{errorMessage(query.error, 'Failed to load the installation code. Please try again.')}</Alert>
@@ -318,7 +319,8 @@ export function SetupChecklist({ site, placement }: { site: Site; placement: 'da
       </CardHeader>
       {dismiss.isError ? <Alert tone="error" className="mx-4 mb-4">{errorMessage(dismiss.error, 'Please try again.')}</Alert> : null}
       <ol>
-        <InstallCodeStep site={site} done={steps.code} />
+        {/* In Settings → Installation the code is the panel below the checklist (spec §2 "Show Installation Code"). */}
+        <InstallCodeStep site={site} done={steps.code} inline={onDashboard} />
         <InstallCheckStep site={site} checklist={checklist} done={steps.check} />
         <FirstSubscriberStep site={site} checklist={checklist} />
         <TestStep site={site} checklist={checklist} done={steps.test} />

@@ -2,6 +2,7 @@
 // A bad value stops the process with one line per problem, naming the variable.
 import path from 'node:path';
 import { z } from 'zod';
+import { checkVapidSubject } from './delivery/vapid';
 
 const booleanFlag = z
   .string()
@@ -80,6 +81,7 @@ const envSchema = z.object({
     .refine((v) => v === '' || /^rediss?:\/\//.test(v), { message: 'must start with redis:// or rediss://' })
     .optional(),
   PUBLIC_URL: httpUrl.optional(),
+  VAPID_SUBJECT: z.string().trim().optional(),
   SMTP_URL: z
     .string()
     .trim()
@@ -136,6 +138,12 @@ export interface Config {
   database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
   redisUrl: string | undefined;
   publicUrl: string;
+  /**
+   * The VAPID `sub` (RFC 8292 §2.1) every push is signed with: `mailto:` or
+   * `https:` at a real domain, checked at start. Unset: each site's https
+   * origin, else its owner's email (delivery/vapid.ts vapidSubject).
+   */
+  vapidSubject: string | undefined;
   smtpUrl: string | undefined;
   mailFrom: string;
   allowRegistration: boolean;
@@ -203,6 +211,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (adminEmail && !e.ADMIN_PASSWORD) problems.push('ADMIN_PASSWORD: must be set when ADMIN_EMAIL is set');
   if (e.ADMIN_PASSWORD && !adminEmail) problems.push('ADMIN_EMAIL: must be set when ADMIN_PASSWORD is set');
   if (e.ADMIN_PASSWORD && e.ADMIN_PASSWORD.length < 8) problems.push('ADMIN_PASSWORD: must be at least 8 characters');
+  // Apple answers 403 BadJwtToken to a bad subject on every Safari push: refuse it now, not at the first send.
+  const vapid = e.VAPID_SUBJECT ? checkVapidSubject(e.VAPID_SUBJECT) : undefined;
+  if (vapid && 'problem' in vapid) problems.push(`VAPID_SUBJECT: ${vapid.problem} (got "${e.VAPID_SUBJECT}")`);
   if (problems.length) throw new ConfigError(problems);
 
   const dataDir = path.resolve(e.DATA_DIR);
@@ -219,6 +230,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     database,
     redisUrl: e.REDIS_URL || undefined,
     publicUrl,
+    vapidSubject: vapid && 'subject' in vapid ? vapid.subject : undefined,
     smtpUrl: e.SMTP_URL || undefined,
     mailFrom: e.MAIL_FROM || `Herald <no-reply@${new URL(publicUrl).hostname}>`,
     allowRegistration: e.ALLOW_REGISTRATION,

@@ -116,9 +116,28 @@ describe('sites API (spec §7 Sites)', () => {
     expect(code.snippet).toContain(`data-site-id="${site.id}"`);
     expect(code.snippet).toContain(`data-vapid-key="${site.vapid_public_key}"`);
     expect(code.serviceWorker).toEqual({ fileName: 'herald-sw.js', content: 'importScripts("http://herald.test/sdk/herald-sw.js");\n' });
-    expect(code.installCode).toContain(code.snippet);
-    expect(code.installCode).toContain('</body>');
+    // Spec §7: installCode is what goes before </body>: the page snippet only, never the worker's line.
+    expect(code.installCode).toBe(code.snippet);
+    expect(code.installCode).not.toContain('importScripts');
     expect(code.nextSteps.length).toBeGreaterThan(2);
+    // The next steps point to test devices, never to sending a "test" to everyone from New Notification.
+    expect(code.nextSteps.join('\n')).not.toMatch(/New Notification/);
+    expect(code.nextSteps.join('\n')).toMatch(/test device/);
+    // Herald on http (PUBLIC_URL here) is blocked as mixed content on https pages: said plainly.
+    expect(code.warnings).toEqual([expect.stringMatching(/^Herald's address \(PUBLIC_URL\) is http:\/\/herald\.test, not https: .*mixed content/)]);
+  });
+
+  it('gives no warning when Herald is served over https', async () => {
+    const secure = await createTestApp({ env: { PUBLIC_URL: 'https://push.herald.example' } });
+    try {
+      const user = await secure.createUser();
+      const site = await secure.createSite(user.token);
+      const code = (await secure.request('GET', `/api/sites/${site.id}/install-code`, { token: user.token })).body.data;
+      expect(code.snippet).toContain('src="https://push.herald.example/sdk/herald.js"');
+      expect(code.warnings).toEqual([]);
+    } finally {
+      await secure.close();
+    }
   });
 
   it("answers 404 for another user's site on every route, and changes nothing", async () => {

@@ -76,6 +76,8 @@ describe('dashboard subscriber API', () => {
       unsubscribed_at: null,
       is_active: true,
       tags: [],
+      test_device: false,
+      test_device_name: null,
     });
     expect(subscribers[0]).toMatchObject({ browser: 'Unknown', os: 'Unknown', country: 'Unknown' });
     // Endpoint and keys never leave the server.

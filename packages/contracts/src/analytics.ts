@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { envelope } from './common';
+import { promptConversion } from './prompts';
 
 // Spec §7 Analytics and §3 "Dashboard metrics". Every figure is read from the
 // hourly rollup (stats_hourly) and the sites/notifications counters; days are
@@ -138,6 +139,8 @@ export const subscriberGrowthData = z.object({
   timezone: z.string(),
   totals: z.object({ new: z.number(), unsubscribed: z.number(), net: z.number() }),
   series: z.array(subscriberGrowthPoint),
+  /** Per opt-in prompt type in the range: shown, subscriptions it brought, conversion (reported by the SDK). */
+  prompts: z.array(promptConversion),
 });
 export type SubscriberGrowthData = z.infer<typeof subscriberGrowthData>;
 export const subscriberGrowthResponse = envelope(subscriberGrowthData);

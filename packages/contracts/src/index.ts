@@ -12,6 +12,8 @@ export * from './welcome-campaigns';
 export * from './rss-feeds';
 export * from './utm';
 export * from './analytics';
+export * from './prompts';
+export * from './test-devices';
 export * from './wall-time';
 export * from './system';
 export * from './members';

@@ -166,13 +166,62 @@ export const sitesResponse = envelope(z.object({ sites: z.array(site) }));
 
 export const installCodeResponse = envelope(
   z.object({
+    /** Spec §7: the snippet to paste before </body> (the page part only; the worker line is `serviceWorker.content`). */
     installCode: z.string(),
+    /** The same page snippet (kept for existing callers). */
     snippet: z.string(),
+    /** The file to save at the site root, e.g. /herald-sw.js. */
     serviceWorker: z.object({ fileName: z.string(), content: z.string() }),
     nextSteps: z.array(z.string()),
+    /** Problems no edit on the customer's site can fix, e.g. Herald itself served over http. */
+    warnings: z.array(z.string()),
   }),
 );
 export type InstallCode = z.infer<typeof installCodeResponse>['data'];
+
+// ---------------------------------------------------------------------------
+// Install check and setup checklist (issue 12).
+
+/** The checks POST /api/sites/{id}/install-check runs, in the order it answers them. */
+export const INSTALL_CHECK_IDS = ['reachable', 'site_https', 'public_url_https', 'snippet', 'service_worker', 'single_service_worker', 'manifest'] as const;
+export type InstallCheckId = (typeof INSTALL_CHECK_IDS)[number];
+/** error: push cannot work until it is fixed; warning: it works for some visitors or only while testing. */
+export const INSTALL_CHECK_SEVERITIES = ['error', 'warning'] as const;
+
+export const installCheck = z.object({
+  id: z.enum(INSTALL_CHECK_IDS),
+  ok: z.boolean(),
+  /** How bad it is when not ok. */
+  severity: z.enum(INSTALL_CHECK_SEVERITIES),
+  message: z.string(),
+  /** What to do about it; null when ok. */
+  fix: z.string().nullable(),
+});
+export type InstallCheck = z.infer<typeof installCheck>;
+
+export const installCheckResult = z.object({
+  checked_at: z.string(),
+  /** No check failed with severity error. */
+  passed: z.boolean(),
+  checks: z.array(installCheck),
+});
+export type InstallCheckResult = z.infer<typeof installCheckResult>;
+export const installCheckResponse = envelope(installCheckResult);
+
+/** Each step of the dashboard's setup checklist, from the site's real state. */
+export const setupChecklist = z.object({
+  /** The owner hid it; it stays in Settings → Installation. */
+  dismissed: z.boolean(),
+  install_check: installCheckResult.nullable(),
+  first_subscriber_at: z.string().nullable(),
+  active_subscribers: z.number(),
+  test_devices: z.number(),
+  /** Last test push a test device's push service accepted. */
+  test_sent_at: z.string().nullable(),
+});
+export type SetupChecklist = z.infer<typeof setupChecklist>;
+export const setupChecklistResponse = envelope(z.object({ checklist: setupChecklist }));
+export const updateSetupChecklistBody = z.object({ dismissed: z.boolean({ message: 'dismissed must be true or false' }) }).strict();
 
 /**
  * The site's identity secret (Settings → Automation): the key of the HMAC

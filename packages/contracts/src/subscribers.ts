@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { envelope } from './common';
+import { PROMPT_TYPES } from './prompts';
 
 /** Shown for a browser, OS or country Herald could not identify (spec §2 Subscribers: "Unknown values show 'Unknown'"). */
 export const UNKNOWN = 'Unknown';
@@ -49,6 +50,8 @@ export const subscribeBody = z.object({
   language: z.string().max(100).nullable().optional(),
   /** The endpoint this browser had before `pushsubscriptionchange`: the subscriber moves to the new one and keeps its id. */
   previous_endpoint: endpoint.nullable().optional(),
+  /** The opt-in prompt the visitor accepted (counted in the prompt's conversion when this subscribes someone). */
+  prompt: z.enum(PROMPT_TYPES, { message: 'prompt must be slide, native or bell' }).nullable().optional(),
 });
 export type SubscribeBody = z.infer<typeof subscribeBody>;
 
@@ -76,6 +79,10 @@ export const subscriber = z.object({
   unsubscribed_at: z.string().nullable(),
   is_active: z.boolean(),
   tags: z.array(z.string()),
+  /** One of the owner's own browsers: "Send test" reaches these only. */
+  test_device: z.boolean(),
+  /** Its name as a test device ("Firefox on Linux" unless renamed); null when not a test device. */
+  test_device_name: z.string().nullable(),
 });
 export type Subscriber = z.infer<typeof subscriber>;
 

@@ -69,6 +69,8 @@ describe('the page script', () => {
     await runSnippet();
     await vi.advanceTimersByTimeAsync(10_000);
     expect(document.querySelector('[data-herald-prompt]')).not.toBeNull();
+    // The owner's choice comes from Herald with the snippet's configuration.
+    expect(network.to('/prompt-settings').map((request) => request.url)).toEqual(['https://push.example.com/api/public/sites/site_1/prompt-settings']);
   });
 
   it('shows no prompt with data-prompt="manual"', async () => {
@@ -77,6 +79,19 @@ describe('the page script', () => {
     await runSnippet();
     await vi.advanceTimersByTimeAsync(10_000);
     expect(document.querySelector('[data-herald-prompt]')).toBeNull();
+  });
+
+  it('opened from a test-device link, offers to make the browser a test device instead of the prompt, also with data-prompt="manual"', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    history.replaceState(null, '', '/?herald_test=Code_123');
+    addScript({ ...installCode, 'data-prompt': 'manual' });
+    await runSnippet();
+    expect(location.search).toBe('');
+    expect(document.querySelector('[data-herald-test-device]')).not.toBeNull();
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(document.querySelector('[data-herald-prompt]')).toBeNull();
+    expect(network.to('/prompt-settings')).toEqual([]);
+    history.replaceState(null, '', '/');
   });
 
   it('explains a broken script tag on the console and exposes nothing', async () => {

@@ -6,9 +6,10 @@
  * the site's own code.
  */
 import { HeraldError } from './shared/errors';
-import { createHerald, emit, reportError, type HeraldApi } from './page/herald';
-import { readScriptSettings } from './page/script-settings';
-import { schedulePrompt } from './page/soft-prompt';
+import { createHerald, emit, reportError, type HeraldApi, type HeraldInstance } from './page/herald';
+import { startPrompt } from './page/prompts';
+import { readScriptSettings, type PageSettings } from './page/script-settings';
+import { offerTestDevice, takeTestDeviceCode } from './page/test-device-link';
 
 declare global {
   interface Window {
@@ -27,21 +28,21 @@ function start(): void {
   if (window.herald) return;
   const script = heraldScript();
   if (!script) return;
-  let herald: HeraldApi;
-  let prompt: 'auto' | 'manual';
+  let instance: HeraldInstance;
+  let settings: PageSettings;
   try {
-    const settings = readScriptSettings(script);
-    herald = createHerald(settings).herald;
-    prompt = settings.prompt;
+    settings = readScriptSettings(script);
+    instance = createHerald(settings);
   } catch (error) {
     console.error(`Herald: ${error instanceof HeraldError ? error.message : String(error)}`);
     return;
   }
-  window.herald = herald;
-  emit('herald:ready', herald);
-  if (prompt === 'auto') {
-    schedulePrompt(herald, reportError);
-  }
+  window.herald = instance.herald;
+  emit('herald:ready', instance.herald);
+  // A test-device link (made in Herald's setup checklist) takes the place of the prompt, even with data-prompt="manual".
+  const testDeviceCode = takeTestDeviceCode();
+  if (testDeviceCode) offerTestDevice(instance, testDeviceCode, reportError);
+  else if (settings.prompt === 'auto') startPrompt(instance, settings, reportError);
 }
 
 start();

@@ -26,7 +26,7 @@ export function notificationTopic(notification: Pick<NotificationRow, 'id'>): st
   return pushTopic(notification.id);
 }
 
-/** The site's signing credentials; `sub` is the site's https origin, or the owner's email for a site not yet on https. */
-export function siteVapidCredentials(site: SiteRow, ownerEmail: string | undefined): VapidCredentials {
-  return { publicKey: site.vapid_public_key, privateKey: site.vapid_private_key, subject: vapidSubject(site.url, ownerEmail) };
+/** The site's signing credentials; `sub` is VAPID_SUBJECT, else the site's https origin, else the owner's email (see vapidSubject). */
+export function siteVapidCredentials(site: SiteRow, ownerEmail: string | undefined, configuredSubject: string | undefined): VapidCredentials {
+  return { publicKey: site.vapid_public_key, privateKey: site.vapid_private_key, subject: vapidSubject(site.url, ownerEmail, configuredSubject) };
 }

@@ -69,7 +69,7 @@ export async function sendBatch(deps: DeliveryDeps, payload: { runId: string; de
   let vapid: ReturnType<typeof siteVapidCredentials>;
   try {
     template = createPayloadTemplate(notificationContent(notification, site), config.publicUrl);
-    vapid = siteVapidCredentials(site, ownerEmail);
+    vapid = siteVapidCredentials(site, ownerEmail, config.vapidSubject);
   } catch (error) {
     // Nothing of this batch can be sent (payload too large, no usable VAPID subject): say why on every delivery.
     const reason = error instanceof Error ? error.message : String(error);

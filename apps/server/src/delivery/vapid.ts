@@ -28,37 +28,71 @@ export class VapidSubjectError extends Error {
   }
 }
 
+/** A host Apple (and careful push services) accept in a `sub`: a real domain, not localhost, a bare name or an IP address. */
+function isPublicDomain(host: string): boolean {
+  const name = host.toLowerCase().replace(/\.$/, '');
+  if (name === 'localhost' || name.endsWith('.localhost') || name.endsWith('.local') || !name.includes('.')) return false;
+  // IPv4 literals ("127.0.0.1") and IPv6 literals ("[::1]") are addresses, not domains.
+  return !/^[\d.]+$/.test(name) && !name.startsWith('[');
+}
+
 /**
- * The `sub` claim for a site (RFC 8292 §2.1: a `mailto:` or `https:` URI the
- * push service can use to reach the sender).
- *
- * - A site on https uses its own origin (`https://example.com`): it is the
- *   sender the push service sees, and needs no configuration.
- * - Otherwise (a site still on http, typically during setup) it is
- *   `mailto:<contact>`, the operator's configured contact address.
- *
- * Apple answers 403 BadJwtToken to `mailto:` addresses at `localhost` and to a
- * space after `mailto:`, so such contacts are refused here with a clear error
- * instead of failing every Safari send later.
+ * Checks a configured VAPID subject (VAPID_SUBJECT; RFC 8292 §2.1: a `mailto:`
+ * or `https:` URI the push service can use to reach the sender) and returns it
+ * in the form sent, or the reason it is refused. Apple answers 403
+ * BadJwtToken to `mailto:` at `localhost`, to a space after `mailto:` and to
+ * local https hosts, so those are refused before anything is sent.
  */
-export function vapidSubject(siteUrl: string, contactEmail: string | undefined): string {
+export function checkVapidSubject(value: string): { subject: string } | { problem: string } {
+  const text = value.trim();
+  if (/^mailto:/i.test(text)) {
+    const match = /^mailto:([^\s@:/]+)@([^\s@/?#]+)$/i.exec(text);
+    if (!match) return { problem: 'must be mailto: followed directly by an email address, e.g. mailto:ops@example.com (no spaces)' };
+    if (!isPublicDomain(match[2]!)) return { problem: `must be an address at a real domain (push services refuse "${match[2]}")` };
+    return { subject: `mailto:${match[1]}@${match[2]!.toLowerCase()}` };
+  }
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { problem: 'must be a mailto: address or an https: URL, e.g. mailto:ops@example.com' };
+  }
+  if (url.protocol !== 'https:') return { problem: 'must be a mailto: address or an https: URL, e.g. mailto:ops@example.com' };
+  if (!isPublicDomain(url.hostname)) return { problem: `must be an https: URL at a real domain (push services refuse "${url.hostname}")` };
+  return { subject: url.origin + (url.pathname === '/' ? '' : url.pathname) };
+}
+
+/**
+ * The `sub` claim for a site's pushes (RFC 8292 §2.1), first usable of:
+ *
+ * 1. the operator's VAPID_SUBJECT (checked once at start, see config.ts);
+ * 2. the site's own origin, when the site is on https at a real domain;
+ * 3. `mailto:` the site owner's email, when it is at a real domain.
+ *
+ * Nothing usable (a site on http or on localhost, an owner at `admin@localhost`)
+ * throws a VapidSubjectError that says to set VAPID_SUBJECT, instead of every
+ * Safari push failing later with 403 BadJwtToken.
+ */
+export function vapidSubject(siteUrl: string, ownerEmail: string | undefined, configuredSubject?: string): string {
+  if (configuredSubject) return configuredSubject;
   let site: URL | undefined;
   try {
     site = new URL(siteUrl);
   } catch {
     site = undefined;
   }
-  if (site?.protocol === 'https:') return site.origin;
-  const contact = (contactEmail ?? '').trim();
+  if (site?.protocol === 'https:' && isPublicDomain(site.hostname)) return site.origin;
+  const contact = (ownerEmail ?? '').trim();
   const match = /^[^\s@:/]+@([^\s@/]+)$/.exec(contact);
   if (!match) {
     throw new VapidSubjectError(
-      'A VAPID contact email address is needed for sites that are not on https (push services require a mailto: or https: subject)',
+      'No usable VAPID contact for this site: set VAPID_SUBJECT to a mailto: address or an https: URL at a real domain (push services require one for sites that are not on https at a public domain)',
     );
   }
-  const domain = match[1]!.toLowerCase();
-  if (domain === 'localhost' || domain.endsWith('.localhost') || !domain.includes('.')) {
-    throw new VapidSubjectError(`The VAPID contact address "${contact}" must be at a real domain; push services reject local addresses`);
+  if (!isPublicDomain(match[1]!)) {
+    throw new VapidSubjectError(
+      `The VAPID contact address "${contact}" must be at a real domain; push services reject local addresses. Set VAPID_SUBJECT to a mailto: address or an https: URL at a real domain`,
+    );
   }
   return `mailto:${contact}`;
 }

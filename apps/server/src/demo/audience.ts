@@ -254,6 +254,8 @@ export function generateAudience(random: SeededRandom, options: AudienceOptions)
         // The demo shop verifies identities (new sites do by default), so its claims are signed.
         external_id_verified: externalId ? 1 : 0,
         is_active: unsubscribedAt === null ? 1 : 0,
+        test_device: 0,
+        test_device_name: null,
         subscribed_at: subscribedAt,
         last_seen_at: lastSeenAt,
         unsubscribed_at: unsubscribedAt,

@@ -8,12 +8,14 @@ import { auditLogRoutes } from './audit-log/routes';
 import { authRoutes } from './auth/routes';
 import { membersRoutes } from './members/routes';
 import { notificationsRoutes } from './notifications/routes';
+import { promptsRoutes } from './prompts/routes';
 import { segmentsRoutes } from './segments/routes';
 import { siteEventsRoutes } from './site-events/routes';
 import { rssFeedsRoutes } from './rss-feeds/routes';
 import { sitesRoutes } from './sites/routes';
 import { subscribersRoutes } from './subscribers/routes';
 import { systemRoutes } from './system/routes';
+import { testDevicesRoutes } from './test-devices/routes';
 import { trackingRoutes } from './tracking/routes';
 import { uploadsRoutes } from './uploads/routes';
 import { welcomeCampaignsRoutes } from './welcome-campaigns/routes';
@@ -34,4 +36,6 @@ export const apiRoutes: Array<(ctx: AppContext) => FastifyPluginAsyncZod> = [
   systemRoutes,
   membersRoutes,
   auditLogRoutes,
+  promptsRoutes,
+  testDevicesRoutes,
 ];

@@ -7,6 +7,7 @@ import {
   VAPID_TOKEN_LIFETIME_SECONDS,
   vapidAuthorization,
   vapidSubject,
+  checkVapidSubject,
   VapidKeyError,
   VapidSubjectError,
   VapidTokenCache,
@@ -61,17 +62,39 @@ describe('RFC 8292 VAPID tokens', () => {
 });
 
 describe('VAPID subject', () => {
-  it('is the site origin for an https site, else mailto: the configured contact', () => {
+  it('is the site origin for an https site, else mailto: the owner', () => {
     expect(vapidSubject('https://shop.example/path?q=1', undefined)).toBe('https://shop.example');
     expect(vapidSubject('http://shop.example', 'ops@herald.example')).toBe('mailto:ops@herald.example');
     expect(vapidSubject('http://localhost:3000', ' ops@herald.example ')).toBe('mailto:ops@herald.example');
   });
 
-  it('refuses contacts Apple rejects, and a missing one, with a clear error', () => {
+  it('never uses a local https origin, which Apple refuses (403 BadJwtToken)', () => {
+    expect(vapidSubject('https://localhost:8443', 'ops@herald.example')).toBe('mailto:ops@herald.example');
+    expect(vapidSubject('https://127.0.0.1:8443', 'ops@herald.example')).toBe('mailto:ops@herald.example');
+    expect(vapidSubject('https://intranet', 'ops@herald.example')).toBe('mailto:ops@herald.example');
+    expect(() => vapidSubject('https://shop.localhost', 'admin@localhost')).toThrow(/VAPID_SUBJECT/);
+  });
+
+  it('uses the operator’s VAPID_SUBJECT first, whatever the site', () => {
+    expect(vapidSubject('https://shop.example', 'owner@shop.example', 'mailto:push@herald.example')).toBe('mailto:push@herald.example');
+    expect(vapidSubject('http://localhost:3000', 'admin@localhost', 'https://herald.example')).toBe('https://herald.example');
+  });
+
+  it('refuses contacts Apple rejects, and a missing one, with a clear error naming VAPID_SUBJECT', () => {
     expect(() => vapidSubject('http://shop.example', undefined)).toThrow(VapidSubjectError);
+    expect(() => vapidSubject('http://shop.example', undefined)).toThrow(/set VAPID_SUBJECT/);
     expect(() => vapidSubject('http://shop.example', 'admin@localhost')).toThrow(/real domain/);
     expect(() => vapidSubject('http://shop.example', 'ops @herald.example')).toThrow(VapidSubjectError);
     expect(() => vapidSubject('http://shop.example', 'not-an-address')).toThrow(VapidSubjectError);
+  });
+
+  it('checks a configured subject: mailto: or https: at a real domain, nothing else', () => {
+    expect(checkVapidSubject(' mailto:Ops@Herald.Example ')).toEqual({ subject: 'mailto:Ops@herald.example' });
+    expect(checkVapidSubject('https://herald.example/contact')).toEqual({ subject: 'https://herald.example/contact' });
+    expect(checkVapidSubject('https://herald.example/')).toEqual({ subject: 'https://herald.example' });
+    for (const bad of ['mailto:admin@localhost', 'mailto: ops@herald.example', 'mailto:ops@intranet', 'https://localhost', 'https://127.0.0.1', 'http://herald.example', 'ops@herald.example', 'herald']) {
+      expect(checkVapidSubject(bad), bad).toHaveProperty('problem');
+    }
   });
 });
 

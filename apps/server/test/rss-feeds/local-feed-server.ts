@@ -9,6 +9,8 @@ export interface FeedAnswer {
   contentType?: string;
   /** When set, a request carrying this value in If-None-Match gets 304. */
   etag?: string;
+  /** Extra response headers (a redirect's Location). */
+  headers?: Record<string, string>;
 }
 
 export interface RecordedFeedRequest {
@@ -59,6 +61,7 @@ export class LocalFeedServer {
     const answer = this.answers.get(path) ?? { status: 404, body: 'not found', contentType: 'text/plain' };
     const headers: Record<string, string> = { 'content-type': answer.contentType ?? 'application/rss+xml; charset=utf-8' };
     if (answer.etag) headers.etag = answer.etag;
+    Object.assign(headers, answer.headers);
     if (answer.etag && request.headers['if-none-match'] === answer.etag) {
       this.requests.push({ path, headers: request.headers, status: 304 });
       response.writeHead(304, { etag: answer.etag });

@@ -125,6 +125,32 @@ const MATRIX: Record<string, RouteCase> = {
     own: (x) => get(`/api/sites/${x.site.id}/install-code`),
     attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/install-code`))],
   },
+  // The owner's check fetches https://<tenant>.example, a name that never resolves: nothing leaves the machine.
+  'POST /api/sites/{id}/install-check': { needs: 'editor', own: (x) => post(`/api/sites/${x.site.id}/install-check`), attacks: (a) => [sweep(a, (id) => post(`/api/sites/${id}/install-check`))] },
+  'GET /api/sites/{id}/checklist': { needs: 'viewer', own: (x) => get(`/api/sites/${x.site.id}/checklist`), attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/checklist`))] },
+  'PATCH /api/sites/{id}/checklist': {
+    needs: 'editor',
+    own: (x) => patch(`/api/sites/${x.site.id}/checklist`, { dismissed: true }),
+    attacks: (a) => [sweep(a, (id) => patch(`/api/sites/${id}/checklist`, { dismissed: true }))],
+  },
+  'GET /api/sites/{id}/prompt-settings': { needs: 'viewer', own: (x) => get(`/api/sites/${x.site.id}/prompt-settings`), attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/prompt-settings`))] },
+  'PUT /api/sites/{id}/prompt-settings': {
+    needs: 'admin',
+    own: (x) => ({ method: 'PUT', url: `/api/sites/${x.site.id}/prompt-settings`, body: { type: 'bell' }, auth: session }),
+    attacks: (a) => [sweep(a, (id) => ({ method: 'PUT', url: `/api/sites/${id}/prompt-settings`, body: { type: 'native', headline: 'Taken over' }, auth: session }))],
+  },
+  'GET /api/public/sites/{siteId}/prompt-settings': {
+    needs: 'public',
+    own: (x) => ({ method: 'GET', url: `/api/public/sites/${x.site.id}/prompt-settings`, auth: 'none' }),
+    attacks: () => [],
+    publicByDesign: 'the SDK on the site’s pages reads how to ask its visitors; it holds nothing secret (labels, colours, timing)',
+  },
+  'POST /api/public/sites/{siteId}/prompt-events': {
+    needs: 'public',
+    own: (x) => post(`/api/public/sites/${x.site.id}/prompt-events`, { prompt: 'slide', event: 'shown' }, 'none'),
+    attacks: () => [],
+    publicByDesign: 'any visitor’s browser reports the prompts it showed on the site in its path; it only ever adds to that site’s prompt counts',
+  },
 
   // ---- Subscribers
   'POST /api/public/sites/{siteId}/subscribers': {
@@ -161,6 +187,34 @@ const MATRIX: Record<string, RouteCase> = {
     own: (x) => del(`/api/subscribers/${x.subscriber.id}`),
     attacks: (a) => [sweep(a, (id) => del(`/api/subscribers/${id}`))],
     phase: 8,
+  },
+  'PATCH /api/subscribers/{id}/test-device': {
+    needs: 'editor',
+    own: (x) => patch(`/api/subscribers/${x.subscriber.id}/test-device`, { enabled: false }),
+    attacks: (a) => [sweep(a, (id) => patch(`/api/subscribers/${id}/test-device`, { enabled: true, name: 'Planted' }))],
+  },
+  'GET /api/sites/{siteId}/test-devices': { needs: 'viewer', own: (x) => get(`/api/sites/${x.site.id}/test-devices`), attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/test-devices`))] },
+  'POST /api/sites/{siteId}/test-devices/link': {
+    needs: 'editor',
+    own: (x) => post(`/api/sites/${x.site.id}/test-devices/link`),
+    attacks: (a) => [sweep(a, (id) => post(`/api/sites/${id}/test-devices/link`))],
+  },
+  // After the test sends (phase 1), so they find no test device and push nothing to the tenants' real-looking endpoints.
+  'POST /api/public/sites/{siteId}/test-devices': {
+    needs: 'public',
+    own: (x) => post(`/api/public/sites/${x.site.id}/test-devices`, { endpoint: x.subscriber.endpoint, code: x.testDeviceCode }, 'none'),
+    attacks: (a, b) => [
+      single(post(`/api/public/sites/${a.site.id}/test-devices`, { endpoint: b.subscriber.endpoint, code: a.testDeviceCode }, 'none'), 404, "A's site and code with B's endpoint"),
+      single(post(`/api/public/sites/${b.site.id}/test-devices`, { endpoint: b.subscriber.endpoint, code: a.testDeviceCode }, 'none'), 404, "B's site and endpoint with A's code"),
+      single(post(`/api/public/sites/${a.site.id}/test-devices`, { endpoint: a.subscriber.endpoint, code: b.testDeviceCode }, 'none'), 404, "A's site and endpoint with B's code"),
+    ],
+    phase: 3,
+  },
+  'POST /api/notifications/{id}/test': { needs: 'editor', own: (x) => post(`/api/notifications/${x.notification.id}/test`), attacks: (a) => [sweep(a, (id) => post(`/api/notifications/${id}/test`))] },
+  'POST /api/sites/{siteId}/notifications/test': {
+    needs: 'editor',
+    own: (x) => post(`/api/sites/${x.site.id}/notifications/test`, notificationBody(x)),
+    attacks: (a, b) => [sweep(a, (id) => post(`/api/sites/${id}/notifications/test`, notificationBody(b)))],
   },
   'PATCH /api/subscribers/{id}/tags': {
     needs: 'editor',

@@ -78,4 +78,25 @@ describe('configuration from the environment', () => {
     expect(problems).toMatch(/^RSS_CHECKS_PER_USER_PER_HOUR: must be a whole number/m);
     expect(() => loadConfig({ UPLOAD_QUOTA_MB: '2000000' })).toThrow(/UPLOAD_QUOTA_MB: must be at most 1048576/);
   });
+
+  it('reads VAPID_SUBJECT and refuses one push services reject, at start, naming the variable', () => {
+    expect(loadConfig({}).vapidSubject).toBeUndefined();
+    expect(loadConfig({ VAPID_SUBJECT: 'mailto:push@herald.example' }).vapidSubject).toBe('mailto:push@herald.example');
+    expect(loadConfig({ VAPID_SUBJECT: 'https://herald.example' }).vapidSubject).toBe('https://herald.example');
+    for (const [value, reason] of [
+      ['mailto:admin@localhost', /VAPID_SUBJECT: must be an address at a real domain/],
+      ['mailto: admin@herald.example', /VAPID_SUBJECT: must be mailto: followed directly by an email address/],
+      ['http://herald.example', /VAPID_SUBJECT: must be a mailto: address or an https: URL/],
+      ['https://localhost:8443', /VAPID_SUBJECT: must be an https: URL at a real domain/],
+    ] as const) {
+      let error: unknown;
+      try {
+        loadConfig({ VAPID_SUBJECT: value });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error, value).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).problems.join('\n')).toMatch(reason);
+    }
+  });
 });

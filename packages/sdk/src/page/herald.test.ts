@@ -1,12 +1,12 @@
 // @vitest-environment jsdom
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { decodeBase64Url } from '../shared/base64url';
 import { HeraldError } from '../shared/errors';
 import { readConfig, readSubscriber, writeSubscriber } from '../shared/store';
 import { installFakeBrowser, type FakeBrowser } from '../testing/fake-browser';
-import { recordFetch, json, type FetchRecorder } from '../testing/fetch-recorder';
+import { heraldResponder, recordFetch, json, type FetchRecorder } from '../testing/fetch-recorder';
 import { OTHER_KEY, SITE_KEY } from '../testing/keys';
-import { createHerald, REFRESH_INTERVAL_MS, type HeraldApi } from './herald';
+import { createHerald, POST_RETRY_DELAYS_MS, REFRESH_INTERVAL_MS, type HeraldApi } from './herald';
 import type { PageSettings } from './script-settings';
 
 const API = 'https://herald.example';
@@ -358,6 +358,81 @@ describe('page-load refresh', () => {
     await loadPage();
     window.removeEventListener('herald:error', listener);
     expect(errors.map((error) => error.message)).toEqual(['Could not reach Herald at https://herald.example']);
+  });
+});
+
+describe('when Herald refuses the subscription', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** Runs the fake clock in small steps until the expectation holds. */
+  async function until(expectation: () => unknown): Promise<void> {
+    for (let step = 0; ; step++) {
+      try {
+        await expectation();
+        return;
+      } catch (error) {
+        if (step > 500) throw error;
+        await vi.advanceTimersByTimeAsync(10);
+      }
+    }
+  }
+
+  it('isSubscribed() and the events say so, and the SDK posts the subscription again later until Herald accepts it', async () => {
+    let refuse = true;
+    network.respondWith((request) => (refuse ? json(503, { success: false, error: { message: 'Herald is restarting' } }) : heraldResponder(request)));
+    const herald = await loadPage();
+    const subscribed: unknown[] = [];
+    const errors: string[] = [];
+    window.addEventListener('herald:subscribed', (event) => subscribed.push((event as CustomEvent).detail));
+    window.addEventListener('herald:error', (event) => errors.push((event as CustomEvent<{ error: Error }>).detail.error.message));
+
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let rejected: HeraldError | undefined;
+    subscribeByClick(herald).catch((error: HeraldError) => (rejected = error));
+    await until(() => expect(rejected).toBeDefined());
+    expect(rejected?.message).toBe('Herald refused the request: Herald is restarting');
+    // The browser holds a subscription, but Herald does not know it: not subscribed, no herald:subscribed.
+    expect(rootRegistration().pushManager.current).not.toBeNull();
+    let answer: boolean | undefined;
+    void herald.isSubscribed().then((value) => (answer = value));
+    await until(() => expect(answer).toBe(false));
+    expect(subscribed).toEqual([]);
+    expect(await readSubscriber('site_1')).toBeUndefined();
+
+    // The first retry is refused too (reported as herald:error); the second is accepted.
+    await vi.advanceTimersByTimeAsync(POST_RETRY_DELAYS_MS[0]);
+    await until(() => expect(errors).toEqual(['Herald refused the request: Herald is restarting']));
+    expect(network.to('/subscribers')).toHaveLength(2);
+    refuse = false;
+    await vi.advanceTimersByTimeAsync(POST_RETRY_DELAYS_MS[1]);
+    await until(() => expect(subscribed).toEqual([{ id: 'sub_1' }]));
+    expect(network.to('/subscribers')).toHaveLength(3);
+    answer = undefined;
+    void herald.isSubscribed().then((value) => (answer = value));
+    await until(() => expect(answer).toBe(true));
+    // Accepted: nothing more is retried.
+    await vi.advanceTimersByTimeAsync(POST_RETRY_DELAYS_MS[2] * 2);
+    expect(network.to('/subscribers')).toHaveLength(3);
+  });
+
+  it('gives up after its retries, and the next page load posts the subscription again', async () => {
+    network.respondWith(() => json(500, { success: false, error: { message: 'Internal server error' } }));
+    const herald = await loadPage();
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let settled = false;
+    subscribeByClick(herald).catch(() => (settled = true));
+    await until(() => expect(settled).toBe(true));
+    for (const delay of POST_RETRY_DELAYS_MS) await vi.advanceTimersByTimeAsync(delay + 100);
+    await vi.advanceTimersByTimeAsync(3_600_000);
+    expect(network.to('/subscribers')).toHaveLength(1 + POST_RETRY_DELAYS_MS.length);
+    vi.useRealTimers();
+
+    network.respondWith(heraldResponder);
+    const later = await loadPage();
+    expect(network.to('/subscribers')).toHaveLength(2 + POST_RETRY_DELAYS_MS.length);
+    expect(await later.isSubscribed()).toBe(true);
   });
 });
 

@@ -32,12 +32,26 @@ export interface HeraldApi {
   removeTags(tags: string[]): Promise<void>;
 }
 
+/** What Herald calls a browser made a test device from a test-device link. */
+export interface TestDeviceInfo {
+  subscriber_id: string;
+  name: string;
+  browser: string;
+  os: string;
+}
+
 export interface HeraldEvents {
   'herald:ready': HeraldApi;
+  /** Fired once Herald has accepted the subscription (never for one it refused). */
   'herald:subscribed': { id: string };
   'herald:unsubscribed': undefined;
   'herald:error': { error: Error };
+  /** This browser became a test device (test-device link). */
+  'herald:test-device': { device: TestDeviceInfo };
 }
+
+/** The opt-in prompts Herald shows (Settings → Installation); reported with the subscription they led to. */
+export type PromptType = 'slide' | 'native' | 'bell';
 
 export function emit<K extends keyof HeraldEvents>(type: K, detail: HeraldEvents[K]): void {
   window.dispatchEvent(new CustomEvent(type, { detail }));
@@ -52,6 +66,13 @@ export function reportError(error: unknown): void {
 
 /** A day between refreshes keeps Herald's "last seen" true without a request on every page view. */
 export const REFRESH_INTERVAL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * When Herald refuses or cannot be reached after the browser subscribed, the
+ * subscription is posted again after these waits (and on the next page load),
+ * instead of the page pretending it is subscribed.
+ */
+export const POST_RETRY_DELAYS_MS = [30_000, 120_000, 600_000] as const;
 
 function unsupported(): HeraldError {
   return new HeraldError('unsupported', 'Push notifications are not supported in this browser.');
@@ -77,11 +98,19 @@ export interface HeraldInstance {
   herald: HeraldApi;
   /** Settles when the page-load refresh has finished (it never rejects; failures go to `herald:error`). */
   refreshed: Promise<void>;
+  /** subscribe(), naming the opt-in prompt the visitor accepted (counted in its conversion). Call it inside the click. */
+  subscribeFrom(prompt: PromptType | undefined): Promise<{ id: string }>;
+  /** Makes this subscribed browser a test device with a test-device link's code. */
+  claimTestDevice(code: string): Promise<TestDeviceInfo>;
 }
 
 export function createHerald(settings: PageSettings): HeraldInstance {
   const vapidKey = decodeBase64Url(settings.vapidKey);
   let subscribing: Promise<{ id: string }> | undefined;
+  /** The endpoint Herald last accepted from this page (also kept in IndexedDB, which may be unavailable). */
+  let acceptedEndpoint: string | undefined;
+  let retryTimer: ReturnType<typeof setTimeout> | undefined;
+  let retries = 0;
 
   /** This site's live subscription in this browser, if it was made with the site's key. */
   async function currentSubscription(): Promise<PushSubscription | null> {
@@ -91,8 +120,40 @@ export function createHerald(settings: PageSettings): HeraldInstance {
     return subscription && subscribedWithKey(subscription, vapidKey) ? subscription : null;
   }
 
+  async function post(subscription: PushSubscription, previousEndpoint: string | undefined, prompt?: PromptType): Promise<SubscriberRecord> {
+    const record = await postSubscription(settings, subscription, previousEndpoint, prompt);
+    acceptedEndpoint = record.endpoint;
+    retries = 0;
+    return record;
+  }
+
+  /**
+   * Herald refused or could not be reached after the browser subscribed: the
+   * browser keeps its subscription and it is posted again a little later
+   * (`herald:subscribed` fires then), a few times, then on the next page load.
+   */
+  function retryLater(prompt: PromptType | undefined): void {
+    if (retryTimer !== undefined || retries >= POST_RETRY_DELAYS_MS.length) return;
+    retryTimer = setTimeout(() => {
+      retryTimer = undefined;
+      retries += 1;
+      void (async () => {
+        const subscription = await currentSubscription();
+        if (!subscription || subscription.endpoint === acceptedEndpoint) return;
+        const stored = await readSubscriber(settings.siteId);
+        const record = await post(subscription, stored?.endpoint, prompt);
+        emit('herald:subscribed', { id: record.subscriberId });
+      })().catch((error: unknown) => {
+        reportError(error);
+        retryLater(prompt);
+      });
+    }, POST_RETRY_DELAYS_MS[retries]);
+  }
+
+  const isRefusal = (error: unknown) => error instanceof HeraldError && error.code === 'api-error';
+
   /** Registers the worker, subscribes (replacing a subscription made with another key) and posts it. */
-  async function subscribeAndPost(): Promise<SubscriberRecord> {
+  async function subscribeAndPost(prompt?: PromptType): Promise<SubscriberRecord> {
     await writeConfig(settings);
     const registration = await registerWorker(settings);
     const stored = await readSubscriber(settings.siteId);
@@ -106,7 +167,12 @@ export function createHerald(settings: PageSettings): HeraldInstance {
       subscription = null;
     }
     subscription ??= await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: vapidKey });
-    return postSubscription(settings, subscription, stored?.endpoint ?? replacedEndpoint);
+    try {
+      return await post(subscription, stored?.endpoint ?? replacedEndpoint, prompt);
+    } catch (error) {
+      if (isRefusal(error)) retryLater(prompt);
+      throw error;
+    }
   }
 
   async function postUnsubscribe(endpoint: string): Promise<void> {
@@ -114,10 +180,11 @@ export function createHerald(settings: PageSettings): HeraldInstance {
   }
 
   /**
-   * Page-load refresh: re-posts the subscription when its endpoint changed or a
-   * day has passed, re-subscribes a known subscriber whose subscription the
-   * browser dropped (permission is already granted, so no gesture is needed),
-   * and tells Herald when permission was revoked in the browser's settings.
+   * Page-load refresh: re-posts the subscription when its endpoint changed, a
+   * day has passed or Herald never accepted it, re-subscribes a known
+   * subscriber whose subscription the browser dropped (permission is already
+   * granted, so no gesture is needed), and tells Herald when permission was
+   * revoked in the browser's settings.
    */
   async function refresh(): Promise<void> {
     if (!pushSupported()) return;
@@ -133,7 +200,18 @@ export function createHerald(settings: PageSettings): HeraldInstance {
     const subscription = await currentSubscription();
     if (subscription) {
       const stale = !stored || stored.endpoint !== subscription.endpoint || Date.now() - stored.postedAt >= REFRESH_INTERVAL_MS;
-      if (stale) await postSubscription(settings, subscription, stored?.endpoint);
+      if (!stale) {
+        acceptedEndpoint = stored.endpoint;
+        return;
+      }
+      try {
+        await post(subscription, stored?.endpoint);
+      } catch (error) {
+        // Posted before (only not refreshed today): Herald still knows this endpoint.
+        if (stored?.endpoint === subscription.endpoint) acceptedEndpoint = stored.endpoint;
+        else if (isRefusal(error)) retryLater(undefined);
+        throw error;
+      }
       return;
     }
     if (stored) await subscribeAndPost();
@@ -157,27 +235,7 @@ export function createHerald(settings: PageSettings): HeraldInstance {
 
   const herald: HeraldApi = {
     subscribe() {
-      if (!pushSupported()) return Promise.reject(unsupported());
-      // Notification.requestPermission() runs synchronously, before any await,
-      // so it is still inside the caller's user gesture: Safari and Firefox
-      // ignore or refuse a permission request made outside one.
-      const answer = Notification.requestPermission();
-      subscribing ??= (async () => {
-        const permission = await answer;
-        if (permission === 'denied') {
-          throw new HeraldError(
-            'permission-denied',
-            'Notifications are blocked for this site. Allow them in the browser’s site settings, then try again.',
-          );
-        }
-        if (permission !== 'granted') throw new HeraldError('permission-dismissed', 'Notification permission was not granted.');
-        const record = await subscribeAndPost();
-        emit('herald:subscribed', { id: record.subscriberId });
-        return { id: record.subscriberId };
-      })().finally(() => {
-        subscribing = undefined;
-      });
-      return subscribing;
+      return subscribeFrom(undefined);
     },
 
     async unsubscribe() {
@@ -196,14 +254,23 @@ export function createHerald(settings: PageSettings): HeraldInstance {
         });
         await subscription.unsubscribe();
       }
+      acceptedEndpoint = undefined;
       if (endpoint) await postUnsubscribe(endpoint);
       await writeSubscriber(undefined);
       emit('herald:unsubscribed', undefined);
       return Boolean(subscription);
     },
 
+    /** True only once Herald has accepted this browser's subscription: a refused one is no subscription. */
     async isSubscribed() {
-      return (await currentSubscription()) !== null;
+      if (!pushSupported()) return false;
+      await refreshed;
+      const subscription = await currentSubscription();
+      if (!subscription) return false;
+      if (subscription.endpoint === acceptedEndpoint) return true;
+      // The worker may have renewed it (pushsubscriptionchange) and told Herald since this page loaded.
+      const stored = await readSubscriber(settings.siteId);
+      return stored !== undefined && !stored.optedOut && stored.endpoint === subscription.endpoint;
     },
 
     permission: currentPermission,
@@ -234,5 +301,37 @@ export function createHerald(settings: PageSettings): HeraldInstance {
       await postForSubscriber('tags', { remove: requireTags(tags) });
     },
   };
-  return { herald, refreshed };
+  function subscribeFrom(prompt: PromptType | undefined): Promise<{ id: string }> {
+    if (!pushSupported()) return Promise.reject(unsupported());
+    // Notification.requestPermission() runs synchronously, before any await,
+    // so it is still inside the caller's user gesture: Safari and Firefox
+    // ignore or refuse a permission request made outside one.
+    const answer = Notification.requestPermission();
+    subscribing ??= (async () => {
+      const permission = await answer;
+      if (permission === 'denied') {
+        throw new HeraldError('permission-denied', 'Notifications are blocked for this site. Allow them in the browser’s site settings, then try again.');
+      }
+      if (permission !== 'granted') throw new HeraldError('permission-dismissed', 'Notification permission was not granted.');
+      const record = await subscribeAndPost(prompt);
+      emit('herald:subscribed', { id: record.subscriberId });
+      return { id: record.subscriberId };
+    })().finally(() => {
+      subscribing = undefined;
+    });
+    return subscribing;
+  }
+
+  async function claimTestDevice(code: string): Promise<TestDeviceInfo> {
+    const subscription = await currentSubscription();
+    if (!subscription) throw new HeraldError('not-subscribed', 'This browser is not subscribed; call herald.subscribe() first.');
+    const data = (await postJson(siteEndpoint(settings, 'test-devices'), { endpoint: subscription.endpoint, code: requireText(code, 'code') })) as
+      | { device?: TestDeviceInfo }
+      | undefined;
+    if (!data?.device || typeof data.device.name !== 'string') throw new HeraldError('api-error', 'Herald did not return the test device');
+    emit('herald:test-device', { device: data.device });
+    return data.device;
+  }
+
+  return { herald, refreshed, subscribeFrom, claimTestDevice };
 }

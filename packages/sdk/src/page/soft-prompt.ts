@@ -1,120 +1,145 @@
 import { HeraldError } from '../shared/errors';
-import type { HeraldApi } from './herald';
+import { attachStyles, showBanner } from './banner';
+import type { HeraldPermission, PromptType } from './herald';
+import type { PromptSettings } from './prompt-settings';
+import { rememberDismissal } from './prompt-timing';
 
-/** Long enough that the visitor has seen the page first; browsers penalise prompts on arrival. */
-export const PROMPT_DELAY_MS = 5000;
-export const DISMISS_FOR_MS = 7 * 24 * 60 * 60 * 1000;
-export const DISMISSED_AT_KEY = 'herald:prompt-dismissed-at';
-
-function dismissedRecently(now: number): boolean {
-  try {
-    const dismissedAt = Number(localStorage.getItem(DISMISSED_AT_KEY));
-    return dismissedAt > 0 && now - dismissedAt < DISMISS_FOR_MS;
-  } catch {
-    // No storage means "Not now" could not be remembered: don't ask on every page.
-    return true;
-  }
+/** What a prompt needs from Herald; `subscribe` asks for permission synchronously, so it is called inside the click. */
+export interface PromptContext {
+  settings: PromptSettings;
+  permission(): HeraldPermission;
+  subscribe(prompt: PromptType): Promise<{ id: string }>;
+  reportShown(prompt: PromptType): void;
+  onError(error: Error): void;
 }
 
-function rememberDismissal(): void {
-  try {
-    localStorage.setItem(DISMISSED_AT_KEY, String(Date.now()));
-  } catch {
-    // Storage unavailable: dismissedRecently() already holds the prompt back.
-  }
-}
-
-export function shouldShowPrompt(herald: HeraldApi): boolean {
-  return herald.permission() === 'default' && !dismissedRecently(Date.now()) && window.top === window.self && !!document.body;
-}
-
-// Scoped by the shadow root: nothing here reaches the host page, and `all: initial`
-// on the host keeps the page's inherited styles out.
-const PROMPT_CSS = `
-:host{all:initial!important}
-.b{position:fixed;z-index:2147483647;bottom:16px;left:16px;right:16px;max-width:380px;box-sizing:border-box;display:flex;flex-wrap:wrap;align-items:center;gap:12px;padding:16px;background:#fff;color:#111827;border:1px solid #d1d5db;border-radius:10px;box-shadow:0 8px 24px rgba(0,0,0,.18);font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
-p{margin:0;flex:1 1 180px;font-weight:600}
-.a{display:flex;gap:8px}
-button{font:inherit;font-weight:600;cursor:pointer;min-height:40px;padding:8px 16px;border-radius:8px;border:1px solid #d1d5db;background:#fff;color:#1f2937}
-button.y{background:#1d4ed8;border-color:#1d4ed8;color:#fff}
-button:hover{filter:brightness(.95)}
-button:focus-visible{outline:3px solid #1d4ed8;outline-offset:2px}
-`;
-
-function attachStyles(root: ShadowRoot): void {
-  // A constructed stylesheet is not subject to the host page's CSP style-src;
-  // a <style> element is the fallback for browsers without one.
-  if ('adoptedStyleSheets' in root && typeof CSSStyleSheet.prototype.replaceSync === 'function') {
-    const sheet = new CSSStyleSheet();
-    sheet.replaceSync(PROMPT_CSS);
-    root.adoptedStyleSheets = [sheet];
-    return;
-  }
-  const style = document.createElement('style');
-  style.textContent = PROMPT_CSS;
-  root.append(style);
-}
-
-function button(label: string, className: string): HTMLButtonElement {
-  const element = document.createElement('button');
-  element.type = 'button';
-  element.className = className;
-  element.textContent = label;
-  return element;
+export function promptHeadline(settings: PromptSettings): string {
+  return settings.headline || `Get notifications from ${location.hostname}?`;
 }
 
 /**
- * The soft prompt: a small non-modal banner that never takes focus. It is the
- * first element of <body> so keyboard and screen-reader users meet it first;
- * Escape inside it means "Not now". The native permission prompt only appears
- * after "Allow" (inside that click), never on page load.
+ * Handles the outcome of a prompt's subscribe(): the visitor's own answer is
+ * no error; closing the browser's prompt counts as "later". `done` runs when
+ * the prompt has nothing more to offer (subscribed, blocked or dismissed).
  */
-export function showPrompt(herald: HeraldApi, onError: (error: Error) => void): HTMLElement {
-  const host = document.createElement('div');
-  host.setAttribute('data-herald-prompt', '');
-  const root = host.attachShadow({ mode: 'open' });
-  attachStyles(root);
+function settle(ctx: PromptContext, subscribing: Promise<unknown>, done: () => void): void {
+  subscribing.then(done, (error: unknown) => {
+    if (error instanceof HeraldError && error.code === 'permission-dismissed') {
+      rememberDismissal(Date.now());
+      return done();
+    }
+    if (error instanceof HeraldError && error.code === 'permission-denied') return done();
+    ctx.onError(error instanceof Error ? error : new Error(String(error)));
+  });
+}
 
-  const banner = document.createElement('div');
-  banner.className = 'b';
-  banner.setAttribute('role', 'dialog');
-  banner.setAttribute('aria-labelledby', 'herald-prompt-text');
-  const text = document.createElement('p');
-  text.id = 'herald-prompt-text';
-  text.textContent = `Get notifications from ${location.hostname}?`;
-  const actions = document.createElement('div');
-  actions.className = 'a';
-  const allow = button('Allow', 'y');
-  const later = button('Not now', 'n');
-  actions.append(allow, later);
-  banner.append(text, actions);
-  root.append(banner);
-
-  const notNow = () => {
-    rememberDismissal();
-    host.remove();
+/**
+ * The soft "slide-down" prompt: Herald's banner with the owner's texts and
+ * colours. The browser's own prompt appears only after its accept button,
+ * inside that click: the user gesture Safari (and Firefox) require.
+ * "Later" (or Escape) hides it for the configured days.
+ */
+export function showSlidePrompt(ctx: PromptContext): HTMLElement {
+  const { settings } = ctx;
+  const banner = showBanner({
+    headline: promptHeadline(settings),
+    text: settings.text,
+    acceptLabel: settings.acceptLabel,
+    laterLabel: settings.laterLabel,
+    position: settings.position,
+    colors: { background: settings.backgroundColor, text: settings.textColor, button: settings.buttonColor, buttonText: settings.buttonTextColor },
+    marker: 'data-herald-prompt',
+  });
+  ctx.reportShown('slide');
+  const later = () => {
+    rememberDismissal(Date.now());
+    banner.remove();
   };
-  allow.addEventListener('click', () => {
-    host.remove();
-    // subscribe() asks for permission synchronously, within this click.
-    herald.subscribe().catch((error: unknown) => {
-      // The visitor's own answer is not an error; a closed native prompt counts as "Not now".
-      if (error instanceof HeraldError && error.code === 'permission-dismissed') return rememberDismissal();
-      if (error instanceof HeraldError && error.code === 'permission-denied') return;
-      onError(error instanceof Error ? error : new Error(String(error)));
-    });
+  banner.accept.addEventListener('click', () => {
+    banner.remove();
+    settle(ctx, ctx.subscribe('slide'), () => undefined);
   });
-  later.addEventListener('click', notNow);
-  banner.addEventListener('keydown', (event) => {
-    if (event.key === 'Escape') notNow();
+  banner.later.addEventListener('click', later);
+  banner.host.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') later();
   });
+  return banner.host;
+}
 
-  document.body.prepend(host);
+const BELL_CSS = `
+:host{all:initial!important}
+button{position:fixed;z-index:2147483646;right:16px;width:56px;height:56px;border-radius:50%;border:0;display:flex;align-items:center;justify-content:center;cursor:pointer;background:var(--btn);color:var(--btn-fg);box-shadow:0 6px 18px rgba(0,0,0,.25)}
+button.bottom{bottom:16px}
+button.top{top:16px}
+button:hover{filter:brightness(.95)}
+button:focus-visible{outline:3px solid var(--btn);outline-offset:3px}
+svg{width:26px;height:26px}
+`;
+
+/** A bell icon, drawn with DOM calls (no markup parsing on the customer's page). */
+function bellIcon(): SVGSVGElement {
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('viewBox', '0 0 24 24');
+  svg.setAttribute('fill', 'none');
+  svg.setAttribute('stroke', 'currentColor');
+  svg.setAttribute('stroke-width', '2');
+  svg.setAttribute('stroke-linecap', 'round');
+  svg.setAttribute('aria-hidden', 'true');
+  for (const d of ['M6 8a6 6 0 0 1 12 0c0 7 3 9 3 9H3s3-2 3-9', 'M10.3 21a1.94 1.94 0 0 0 3.4 0']) {
+    const path = document.createElementNS(ns, 'path');
+    path.setAttribute('d', d);
+    svg.append(path);
+  }
+  return svg;
+}
+
+/**
+ * The bell: a round button in a corner of the page, always at hand, never in
+ * the way. A click subscribes (inside that click); it goes away once the
+ * visitor has answered.
+ */
+export function showBell(ctx: PromptContext): HTMLElement {
+  const { settings } = ctx;
+  const host = document.createElement('div');
+  host.setAttribute('data-herald-bell', '');
+  const root = host.attachShadow({ mode: 'open' });
+  attachStyles(root, BELL_CSS);
+  const bell = document.createElement('button');
+  bell.type = 'button';
+  bell.className = settings.position;
+  bell.setAttribute('aria-label', promptHeadline(settings));
+  bell.title = promptHeadline(settings);
+  bell.style.setProperty('--btn', settings.buttonColor);
+  bell.style.setProperty('--btn-fg', settings.buttonTextColor);
+  bell.append(bellIcon());
+  root.append(bell);
+  document.body.append(host);
+  ctx.reportShown('bell');
+  bell.addEventListener('click', () => settle(ctx, ctx.subscribe('bell'), () => host.remove()));
   return host;
 }
 
-export function schedulePrompt(herald: HeraldApi, onError: (error: Error) => void): void {
-  setTimeout(() => {
-    if (shouldShowPrompt(herald)) showPrompt(herald, onError);
-  }, PROMPT_DELAY_MS);
+/**
+ * The browser's own prompt. Browsers ignore (Safari, Firefox) or quieten
+ * (Chrome) a permission request made without a user gesture, so it is asked
+ * at the visitor's next click or key press once the timing rules are met.
+ * Answers a function that disarms it.
+ */
+export function armNativePrompt(ctx: PromptContext): () => void {
+  const disarm = () => {
+    document.removeEventListener('click', onGesture, true);
+    document.removeEventListener('keydown', onGesture, true);
+  };
+  function onGesture(): void {
+    disarm();
+    if (ctx.permission() !== 'default') return;
+    // subscribe() asks for permission synchronously, within this gesture.
+    const subscribing = ctx.subscribe('native');
+    ctx.reportShown('native');
+    settle(ctx, subscribing, () => undefined);
+  }
+  document.addEventListener('click', onGesture, true);
+  document.addEventListener('keydown', onGesture, true);
+  return disarm;
 }

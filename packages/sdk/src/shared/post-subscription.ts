@@ -9,6 +9,8 @@ export interface SubscribeBody {
   timezone?: string;
   language?: string;
   previous_endpoint?: string;
+  /** The opt-in prompt the visitor accepted; Herald counts it in that prompt's conversion. */
+  prompt?: string;
 }
 
 function browserTimezone(): string | undefined {
@@ -29,12 +31,14 @@ export async function postSubscription(
   config: HeraldConfig,
   subscription: PushSubscription,
   previousEndpoint?: string,
+  prompt?: string,
 ): Promise<SubscriberRecord> {
   const body: SubscribeBody = { subscription: subscription.toJSON() };
   const timezone = browserTimezone();
   if (timezone) body.timezone = timezone;
   if (navigator.language) body.language = navigator.language;
   if (previousEndpoint && previousEndpoint !== subscription.endpoint) body.previous_endpoint = previousEndpoint;
+  if (prompt) body.prompt = prompt;
 
   const data = (await postJson(siteEndpoint(config, 'subscribers'), body)) as { subscriber?: { id?: unknown } } | undefined;
   const subscriberId = data?.subscriber?.id;

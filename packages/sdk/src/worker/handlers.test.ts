@@ -97,13 +97,41 @@ describe('push', () => {
     expect(network.requests).toHaveLength(1);
   });
 
-  it('ignores payloads that are not Herald notifications', async () => {
+  it('shows a plain notification for every push it cannot read, so no push is silent (Safari revokes silent subscriptions)', async () => {
     const scope = startWorker();
     for (const bad of [undefined, 'not json', '42', 'null', JSON.stringify({ body: 'no title' }), JSON.stringify({ title: '' })]) {
+      scope.shown.length = 0;
       await expect(scope.dispatch(new FakePushEvent(bad))).resolves.toBeUndefined();
+      expect(scope.shown.map((shown) => [shown.title, shown.options]), String(bad)).toEqual([
+        ['shop.example', { body: 'You have a new notification. Open the site to see it.', tag: 'herald-fallback', data: { herald: 1, url: 'https://shop.example/' } }],
+      ]);
     }
-    expect(scope.shown).toEqual([]);
+    // No token: nothing is reported.
     expect(network.requests).toEqual([]);
+    // Its click opens the site.
+    await scope.dispatch(new FakeNotificationEvent(scope.shown[0]!));
+    expect(scope.opened).toEqual(['https://shop.example/']);
+  });
+
+  it('imported into a site’s own worker, leaves the site’s own pushes to it but still shows Herald’s unreadable ones', async () => {
+    const scope = startWorker('https://shop.example/sw.js');
+    await scope.dispatch(new FakePushEvent({ body: 'the site’s own message', kind: 'chat' }));
+    await scope.dispatch(new FakePushEvent('plain text of the site'));
+    expect(scope.shown).toEqual([]);
+    await scope.dispatch(new FakePushEvent({ title: '', tag: 'herald-n_42', token: 'tok_abc' }));
+    expect(scope.shown.map((shown) => shown.options.tag)).toEqual(['herald-fallback']);
+  });
+
+  it('shows the text plainly when the browser refuses the notification’s options', async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const scope = startWorker();
+    const show = scope.registration.showNotification;
+    scope.registration.showNotification = async (title, options = {}) => {
+      if (options.image) throw new TypeError('image could not be loaded');
+      return show(title, options);
+    };
+    await scope.dispatch(new FakePushEvent(payload));
+    expect(scope.shown.map((shown) => [shown.title, shown.options.body, shown.options.tag])).toEqual([['Spring sale', '20% off everything until Sunday', 'herald-fallback']]);
   });
 
   it('falls back to the configured API when the payload names none, and skips malformed actions', async () => {

@@ -75,6 +75,27 @@ export function parsePayload(data: PushMessageData | null): PushPayload | null {
   };
 }
 
+/**
+ * What a push is to Herald: its own notification, one of its own it cannot
+ * read (a Herald payload without a title, or no JSON at all), or a payload of
+ * the site's own (JSON without Herald's fields).
+ */
+export type ClassifiedPush = { kind: 'herald'; payload: PushPayload } | { kind: 'unreadable'; ours: boolean };
+
+export function classifyPush(data: PushMessageData | null): ClassifiedPush {
+  const payload = parsePayload(data);
+  if (payload) return { kind: 'herald', payload };
+  let raw: unknown;
+  try {
+    raw = data?.json();
+  } catch {
+    return { kind: 'unreadable', ours: false };
+  }
+  const fields = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
+  const ours = typeof fields.token === 'string' || typeof fields.api === 'string' || (typeof fields.tag === 'string' && fields.tag.startsWith('herald-'));
+  return { kind: 'unreadable', ours };
+}
+
 function isHeraldData(value: unknown): value is HeraldNotificationData {
   return typeof value === 'object' && value !== null && (value as { herald?: unknown }).herald === 1;
 }
@@ -110,7 +131,16 @@ export function installHeraldWorker(scope: ServiceWorkerGlobalScope): void {
   }
 
   scope.addEventListener('push', (event) => {
-    event.waitUntil(showPush(scope, parsePayload(event.data), loadConfig));
+    const push = classifyPush(event.data);
+    if (push.kind === 'herald') {
+      event.waitUntil(showPush(scope, push.payload, loadConfig));
+      return;
+    }
+    // Every push must show a notification: Safari revokes the subscription of
+    // a worker that receives pushes silently (userVisibleOnly). Herald's own
+    // worker shows a plain one for anything it cannot read; imported into a
+    // site's own worker, it leaves pushes that are not Herald's to the site.
+    if (queryConfig || push.ours) event.waitUntil(showFallback(scope));
   });
 
   scope.addEventListener('notificationclick', (event) => {
@@ -132,12 +162,19 @@ export function installHeraldWorker(scope: ServiceWorkerGlobalScope): void {
   });
 }
 
-async function showPush(
-  scope: ServiceWorkerGlobalScope,
-  payload: PushPayload | null,
-  loadConfig: () => Promise<HeraldConfig | undefined>,
-): Promise<void> {
-  if (!payload) return;
+/** The notification for a push whose content cannot be read: the site's name, and a click opens the site. */
+export const FALLBACK_TAG = 'herald-fallback';
+
+async function showFallback(scope: ServiceWorkerGlobalScope, title = scope.location.hostname, body = 'You have a new notification. Open the site to see it.'): Promise<void> {
+  const data: HeraldNotificationData = { herald: 1, url: `${scope.location.origin}/` };
+  try {
+    await scope.registration.showNotification(title, { body, tag: FALLBACK_TAG, data });
+  } catch (error) {
+    console.warn('Herald: could not show a notification', error);
+  }
+}
+
+async function showPush(scope: ServiceWorkerGlobalScope, payload: PushPayload, loadConfig: () => Promise<HeraldConfig | undefined>): Promise<void> {
   const api = payload.api ?? (await loadConfig())?.api;
   const data: HeraldNotificationData = { herald: 1, url: payload.url, token: payload.token, api };
   const options: RichNotificationOptions = { body: payload.body, data };
@@ -150,7 +187,14 @@ async function showPush(
   }
   // Shown before the beacon: "delivered" means the visitor got it (RFC 8030's
   // 201 only means the push service accepted it).
-  await scope.registration.showNotification(payload.title, options);
+  try {
+    await scope.registration.showNotification(payload.title, options);
+  } catch (error) {
+    // A browser may refuse an option (an image, actions): the visitor still gets the text.
+    console.warn('Herald: showing the notification failed, showing it plainly', error);
+    await showFallback(scope, payload.title, payload.body);
+    return;
+  }
   if (payload.token && api) await sendEvent(api, 'delivered', payload.token);
 }
 

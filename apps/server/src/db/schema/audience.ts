@@ -1,5 +1,6 @@
 // The audience: subscribers, their tags, segments, and the events they cause.
 import type { SiteEventSource } from '@herald/contracts';
+import type { ColumnType } from 'kysely';
 import type { DefaultedFlag, Flag, Millis } from './columns';
 
 export interface SubscribersTable {
@@ -20,6 +21,10 @@ export interface SubscribersTable {
   /** 1 when external_id was claimed with a valid identity hash; only such claims count on a site that verifies identities. */
   external_id_verified: DefaultedFlag;
   is_active: Flag;
+  /** 1: one of the owner's own browsers; test sends reach only these (issue 12). */
+  test_device: DefaultedFlag;
+  /** What the owner calls it ("Firefox on Linux" unless renamed); null unless a test device. */
+  test_device_name: ColumnType<string | null, string | null | undefined, string | null>;
   subscribed_at: Millis;
   last_seen_at: Millis | null;
   unsubscribed_at: Millis | null;

@@ -7,7 +7,7 @@ import type { RateLimitsTable, SecretFingerprintsTable, SessionsTable, UploadsTa
 import type { SegmentsTable, SiteEventsTable, SubscribersTable, SubscriberTagsTable } from './audience';
 import type { RssFeedItemsTable, RssFeedsTable, WelcomeCampaignEnrollmentsTable, WelcomeCampaignsTable, WelcomeCampaignStepsTable } from './campaigns';
 import type { DeliveriesTable, NotificationRunsTable, NotificationsTable, NotificationTriggersTable, RecurringSchedulesTable, StatsHourlyTable } from './sending';
-import type { SiteApiKeysTable, SitesTable } from './sites';
+import type { PromptStatsTable, SiteApiKeysTable, SitesTable, TestDeviceLinksTable } from './sites';
 import type { AuditLogTable, SiteInvitationsTable, SiteMembersTable } from './teams';
 
 export type * from './accounts';
@@ -45,6 +45,8 @@ export interface Database {
   site_members: SiteMembersTable;
   site_invitations: SiteInvitationsTable;
   audit_log: AuditLogTable;
+  test_device_links: TestDeviceLinksTable;
+  prompt_stats: PromptStatsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

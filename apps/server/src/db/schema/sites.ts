@@ -1,4 +1,5 @@
 // Sites, and the API keys a site's backend uses for server-to-server events.
+import type { ColumnType } from 'kysely';
 import type { Counter, DefaultedFlag, DefaultedJson, Millis } from './columns';
 
 export interface SitesTable {
@@ -21,8 +22,36 @@ export interface SitesTable {
   /** JSON array of tags only the site's backend may set (the browser SDK is refused). */
   server_only_tags: DefaultedJson;
   active_subscriber_count: Counter;
+  /** JSON of contracts `promptSettings` (the opt-in prompt the SDK shows); null: the defaults. */
+  prompt_settings: ColumnType<string | null, string | null | undefined, string | null>;
+  /** JSON of the last install check (contracts `installCheckResult`); null: never checked. */
+  install_check: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When the owner hid the setup checklist; null: shown while the site is new. */
+  checklist_dismissed_at: ColumnType<Millis | null, Millis | null | undefined, Millis | null>;
+  /** When the owner last sent a test push that a test device accepted. */
+  test_sent_at: ColumnType<Millis | null, Millis | null | undefined, Millis | null>;
   created_at: Millis;
   updated_at: Millis;
+}
+
+/** A one-time "make this browser a test device" link; only the code's hash is kept. */
+export interface TestDeviceLinksTable {
+  code_hash: string;
+  site_id: string;
+  created_by: string;
+  created_at: Millis;
+  expires_at: Millis;
+  used_at: Millis | null;
+  subscriber_id: string | null;
+}
+
+/** Per site, hour and prompt type: prompts shown and the subscriptions they led to (reported by the SDK). */
+export interface PromptStatsTable {
+  site_id: string;
+  hour_start: Millis;
+  prompt: string;
+  shown: Counter;
+  subscribed: Counter;
 }
 
 export interface SiteApiKeysTable {

@@ -95,3 +95,17 @@ export async function latestSentNotifications(db: Db, siteId: string, limit: num
     clicked_count: Number(row.clicked_count),
   }));
 }
+
+/** Prompts shown and subscriptions they brought, per prompt type, in [fromHour, toHour). */
+export async function promptTotals(db: Db, siteId: string, fromHour: number, toHour: number): Promise<Array<{ prompt: string; shown: number; subscribed: number }>> {
+  if (toHour <= fromHour) return [];
+  const rows = await db
+    .selectFrom('prompt_stats')
+    .select(['prompt', sql<number>`coalesce(sum(shown), 0)`.as('shown'), sql<number>`coalesce(sum(subscribed), 0)`.as('subscribed')])
+    .where('site_id', '=', siteId)
+    .where('hour_start', '>=', fromHour)
+    .where('hour_start', '<', toHour)
+    .groupBy('prompt')
+    .execute();
+  return rows.map((row) => ({ prompt: row.prompt, shown: Number(row.shown), subscribed: Number(row.subscribed) }));
+}

@@ -1,4 +1,5 @@
 import {
+  PROMPT_TYPES,
   ANALYTICS_DEFAULT_RANGE_DAYS,
   ANALYTICS_MAX_RANGE_DAYS,
   DASHBOARD_LIST_LIMIT,
@@ -157,10 +158,11 @@ export function createAnalyticsService(ctx: Pick<AppContext, 'db' | 'clock'>) {
       const timeZone = site.timezone;
       const { from, to } = reportRange(query, todayOf(clock.now(), timeZone));
       const range = new LocalDayRange(from, to, timeZone);
-      const [rows, netAfter, active] = await Promise.all([
+      const [rows, netAfter, active, promptRows] = await Promise.all([
         repo.hourlyStats(db, site.id, range.firstHour, range.endHour),
         repo.netSubscribersSince(db, site.id, range.endHour),
         repo.activeSubscriberCount(db, site.id),
+        repo.promptTotals(db, site.id, range.firstHour, range.endHour),
       ]);
       const byDay = totalsByDay(range, rows);
 
@@ -190,7 +192,14 @@ export function createAnalyticsService(ctx: Pick<AppContext, 'db' | 'clock'>) {
         net: 0,
       });
       totals.net = totals.new - totals.unsubscribed;
-      return { from, to, interval: query.interval, timezone: timeZone, totals, series };
+      // Every prompt type, shown or not, so a report can compare them side by side.
+      const prompts = PROMPT_TYPES.map((prompt) => {
+        const row = promptRows.find((r) => r.prompt === prompt);
+        const shown = row?.shown ?? 0;
+        const subscribed = row?.subscribed ?? 0;
+        return { prompt, shown, subscribed, conversion_rate: shown ? Math.round((subscribed / shown) * 10_000) / 100 : 0 };
+      });
+      return { from, to, interval: query.interval, timezone: timeZone, totals, series, prompts };
     },
 
     /** Sent, delivered, clicked and failed pushes with their rates, in total and per local day. */

@@ -59,3 +59,21 @@ export async function addSendToSiteCounters(
   if (counters.unsubscribed) await adjustActiveSubscriberCount(db, siteId, -counters.unsubscribed);
   await addToHourlyStats(db, siteId, at, counters);
 }
+
+/**
+ * Adds to a prompt type's hourly counts: prompts the SDK reported shown, and
+ * subscriptions that came from that prompt (subscriber analytics: conversion).
+ */
+export async function addToPromptStats(db: Db, siteId: string, at: number, prompt: string, increments: Partial<Record<'shown' | 'subscribed', number>>): Promise<void> {
+  const entries = Object.entries(increments).filter(([, n]) => n) as Array<['shown' | 'subscribed', number]>;
+  if (!entries.length) return;
+  await db
+    .insertInto('prompt_stats')
+    .values({ site_id: siteId, hour_start: hourStart(at), prompt, ...Object.fromEntries(entries) })
+    .onConflict((oc) =>
+      oc.columns(['site_id', 'hour_start', 'prompt']).doUpdateSet((eb) =>
+        Object.fromEntries(entries.map(([column]) => [column, eb(`prompt_stats.${column}`, '+', eb.ref(`excluded.${column}`))])),
+      ),
+    )
+    .execute();
+}

@@ -22,19 +22,30 @@ export function buildInstallCode(site: SiteRow, publicUrl: string): InstallCode 
     `<script src="${publicUrl}/sdk/herald.js" data-site-id="${escapeAttribute(site.id)}" data-vapid-key="${site.vapid_public_key}" async></script>`,
   ].join('\n');
   const workerContent = `importScripts("${publicUrl}/sdk/herald-sw.js");\n`;
+  const workerUrl = new URL('/' + SERVICE_WORKER_FILE_NAME, site.url).toString();
   const nextSteps = [
     'Paste the snippet just before the closing </body> tag on every page where visitors may subscribe.',
-    `Create a file named ${SERVICE_WORKER_FILE_NAME} at the root of your site (so it is served at ${new URL('/' + SERVICE_WORKER_FILE_NAME, site.url).toString()}) with the one line shown. If your site already has a service worker, add that importScripts line to it instead and set data-worker="/your-worker.js" on the script tag.`,
+    `Create a file named ${SERVICE_WORKER_FILE_NAME} at the root of your site (so it is served at ${workerUrl}) with the one line shown. If your site already has a service worker, add that importScripts line to it instead and set data-worker="/your-worker.js" on the script tag.`,
     'Serve your site over HTTPS: browsers only allow push on secure pages (localhost is the exception while testing).',
-    'Visitors see a small "Get notifications" prompt; you can also call herald.subscribe() from your own button. New subscribers appear on the Subscribers page.',
-    'Send a test notification from Notifications → New Notification.',
+    'Run "Check installation" in the setup checklist (Dashboard, or Settings → Installation): Herald fetches your page and the worker file and says what to fix.',
+    'Visitors see the opt-in prompt you choose under Settings → Installation; you can also call herald.subscribe() from your own button. New subscribers appear on the Subscribers page.',
+    'Make your own browser a test device with the link in the checklist, then use "Send test" in the notification composer: a test goes to your test devices only and counts nowhere.',
   ];
-  const installCode = [
-    '<!-- 1. Paste before </body> on your pages -->',
+  return {
+    // Spec §7 "the snippet to paste before </body>": the page part only. The
+    // worker line lives in `serviceWorker`; a page that showed it would print it as text.
+    installCode: snippet,
     snippet,
-    '',
-    `<!-- 2. Save as /${SERVICE_WORKER_FILE_NAME} at your site root -->`,
-    workerContent.trimEnd(),
-  ].join('\n');
-  return { installCode, snippet, serviceWorker: { fileName: SERVICE_WORKER_FILE_NAME, content: workerContent }, nextSteps };
+    serviceWorker: { fileName: SERVICE_WORKER_FILE_NAME, content: workerContent },
+    nextSteps,
+    warnings: installWarnings(publicUrl),
+  };
+}
+
+/** What would stop the code from working on the customer's pages, whatever they do. */
+function installWarnings(publicUrl: string): string[] {
+  if (new URL(publicUrl).protocol === 'https:') return [];
+  return [
+    `Herald's address (PUBLIC_URL) is ${publicUrl}, not https: pages served over https block the script and the worker as mixed content, so only pages on http://localhost can subscribe. Serve Herald over HTTPS and set PUBLIC_URL to that address.`,
+  ];
 }

@@ -52,3 +52,21 @@ export async function setIdentitySecretIfMissing(db: Db, siteId: string, secret:
 export async function deleteSite(db: Db, siteId: string): Promise<void> {
   await db.deleteFrom('sites').where('id', '=', siteId).execute();
 }
+
+/** When the site's first subscriber subscribed (by the (site_id, subscribed_at) index), or undefined. */
+export async function firstSubscribedAt(db: Db, siteId: string): Promise<number | undefined> {
+  const row = await db.selectFrom('subscribers').select('subscribed_at').where('site_id', '=', siteId).orderBy('subscribed_at').limit(1).executeTakeFirst();
+  return row ? Number(row.subscribed_at) : undefined;
+}
+
+/** Active test devices of a site (a partial index holds only test devices). */
+export async function countActiveTestDevices(db: Db, siteId: string): Promise<number> {
+  const row = await db
+    .selectFrom('subscribers')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('site_id', '=', siteId)
+    .where('test_device', '=', 1)
+    .where('is_active', '=', 1)
+    .executeTakeFirst();
+  return Number(row?.count ?? 0);
+}

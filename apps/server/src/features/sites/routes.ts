@@ -1,4 +1,16 @@
-import { createSiteBody, envelope, idParam, identitySecretResponse, installCodeResponse, siteResponse, sitesResponse, updateSiteBody } from '@herald/contracts';
+import {
+  createSiteBody,
+  envelope,
+  idParam,
+  identitySecretResponse,
+  installCheckResponse,
+  installCodeResponse,
+  setupChecklistResponse,
+  siteResponse,
+  sitesResponse,
+  updateSetupChecklistBody,
+  updateSiteBody,
+} from '@herald/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
@@ -73,6 +85,41 @@ export function sitesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/sites/:id/install-code',
       { schema: { tags, summary: 'The snippet and service worker to install on the site', params: idParam, response: { 200: installCodeResponse } } },
       async (request) => ok(await sites.installCode(currentUser(request).id, request.params.id)),
+    );
+
+    app.post(
+      '/sites/:id/install-check',
+      {
+        schema: {
+          tags,
+          summary: 'Check the installation on the site (no body; answers when every check is done)',
+          description:
+            'Fetches the site’s URL, its service-worker file and its web app manifest (private addresses are refused unless OUTBOUND_ALLOW_HOSTS names them) and answers `data.checks [{id, ok, severity, message, fix}]` with ids `reachable`, `site_https`, `public_url_https`, `snippet`, `service_worker`, `single_service_worker`, `manifest`. `passed` is false when a check of severity `error` failed. The result is kept for the setup checklist. At most 60 checks per user and hour (429).',
+          params: idParam,
+          response: { 200: installCheckResponse },
+        },
+      },
+      async (request) => ok(await sites.installCheck(currentUser(request).id, request.params.id)),
+    );
+
+    app.get(
+      '/sites/:id/checklist',
+      { schema: { tags, summary: 'The setup checklist: install check, first subscriber, test devices and test sent', params: idParam, response: { 200: setupChecklistResponse } } },
+      async (request) => ok({ checklist: await sites.checklist(currentUser(request).id, request.params.id) }),
+    );
+
+    app.patch(
+      '/sites/:id/checklist',
+      {
+        schema: {
+          tags,
+          summary: 'Hide the setup checklist from the dashboard (or show it again)',
+          params: idParam,
+          body: updateSetupChecklistBody,
+          response: { 200: setupChecklistResponse },
+        },
+      },
+      async (request) => ok({ checklist: await sites.setChecklistDismissed(currentUser(request).id, request.params.id, request.body.dismissed) }),
     );
   };
 }

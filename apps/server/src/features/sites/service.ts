@@ -1,14 +1,28 @@
 import crypto from 'node:crypto';
-import { SITE_DEFAULTS, type CreateSiteBody, type IdentitySecret, type InstallCode, type Site, type SiteRole, type UpdateSiteBody } from '@herald/contracts';
+import {
+  installCheckResult,
+  SITE_DEFAULTS,
+  type CreateSiteBody,
+  type IdentitySecret,
+  type InstallCheckResult,
+  type InstallCode,
+  type SetupChecklist,
+  type Site,
+  type SiteRole,
+  type UpdateSiteBody,
+} from '@herald/contracts';
 import type { AppContext } from '../../context';
 import type { SiteRow, SiteUpdate } from '../../db/schema';
 import { generateVapidKeys } from '../../delivery/vapid-keys';
-import { notFound } from '../../platform/errors';
+import { notFound, retryAfterSeconds, tooManyRequests } from '../../platform/errors';
 import { generateIdentitySecret } from '../../platform/identity-hash';
-import { iso } from '../../platform/responses';
+import { createOutboundHttpFromConfig, type OutboundHttp } from '../../platform/outbound-http';
+import { DatabaseRateLimiter } from '../../platform/rate-limit';
+import { iso, isoOrNull } from '../../platform/responses';
 import { checkSiteRole, type WithMemberRole } from '../../platform/site-roles';
 import { parseStringListColumn } from '../../platform/string-list-column';
 import { changedFields, recordAudit } from '../audit-log/record';
+import { installCheckPassed, runInstallCheck } from './install-check';
 import { buildInstallCode } from './install-code';
 import * as repo from './repository';
 
@@ -63,8 +77,38 @@ function settingsColumns(settings: SettingsInput | undefined): SiteUpdate {
   return columns;
 }
 
-export function createSitesService(ctx: AppContext) {
+/** Install checks one user may run per hour: each fetches up to three URLs from their site. */
+export const INSTALL_CHECKS_PER_USER_PER_HOUR = 60;
+const HOUR_MS = 3_600_000;
+
+/** The stored last install check, or null when there is none (or it cannot be read any more). */
+function storedInstallCheck(json: string | null): InstallCheckResult | null {
+  if (!json) return null;
+  try {
+    const parsed = installCheckResult.safeParse(JSON.parse(json));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+export function createSitesService(ctx: AppContext, options: { outbound?: OutboundHttp } = {}) {
   const { db, clock, config } = ctx;
+  const outbound = options.outbound ?? createOutboundHttpFromConfig(config);
+  const limiter = new DatabaseRateLimiter(db);
+
+  async function checklistOf(site: SiteRow): Promise<SetupChecklist> {
+    const [firstAt, testDevices] = await Promise.all([repo.firstSubscribedAt(db, site.id), repo.countActiveTestDevices(db, site.id)]);
+    return {
+      dismissed: site.checklist_dismissed_at !== null,
+      install_check: storedInstallCheck(site.install_check),
+      first_subscriber_at: firstAt === undefined ? null : iso(firstAt),
+      active_subscribers: site.active_subscriber_count,
+      test_devices: testDevices,
+      test_sent_at: isoOrNull(site.test_sent_at),
+    };
+  }
+
   return {
     async list(userId: string): Promise<Site[]> {
       return (await repo.listSitesOfUser(db, userId)).map((row) => toSiteResponse(row, row.member_role));
@@ -97,6 +141,10 @@ export function createSitesService(ctx: AppContext) {
         identity_verification: settings.identity_verification ?? 1,
         server_only_tags: settings.server_only_tags ?? '[]',
         active_subscriber_count: 0,
+        prompt_settings: null,
+        install_check: null,
+        checklist_dismissed_at: null,
+        test_sent_at: null,
         created_at: now,
         updated_at: now,
       };
@@ -153,6 +201,32 @@ export function createSitesService(ctx: AppContext) {
 
     async installCode(userId: string, siteId: string): Promise<InstallCode> {
       return buildInstallCode(await requireSiteRole(ctx, userId, siteId, 'viewer'), config.publicUrl);
+    },
+
+    /** Fetches the site, its worker and its manifest, checks them, keeps the result for the checklist and answers it. */
+    async installCheck(userId: string, siteId: string): Promise<InstallCheckResult> {
+      const site = await requireSiteRole(ctx, userId, siteId, 'editor');
+      const { hits, retryAfterMs } = await limiter.hit(`install-check:user:${userId}`, HOUR_MS, clock.now());
+      if (hits > INSTALL_CHECKS_PER_USER_PER_HOUR) {
+        const seconds = retryAfterSeconds(retryAfterMs);
+        throw tooManyRequests(`Too many installation checks. Please try again in ${seconds} seconds.`, seconds);
+      }
+      const checks = await runInstallCheck(site, { outbound, publicUrl: config.publicUrl });
+      const result: InstallCheckResult = { checked_at: iso(clock.now()), passed: installCheckPassed(checks), checks };
+      await repo.updateSite(db, site.id, { install_check: JSON.stringify(result) });
+      return result;
+    },
+
+    /** The setup checklist's steps, from the site's real state (issue 12). */
+    async checklist(userId: string, siteId: string): Promise<SetupChecklist> {
+      return checklistOf(await requireSiteRole(ctx, userId, siteId, 'viewer'));
+    },
+
+    /** Hides the checklist from the dashboard, or shows it again. */
+    async setChecklistDismissed(userId: string, siteId: string, dismissed: boolean): Promise<SetupChecklist> {
+      await requireSiteRole(ctx, userId, siteId, 'editor');
+      await repo.updateSite(db, siteId, { checklist_dismissed_at: dismissed ? clock.now() : null });
+      return checklistOf((await repo.findSiteById(db, siteId))!);
     },
   };
 }

@@ -7,7 +7,7 @@ import type { Database, SubscriberRow } from '../../db/schema';
 import { countryOfAddress } from '../../platform/country-of-address';
 import { notFound } from '../../platform/errors';
 import { iso, isoOrNull } from '../../platform/responses';
-import { addToHourlyStats, adjustActiveSubscriberCount } from '../analytics/site-counters';
+import { addToHourlyStats, addToPromptStats, adjustActiveSubscriberCount } from '../analytics/site-counters';
 import { checkSiteRole } from '../../platform/site-roles';
 import { recordAudit } from '../audit-log/record';
 import { requireSiteRole } from '../sites/service';
@@ -39,6 +39,8 @@ export function toSubscriberResponse(row: SubscriberRow, tags: string[]): Subscr
     unsubscribed_at: isoOrNull(row.unsubscribed_at),
     is_active: row.is_active === 1,
     tags,
+    test_device: row.test_device === 1,
+    test_device_name: row.test_device === 1 ? row.test_device_name : null,
   };
 }
 
@@ -136,7 +138,12 @@ export function createSubscribersService(ctx: AppContext) {
     previousHash: string | undefined,
     refresh: repo.SubscriberRefresh,
     now: number,
+    prompt: string | undefined,
   ): Promise<SubscribeResult> {
+    // A prompt converts when it brings a subscriber in (new, or back after unsubscribing); a refresh is not one.
+    const countConversion = async () => {
+      if (prompt) await addToPromptStats(trx, siteId, now, prompt, { subscribed: 1 });
+    };
     if (previousHash && previousHash !== hash) {
       const previous = await repo.findSubscriberByEndpointHash(trx, siteId, previousHash);
       if (previous) {
@@ -169,11 +176,13 @@ export function createSubscribersService(ctx: AppContext) {
     });
     if (created) {
       await countActivation(trx, siteId, now);
+      await countConversion();
       return { subscriber: { id }, created: true };
     }
     const reactivatedId = await repo.reactivateSubscriber(trx, siteId, hash, refresh);
     if (reactivatedId) {
       await countActivation(trx, siteId, now);
+      await countConversion();
       return { subscriber: { id: reactivatedId }, created: false };
     }
     const refreshedId = await repo.refreshSubscriber(trx, siteId, hash, refresh);
@@ -212,7 +221,7 @@ export function createSubscribersService(ctx: AppContext) {
       const previousEndpoint = input.previous_endpoint?.trim();
       const previousHash = previousEndpoint ? endpointHash(previousEndpoint) : undefined;
 
-      const attempt = () => db.transaction().execute((trx) => upsertSubscription(trx, siteId, checked.endpoint, hash, previousHash, refresh, now));
+      const attempt = () => db.transaction().execute((trx) => upsertSubscription(trx, siteId, checked.endpoint, hash, previousHash, refresh, now, input.prompt ?? undefined));
       let result: SubscribeResult;
       try {
         result = await attempt();

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context';
-import { readDeliveryToken } from '../../delivery/delivery-token';
+import { isTestPushToken, readDeliveryToken } from '../../delivery/delivery-token';
 import { addToRunCounters } from '../../delivery/runs';
 import { badRequest } from '../../platform/errors';
 import * as repo from './repository';
@@ -10,13 +10,16 @@ export type BeaconType = 'delivered' | 'clicked';
  * Records a "delivered" or "clicked" beacon from the service worker. The token
  * is signed by the server (forged ones are refused); a replay counts once; a
  * click also counts as a delivery if none was seen, so clicks never exceed
- * deliveries (docs/security.md, public endpoints).
+ * deliveries (docs/security.md, public endpoints). A test push's token is
+ * genuine but names no delivery: answered, never counted.
  */
 export function createTrackingService(ctx: Pick<AppContext, 'db' | 'clock' | 'secret' | 'deliveryPorts'>) {
   const { db, clock, secret } = ctx;
   const { addToSiteCounters } = ctx.deliveryPorts;
   return {
     async record(type: BeaconType, token: string): Promise<{ counted: boolean }> {
+      // A test push's beacon is accepted and counts nowhere (delivery/test-push.ts).
+      if (isTestPushToken(secret, token)) return { counted: false };
       const deliveryId = readDeliveryToken(secret, token);
       if (deliveryId === undefined) throw badRequest('Invalid token');
       const now = clock.now();

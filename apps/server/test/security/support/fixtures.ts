@@ -219,6 +219,8 @@ export interface Tenant {
   colleague: Member;
   /** A pending invitation to the site. */
   invitationId: string;
+  /** The code of an unused one-time test-device link to the tenant's site. */
+  testDeviceCode: string;
 }
 
 export interface Member {
@@ -345,6 +347,7 @@ export async function seedTenant(t: TestApp, label: string): Promise<Tenant> {
   const identitySecret = (await ok<{ secret: string }>(as('GET', `/api/sites/${site.id}/identity-secret`), 200)).secret;
   const colleague = await addMember(t, { site, user }, 'viewer');
   const invited = await ok<{ invitations: Array<{ id: string }> }>(as('POST', `/api/sites/${site.id}/invitations`, { email: `pending-${label.toLowerCase()}-${crypto.randomBytes(4).toString('hex')}@example.com`, role: 'editor' }), 201);
+  const testDeviceLink = (await ok<{ link: { url: string } }>(as('POST', `/api/sites/${site.id}/test-devices/link`), 200)).link;
 
   return {
     label,
@@ -362,6 +365,7 @@ export async function seedTenant(t: TestApp, label: string): Promise<Tenant> {
     identitySecret,
     colleague,
     invitationId: invited.invitations[0]!.id,
+    testDeviceCode: new URL(testDeviceLink.url).searchParams.get('herald_test')!,
   };
 }
 

@@ -20,6 +20,7 @@ import {
 } from '@herald/contracts';
 import { describe, expect, it } from 'vitest';
 import { refusalText } from '../../lib/site-role';
+import { INSTALL_CHECK_LABELS } from '../onboarding/components/install-check-list';
 import { HELP_ARTICLES, findArticle } from './help-articles';
 
 // The help centre was written while the features were built; these checks
@@ -37,6 +38,7 @@ const everything = HELP_ARTICLES.map((a) => a.content).join('\n');
 const SDK_METHODS = ['subscribe', 'unsubscribe', 'isSubscribed', 'permission', 'track', 'identify', 'addTags', 'removeTags'];
 /** The snippet's data- attributes (packages/sdk/src/page/script-settings.ts). */
 const SNIPPET_ATTRIBUTES = ['data-site-id', 'data-vapid-key', 'data-worker', 'data-prompt', 'data-api'];
+
 /** Settings tabs (features/sites/pages/settings-page.tsx). */
 const SETTINGS_TABS = ['General', 'Installation', 'VAPID Keys', 'API Keys', 'Automation', 'Members', 'Audit log'];
 
@@ -52,8 +54,8 @@ describe('help articles match the product', () => {
     for (const label of ['Who (email)', 'Action', 'From', 'To', 'Apply filters', 'Load more', 'Export CSV']) expect(audit, label).toContain(`**${label}**`);
   });
 
-  it('has 37 articles, each with a title, a summary and text', () => {
-    expect(HELP_ARTICLES).toHaveLength(37);
+  it('has 38 articles, each with a title, a summary and text', () => {
+    expect(HELP_ARTICLES).toHaveLength(38);
     for (const article of HELP_ARTICLES) expect(article.content.length, article.id).toBeGreaterThan(200);
   });
 
@@ -111,5 +113,20 @@ describe('help articles match the product', () => {
     expect(practices).toContain('**Clean inactive subscribers at 90+ days**');
     expect(practices).toContain('Chrome 42+, Firefox 44+, Safari 16+');
     expect(practices).toContain('Edge 17+ and Opera 29+');
+  });
+
+  it('sends owners to test devices for a test, never to a send to everyone', () => {
+    expect(everything).not.toMatch(/test from Notifications → New Notification/i);
+    expect(text('installing-herald')).toContain('Send test');
+    expect(text('installing-herald')).toContain('test device');
+    expect(text('first-notification')).toContain('counts nowhere');
+  });
+
+  it('explains iPhone and iPad: the Home Screen, the manifest, what owners must do', () => {
+    const ios = text('iphone-and-ipad');
+    expect(ios).toContain('Add to Home Screen');
+    expect(ios).toContain('"display": "standalone"');
+    expect(ios).toContain('16.4');
+    expect(ios).toContain(INSTALL_CHECK_LABELS.manifest);
   });
 });

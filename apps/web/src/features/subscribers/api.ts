@@ -1,4 +1,4 @@
-import { SUBSCRIBERS_PAGE_DEFAULT_LIMIT, subscriberResponse, subscribersListResponse, type Subscriber } from '@herald/contracts';
+import { SUBSCRIBERS_PAGE_DEFAULT_LIMIT, subscriberResponse, subscribersListResponse, updateTestDeviceResponse, type Subscriber, type UpdateTestDeviceBody } from '@herald/contracts';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { apiRequest } from '../../lib/api-client';
 import { invalidateSiteAnalytics } from '../../lib/site-queries';
@@ -51,6 +51,23 @@ export function useRemoveSubscriberMutation(siteId: string) {
     onSuccess: () => {
       void invalidateSiteAnalytics(queryClient, siteId);
       return queryClient.invalidateQueries({ queryKey: subscribersKey(siteId) });
+    },
+  });
+}
+
+/** Marks a subscriber as one of the owner's test devices (or not), and names it; "Send test" reaches test devices only. */
+export function useSetTestDeviceMutation(siteId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ id, ...body }: UpdateTestDeviceBody & { id: string }) =>
+      (await apiRequest(`/subscribers/${encodeURIComponent(id)}/test-device`, { method: 'PATCH', body, schema: updateTestDeviceResponse })).device,
+    onSuccess: async () => {
+      // The setup checklist and the test-device list count them too.
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: subscribersKey(siteId) }),
+        queryClient.invalidateQueries({ queryKey: ['sites', siteId, 'test-devices'] }),
+        queryClient.invalidateQueries({ queryKey: ['sites', siteId, 'checklist'] }),
+      ]);
     },
   });
 }

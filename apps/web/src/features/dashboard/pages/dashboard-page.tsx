@@ -15,6 +15,7 @@ import { WelcomeCampaignsPanel } from '../components/welcome-campaigns-panel';
 import { formatCount, formatMoney, formatRate } from '../dashboard-format';
 import { sampleChart, sampleEngagement } from '../sample-data';
 import { NoSiteSelected } from '../../../components/no-site-selected';
+import { SetupChecklist } from '../../onboarding/components/setup-checklist';
 
 function Loading() {
   return (
@@ -82,6 +83,9 @@ function SiteDashboard({ site }: { site: Site }) {
         description={query.data ? `${site.name}: the last ${query.data.period.days} days, in ${query.data.period.timezone} time.` : site.name}
         actions={query.isSuccess ? <RefreshControl site={site} updatedAt={query.dataUpdatedAt} fetching={query.isFetching} /> : undefined}
       />
+      <div className="mb-6 empty:hidden">
+        <SetupChecklist site={site} placement="dashboard" />
+      </div>
       {query.isPending ? (
         <Loading />
       ) : query.isError ? (

@@ -32,6 +32,7 @@ import {
 } from '../notification-form';
 import { INTERVAL_LABELS, intervalUnit, TYPE_LABELS } from '../notification-labels';
 import { NotificationPreview } from './notification-preview';
+import { SendTestButton } from './send-test-button';
 
 interface NotificationFormProps {
   /** The site the notification belongs to; null when none is selected (submitting then says so). */
@@ -323,6 +324,19 @@ export function NotificationForm({ site, notification, initialType }: Notificati
       </div>
 
       <div className="flex flex-wrap items-center justify-end gap-3 border-t border-slate-200 pt-5">
+        {site ? (
+          <SendTestButton
+            site={site}
+            notificationId={notification?.id}
+            dirty={form.formState.isDirty}
+            content={async () => {
+              // Only the content has to be right for a test; the schedule may still be empty.
+              if (!(await form.trigger(['title', 'message', 'destination_url', 'icon_url', 'image_url', 'actions']))) return null;
+              const { title, message, destination_url, icon_url, image_url, actions } = toNotificationBody(form.getValues());
+              return { title, message, destination_url, icon_url: icon_url ?? site.settings.icon, image_url, actions };
+            }}
+          />
+        ) : null}
         <ButtonLink to="/notifications" variant="secondary">
           Cancel
         </ButtonLink>

@@ -685,3 +685,62 @@ describe('notification view mode (spec §4: view-only statuses)', () => {
     expect(screen.getByRole('button', { name: 'Send Now' })).toBeInTheDocument();
   });
 });
+
+describe('notification form: Send test (issue 12)', () => {
+  const testResult = (name = 'Firefox on Linux') => ok({ test: { devices: 1, sent: 1, failed: 0, results: [{ subscriber_id: 'sub-1', name, outcome: 'sent', error: null }] } });
+
+  it('sends the content as typed to the test devices before anything is saved', async () => {
+    const api = setUp({ 'POST /api/sites/site-1/notifications/test': testResult() });
+    const { user } = renderApp('/notifications/new');
+    await fillContent(user);
+    await user.click(screen.getByRole('button', { name: 'Send test' }));
+    expect(await screen.findByText(/^Test sent to 1 test device\./)).toHaveTextContent('Test sent to 1 test device. Firefox on Linux: sent');
+    expect(api.callsTo('POST /api/sites/site-1/notifications/test')[0]?.body).toEqual({
+      title: 'Flash sale',
+      message: 'Half price today',
+      destination_url: 'https://shop.acme.example/sale',
+      icon_url: null,
+      image_url: null,
+      actions: [],
+    });
+    // Nothing was saved.
+    expect(api.callsTo(CREATE)).toEqual([]);
+  });
+
+  it('checks the content first and sends nothing while it has errors', async () => {
+    const api = setUp({ 'POST /api/sites/site-1/notifications/test': testResult() });
+    const { user } = renderApp('/notifications/new');
+    await screen.findByLabelText(/^Title/);
+    await user.click(screen.getByRole('button', { name: 'Send test' }));
+    expect(await screen.findByText('Title is required')).toBeInTheDocument();
+    expect(api.callsTo('POST /api/sites/site-1/notifications/test')).toEqual([]);
+  });
+
+  it('sends a saved notification as saved, and the typed content once it is edited', async () => {
+    const saved = makeNotification({ id: 'n-1', status: 'draft', title: 'Weekend promo', message: 'Two days only', destination_url: 'https://shop.acme.example/weekend' });
+    const api = setUp({
+      'GET /api/notifications/n-1': ok({ notification: saved }),
+      'POST /api/notifications/n-1/test': testResult(),
+      'POST /api/sites/site-1/notifications/test': testResult('Work laptop'),
+    });
+    const { user } = renderApp('/notifications/n-1/edit');
+    const title = await screen.findByLabelText(/^Title/, {}, { timeout: 3000 });
+    await user.click(screen.getByRole('button', { name: 'Send test' }));
+    expect(await screen.findByText(/Firefox on Linux: sent/)).toBeInTheDocument();
+    expect(api.callsTo('POST /api/notifications/n-1/test')).toHaveLength(1);
+    expect(api.callsTo('POST /api/notifications/n-1/test')[0]?.body).toBeUndefined();
+
+    await user.type(title, ' now');
+    await user.click(screen.getByRole('button', { name: 'Send test' }));
+    expect(await screen.findByText(/Work laptop: sent/)).toBeInTheDocument();
+    expect(api.callsTo('POST /api/sites/site-1/notifications/test')[0]?.body).toMatchObject({ title: 'Weekend promo now' });
+  });
+
+  it('shows the server’s reason, e.g. no test device yet', async () => {
+    setUp({ 'POST /api/sites/site-1/notifications/test': fail(409, 'This site has no test devices yet.') });
+    const { user } = renderApp('/notifications/new');
+    await fillContent(user);
+    await user.click(screen.getByRole('button', { name: 'Send test' }));
+    expect(await screen.findByText('This site has no test devices yet.')).toHaveAttribute('role', 'alert');
+  });
+});

@@ -10,7 +10,8 @@ export function InstallationPanel({ site }: { site: Site }) {
   const [requested, setRequested] = useState(false);
   const query = useInstallCodeQuery(site.id, requested);
 
-  if (!query.data) {
+  // The dashboard's checklist may have fetched the code already: it shows here once asked for, as the spec says.
+  if (!requested || !query.data) {
     return (
       <Card>
         <CardHeader>
@@ -33,9 +34,14 @@ export function InstallationPanel({ site }: { site: Site }) {
     );
   }
 
-  const { snippet, serviceWorker, nextSteps } = query.data;
+  const { snippet, serviceWorker, nextSteps, warnings } = query.data;
   return (
     <div className="flex flex-col gap-6">
+      {warnings.map((warning) => (
+        <Alert key={warning} tone="warning" title="Herald is not on HTTPS">
+          {warning}
+        </Alert>
+      ))}
       <Card>
         <CardHeader>
           <CardTitle>1. Add the snippet to your pages</CardTitle>

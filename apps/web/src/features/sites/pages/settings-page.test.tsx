@@ -1,4 +1,4 @@
-import { CURRENCIES, LANGUAGES, type Site } from '@herald/contracts';
+import { CURRENCIES, DEFAULT_PROMPT_SETTINGS, LANGUAGES, type Site } from '@herald/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { SETTINGS_HELP } from '../../../lib/help-texts';
@@ -16,15 +16,25 @@ const site = makeSite({
 });
 
 const installCode = {
-  installCode: '<!-- all -->',
+  installCode: '<script src="https://herald.example/sdk/herald.js" data-site-id="site-1" async></script>',
   snippet: '<script src="https://herald.example/sdk/herald.js" data-site-id="site-1" async></script>',
   serviceWorker: { fileName: 'herald-sw.js', content: 'importScripts("https://herald.example/sdk/herald-sw.js");\n' },
   nextSteps: ['Paste the snippet before </body>.', 'Serve your site over HTTPS.'],
+  warnings: [],
+};
+
+/** The Installation tab's other cards (setup checklist, opt-in prompt), answered so they stay quiet. */
+const installationTabRoutes = {
+  'GET /api/sites/site-1/checklist': ok({
+    checklist: { dismissed: true, install_check: null, first_subscriber_at: '2025-01-01T00:00:00.000Z', active_subscribers: 3, test_devices: 0, test_sent_at: null },
+  }),
+  'GET /api/sites/site-1/test-devices': ok({ devices: [] }),
+  'GET /api/sites/site-1/prompt-settings': ok({ prompt: DEFAULT_PROMPT_SETTINGS }),
 };
 
 function setUp(sites: Site[], extra: Parameters<typeof mockApi>[0] = {}) {
   signIn();
-  return mockApi({ 'GET /api/auth/me': ok({ user: makeUser() }), 'GET /api/sites': ok({ sites }), ...extra });
+  return mockApi({ 'GET /api/auth/me': ok({ user: makeUser() }), 'GET /api/sites': ok({ sites }), ...installationTabRoutes, ...extra });
 }
 
 describe('settings page (spec §2 Settings)', () => {
@@ -198,6 +208,16 @@ describe('settings page (spec §2 Settings)', () => {
     await user.click(screen.getByRole('button', { name: 'Copy Installation snippet' }));
     expect(await screen.findByText('Copied!')).toBeInTheDocument();
     expect(await navigator.clipboard.readText()).toBe(installCode.snippet);
+    expect(screen.queryByText(/mixed content/)).not.toBeInTheDocument();
+  });
+
+  it('Installation: warns when Herald itself is on http, which https pages block', async () => {
+    const warning = "Herald's address (PUBLIC_URL) is http://herald.example, not https: pages served over https block the script and the worker as mixed content.";
+    setUp([site], { 'GET /api/sites/site-1/install-code': ok({ ...installCode, warnings: [warning] }) });
+    const { user } = renderApp('/settings?tab=installation');
+    await user.click(await screen.findByRole('button', { name: 'Show Installation Code' }));
+    expect(await screen.findByText(warning)).toBeInTheDocument();
+    expect(screen.getByText(warning).closest('[role="status"]')).toHaveTextContent('Herald is not on HTTPS');
   });
 
   it('Installation: shows the error and lets the user retry', async () => {

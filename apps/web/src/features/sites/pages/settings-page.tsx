@@ -15,6 +15,8 @@ import { IdentityVerificationPanel } from '../components/identity-verification-p
 import { InstallationPanel } from '../components/installation-panel';
 import { VapidKeysPanel } from '../components/vapid-keys-panel';
 import { NoSiteSelected } from '../../../components/no-site-selected';
+import { SetupChecklist } from '../../onboarding/components/setup-checklist';
+import { PromptSettingsPanel } from '../../prompts/components/prompt-settings-panel';
 
 /**
  * Spec §4 "Settings tab: general, installation, vapid", plus API Keys and
@@ -84,7 +86,13 @@ export function SettingsPage() {
             {owner.allowed ? <DeleteSiteSection site={currentSite} /> : null}
           </div>
         ) : null}
-        {tab === 'installation' ? <InstallationPanel site={currentSite} /> : null}
+        {tab === 'installation' ? (
+          <div className="flex flex-col gap-6">
+            <SetupChecklist site={currentSite} placement="settings" />
+            <InstallationPanel site={currentSite} />
+            <PromptSettingsPanel site={currentSite} />
+          </div>
+        ) : null}
         {tab === 'vapid' ? <VapidKeysPanel site={currentSite} /> : null}
         {tab === 'api-keys' ? admin.allowed ? <ApiKeysPanel site={currentSite} /> : <AdminOnly /> : null}
         {tab === 'automation' ? (

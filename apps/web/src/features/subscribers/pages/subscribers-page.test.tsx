@@ -23,6 +23,8 @@ function makeSubscriber(overrides: Partial<Subscriber> = {}): Subscriber {
     unsubscribed_at: null,
     is_active: true,
     tags: [],
+    test_device: false,
+    test_device_name: null,
     ...overrides,
   };
 }
@@ -50,8 +52,8 @@ describe('subscribers page (spec §2 Subscribers)', () => {
     expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Browser', 'OS', 'Country', 'Subscribed', 'Last Seen', 'Status', 'Actions']);
 
     const cells = (id: string) => within(rowOf(id)).getAllByRole('cell').map((c) => c.textContent);
-    expect(cells('sub-1')).toEqual(['Chromevipnewsletter', 'Windows', 'Germany (DE)', 'Feb 10, 2026', 'Feb 27, 2026, 10:30 PM', 'Active', 'Remove']);
-    expect(cells('sub-2')).toEqual(['Unknown', 'Unknown', 'Unknown', 'Feb 10, 2026', 'Never', 'Active', 'Remove']);
+    expect(cells('sub-1')).toEqual(['Chromevipnewsletter', 'Windows', 'Germany (DE)', 'Feb 10, 2026', 'Feb 27, 2026, 10:30 PM', 'Active', 'Make test deviceRemove']);
+    expect(cells('sub-2')).toEqual(['Unknown', 'Unknown', 'Unknown', 'Feb 10, 2026', 'Never', 'Active', 'Make test deviceRemove']);
     expect(cells('sub-3')).toEqual(['Firefox', 'Linux', 'France (FR)', 'Feb 10, 2026', 'Feb 27, 2026, 10:30 PM', 'Inactive', '']);
     expect(within(within(rowOf('sub-1')).getByRole('list', { name: 'Tags' })).getAllByRole('listitem').map((t) => t.textContent)).toEqual(['vip', 'newsletter']);
 
@@ -199,5 +201,41 @@ describe('subscribers page (spec §2 Subscribers)', () => {
     renderApp('/subscribers');
 
     expect(await screen.findByRole('alert', {}, { timeout: 4000 })).toHaveTextContent('You do not have access to this site');
+  });
+
+  it('marks a subscriber as a test device, renames it and unmarks it (PATCH /api/subscribers/{id}/test-device)', async () => {
+    let current = chrome;
+    const api = setUp(() => page([current]), {
+      'PATCH /api/subscribers/sub-1/test-device': (call) => {
+        const body = call.body as { enabled: boolean; name?: string };
+        current = { ...current, test_device: body.enabled, test_device_name: body.enabled ? body.name || 'Chrome on Windows' : null };
+        return ok({ device: body.enabled ? { subscriber_id: 'sub-1', name: current.test_device_name, browser: 'Chrome', os: 'Windows' } : null });
+      },
+    });
+    const { user } = renderApp('/subscribers');
+    const row = await screen.findByTestId('subscriber-sub-1');
+    await user.click(within(row).getByRole('button', { name: 'Make test device' }));
+    expect(await within(row).findByText('Test device: Chrome on Windows')).toBeInTheDocument();
+    expect(api.callsTo('PATCH /api/subscribers/sub-1/test-device')[0]?.body).toEqual({ enabled: true });
+
+    await user.click(within(row).getByRole('button', { name: 'Rename' }));
+    const name = within(row).getByRole('textbox', { name: 'Test device name' });
+    expect(name).toHaveValue('Chrome on Windows');
+    await user.clear(name);
+    await user.type(name, 'Office PC');
+    await user.click(within(row).getByRole('button', { name: 'Save' }));
+    expect(await within(row).findByText('Test device: Office PC')).toBeInTheDocument();
+    expect(api.callsTo('PATCH /api/subscribers/sub-1/test-device')[1]?.body).toEqual({ enabled: true, name: 'Office PC' });
+
+    await user.click(within(row).getByRole('button', { name: 'Not a test device' }));
+    await waitFor(() => expect(within(row).queryByText(/Test device:/)).not.toBeInTheDocument());
+    expect(api.callsTo('PATCH /api/subscribers/sub-1/test-device')[2]?.body).toEqual({ enabled: false });
+  });
+
+  it('offers no test device for an inactive subscriber', async () => {
+    setUp(() => page([gone]));
+    renderApp('/subscribers');
+    const row = await screen.findByTestId('subscriber-sub-3');
+    expect(within(row).queryByRole('button', { name: 'Make test device' })).not.toBeInTheDocument();
   });
 });

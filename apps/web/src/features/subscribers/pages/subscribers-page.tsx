@@ -1,13 +1,13 @@
 import type { Subscriber } from '@herald/contracts';
-import { ChevronLeft, ChevronRight, RefreshCw, Search, Trash2, Users } from 'lucide-react';
-import { useEffect, useId, useState } from 'react';
+import { ChevronLeft, ChevronRight, FlaskConical, RefreshCw, Search, Trash2, Users } from 'lucide-react';
+import { useEffect, useId, useState, type FormEvent } from 'react';
 import { Alert, Badge, Button, ButtonLink, Card, DateTime, EmptyState, Input, PageHeader, Spinner, ToggleGroup } from '../../../components/ui';
 import { RoleGatedButton } from '../../../components/role-gate';
 import { errorMessage } from '../../../lib/api-client';
 import { confirmAction, notify } from '../../../lib/dialogs';
 import { useCurrentSite } from '../../../lib/sites-store';
 import { useMediaQuery } from '../../../lib/use-media-query';
-import { SUBSCRIBERS_PAGE_SIZE, useRemoveSubscriberMutation, useSubscribersQuery, type ActiveFilter } from '../api';
+import { SUBSCRIBERS_PAGE_SIZE, useRemoveSubscriberMutation, useSetTestDeviceMutation, useSubscribersQuery, type ActiveFilter } from '../api';
 import { countryLabel, orUnknown } from '../subscriber-labels';
 import { NoSiteSelected } from '../../../components/no-site-selected';
 
@@ -140,9 +140,9 @@ function SubscribersList({ siteId, siteName, timeZone }: { siteId: string; siteN
           action={filtered ? undefined : <ButtonLink to="/settings?tab=installation" variant="secondary">Installation code</ButtonLink>}
         />
       ) : wide ? (
-        <SubscribersTable subscribers={query.data.subscribers} timeZone={timeZone} onRemove={onRemove} removingId={removingId} />
+        <SubscribersTable siteId={siteId} subscribers={query.data.subscribers} timeZone={timeZone} onRemove={onRemove} removingId={removingId} />
       ) : (
-        <SubscriberCards subscribers={query.data.subscribers} timeZone={timeZone} onRemove={onRemove} removingId={removingId} />
+        <SubscriberCards siteId={siteId} subscribers={query.data.subscribers} timeZone={timeZone} onRemove={onRemove} removingId={removingId} />
       )}
 
       {data && pages > 1 ? (
@@ -172,6 +172,7 @@ function SubscribersList({ siteId, siteName, timeZone }: { siteId: string; siteN
 }
 
 interface ListProps {
+  siteId: string;
   subscribers: Subscriber[];
   timeZone: string;
   onRemove: (subscriber: Subscriber) => void;
@@ -218,7 +219,87 @@ function RemoveButton({ subscriber, onRemove, removingId }: { subscriber: Subscr
   );
 }
 
-function SubscribersTable({ subscribers, timeZone, onRemove, removingId }: ListProps) {
+/**
+ * Test devices (issue 12): the owner's own browsers, which "Send test"
+ * reaches and nobody else. Marked here or from the checklist's test-device link.
+ */
+function TestDeviceControls({ siteId, subscriber }: { siteId: string; subscriber: Subscriber }) {
+  const update = useSetTestDeviceMutation(siteId);
+  const [renaming, setRenaming] = useState(false);
+  const [name, setName] = useState('');
+  const nameId = useId();
+  const fail = (error: unknown) => notify(errorMessage(error, 'The test device could not be changed. Please try again.'));
+
+  if (!subscriber.test_device) {
+    if (!subscriber.is_active) return null;
+    return (
+      <Button
+        variant="ghost"
+        size="sm"
+        loading={update.isPending}
+        icon={<FlaskConical className="size-4" aria-hidden="true" />}
+        onClick={() => update.mutate({ id: subscriber.id, enabled: true }, { onError: fail })}
+      >
+        Make test device
+      </Button>
+    );
+  }
+  if (renaming) {
+    const save = (event: FormEvent) => {
+      event.preventDefault();
+      update.mutate({ id: subscriber.id, enabled: true, name }, { onSuccess: () => setRenaming(false), onError: fail });
+    };
+    return (
+      <form onSubmit={save} className="flex flex-wrap items-center justify-end gap-2">
+        <label htmlFor={nameId} className="sr-only">
+          Test device name
+        </label>
+        <Input id={nameId} value={name} onChange={(event) => setName(event.target.value)} maxLength={60} className="h-8 w-44" autoFocus />
+        <Button type="submit" size="sm" loading={update.isPending}>
+          Save
+        </Button>
+        <Button variant="ghost" size="sm" onClick={() => setRenaming(false)}>
+          Cancel
+        </Button>
+      </form>
+    );
+  }
+  return (
+    <div className="flex flex-wrap justify-end gap-1">
+      <Button
+        variant="ghost"
+        size="sm"
+        onClick={() => {
+          setName(subscriber.test_device_name ?? '');
+          setRenaming(true);
+        }}
+      >
+        Rename
+      </Button>
+      <Button variant="ghost" size="sm" loading={update.isPending} onClick={() => update.mutate({ id: subscriber.id, enabled: false }, { onError: fail })}>
+        Not a test device
+      </Button>
+    </div>
+  );
+}
+
+function TestDeviceBadge({ subscriber }: { subscriber: Subscriber }) {
+  if (!subscriber.test_device) return null;
+  return (
+    <div className="flex flex-col items-start gap-0.5">
+      <Badge tone="info" className="whitespace-nowrap">
+        <FlaskConical className="size-3 shrink-0" aria-hidden="true" />
+        <span className="sr-only">Test device: {subscriber.test_device_name}</span>
+        <span aria-hidden="true">Test device</span>
+      </Badge>
+      <span className="text-xs break-words text-slate-600" aria-hidden="true">
+        {subscriber.test_device_name}
+      </span>
+    </div>
+  );
+}
+
+function SubscribersTable({ siteId, subscribers, timeZone, onRemove, removingId }: ListProps) {
   return (
     <Card className="overflow-x-auto">
       <table className="min-w-full text-left text-sm">
@@ -241,7 +322,8 @@ function SubscribersTable({ subscribers, timeZone, onRemove, removingId }: ListP
             <tr key={subscriber.id} data-testid={`subscriber-${subscriber.id}`} className="align-top">
               <td className="px-4 py-3">
                 <span className="font-medium text-slate-900">{orUnknown(subscriber.browser)}</span>
-                <div className="mt-1">
+                <div className="mt-1 flex flex-col items-start gap-1">
+                  <TestDeviceBadge subscriber={subscriber} />
                   <Tags tags={subscriber.tags} />
                 </div>
               </td>
@@ -257,7 +339,10 @@ function SubscribersTable({ subscribers, timeZone, onRemove, removingId }: ListP
                 <StatusBadge active={subscriber.is_active} />
               </td>
               <td className="px-4 py-2 text-right">
-                <RemoveButton subscriber={subscriber} onRemove={onRemove} removingId={removingId} />
+                <div className="ml-auto flex flex-wrap items-center justify-end gap-1">
+                  <TestDeviceControls siteId={siteId} subscriber={subscriber} />
+                  <RemoveButton subscriber={subscriber} onRemove={onRemove} removingId={removingId} />
+                </div>
               </td>
             </tr>
           ))}
@@ -267,7 +352,7 @@ function SubscribersTable({ subscribers, timeZone, onRemove, removingId }: ListP
   );
 }
 
-function SubscriberCards({ subscribers, timeZone, onRemove, removingId }: ListProps) {
+function SubscriberCards({ siteId, subscribers, timeZone, onRemove, removingId }: ListProps) {
   return (
     <ul className="flex flex-col gap-3" aria-label="Subscribers">
       {subscribers.map((subscriber) => (
@@ -291,10 +376,12 @@ function SubscriberCards({ subscribers, timeZone, onRemove, removingId }: ListPr
                 <LastSeen value={subscriber.last_seen_at} timeZone={timeZone} />
               </dd>
             </dl>
+            <TestDeviceBadge subscriber={subscriber} />
             <Tags tags={subscriber.tags} />
-            {subscriber.is_active ? (
-              <div className="border-t border-slate-200 pt-2">
+            {subscriber.is_active || subscriber.test_device ? (
+              <div className="flex flex-wrap items-center justify-between gap-2 border-t border-slate-200 pt-2">
                 <RemoveButton subscriber={subscriber} onRemove={onRemove} removingId={removingId} />
+                <TestDeviceControls siteId={siteId} subscriber={subscriber} />
               </div>
             ) : null}
           </Card>

@@ -256,6 +256,8 @@ export function generateAudience(random: SeededRandom, options: AudienceOptions)
         is_active: unsubscribedAt === null ? 1 : 0,
         subscribed_at: subscribedAt,
         last_seen_at: lastSeenAt,
+        // Set from the played-back history's delivered beacons (history.ts).
+        last_delivered_at: null,
         unsubscribed_at: unsubscribedAt,
         updated_at: Math.max(lastSeenAt, unsubscribedAt ?? 0),
       },

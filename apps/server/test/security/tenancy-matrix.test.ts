@@ -117,6 +117,15 @@ const MATRIX: Record<string, RouteCase> = {
       single(get(`/api/sites/${a.site.id}/subscribers/${b.subscriber.id}`), 404, "A's site with B's own subscriber"),
     ],
   },
+  'GET /api/sites/{siteId}/subscribers/stale': {
+    own: (x) => get(`/api/sites/${x.site.id}/subscribers/stale`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/subscribers/stale`))],
+  },
+  'POST /api/sites/{siteId}/subscribers/stale/deactivate': {
+    own: (x) => post(`/api/sites/${x.site.id}/subscribers/stale/deactivate`),
+    attacks: (a) => [sweep(a, (id) => post(`/api/sites/${id}/subscribers/stale/deactivate`))],
+    phase: 8,
+  },
   'DELETE /api/subscribers/{id}': { own: (x) => del(`/api/subscribers/${x.subscriber.id}`), attacks: (a) => [sweep(a, (id) => del(`/api/subscribers/${id}`))], phase: 8 },
   'PATCH /api/subscribers/{id}/tags': {
     own: (x) => patch(`/api/subscribers/${x.subscriber.id}/tags`, { tags: ['vip', 'owner-edit'] }),
@@ -146,6 +155,7 @@ const MATRIX: Record<string, RouteCase> = {
   'POST /api/notifications/{id}/duplicate': { own: (x) => post(`/api/notifications/${x.notification.id}/duplicate`), attacks: (a) => [sweep(a, (id) => post(`/api/notifications/${id}/duplicate`))] },
   'POST /api/notifications/{id}/retry': { own: (x) => post(`/api/notifications/${x.notification.id}/retry`), attacks: (a) => [sweep(a, (id) => post(`/api/notifications/${id}/retry`))], phase: 2 },
   'GET /api/notifications/{id}/performance': { own: (x) => get(`/api/notifications/${x.notification.id}/performance`), attacks: (a) => [sweep(a, (id) => get(`/api/notifications/${id}/performance`))] },
+  'GET /api/notifications/{id}/report.csv': { own: (x) => get(`/api/notifications/${x.notification.id}/report.csv`), attacks: (a) => [sweep(a, (id) => get(`/api/notifications/${id}/report.csv`))] },
 
   // ---- Segments
   'POST /api/sites/{siteId}/segments': {
@@ -159,6 +169,13 @@ const MATRIX: Record<string, RouteCase> = {
     attacks: (a) => [sweep(a, (id) => patch(`/api/segments/${id}`, { name: 'B renamed', rules: {} }))],
   },
   'DELETE /api/segments/{id}': { own: (x) => del(`/api/segments/${x.segment.id}`), attacks: (a) => [sweep(a, (id) => del(`/api/segments/${id}`))], phase: 8 },
+  'GET /api/sites/{siteId}/audience': {
+    own: (x) => get(`/api/sites/${x.site.id}/audience?segment_id=${x.segment.id}`),
+    attacks: (a, b) => [
+      sweep(a, (id) => get(`/api/sites/${id}/audience`)),
+      single(get(`/api/sites/${b.site.id}/audience?segment_id=${a.segment.id}`), 400, "B's site counting A's segment"),
+    ],
+  },
   'POST /api/segments/{id}/estimate': { own: (x) => post(`/api/segments/${x.segment.id}/estimate`), attacks: (a) => [sweep(a, (id) => post(`/api/segments/${id}/estimate`))] },
 
   // ---- API keys and events
@@ -248,6 +265,7 @@ const MATRIX: Record<string, RouteCase> = {
 
   // ---- Analytics
   'GET /api/sites/{siteId}/analytics/dashboard': { own: (x) => get(`/api/sites/${x.site.id}/analytics/dashboard`), attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/analytics/dashboard`))] },
+  'GET /api/sites/{siteId}/analytics/delivery': { own: (x) => get(`/api/sites/${x.site.id}/analytics/delivery?days=30`), attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/analytics/delivery`))] },
   'GET /api/sites/{siteId}/analytics/subscribers': { own: (x) => get(`/api/sites/${x.site.id}/analytics/subscribers`), attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/analytics/subscribers`))] },
   'GET /api/sites/{siteId}/analytics/engagement': { own: (x) => get(`/api/sites/${x.site.id}/analytics/engagement`), attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/analytics/engagement`))] },
 

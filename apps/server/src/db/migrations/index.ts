@@ -12,6 +12,7 @@ import * as m0006 from './0006_rss_feeds';
 import * as m0008 from './0008_auth_hardening';
 import * as m0009 from './0009_identity_and_endpoints';
 import * as m0010 from './0010_uploads_by_user';
+import * as m0011 from './0011_send_outcomes';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -28,6 +29,7 @@ const modules: Record<string, MigrationModule> = {
   '0008_auth_hardening': m0008,
   '0009_identity_and_endpoints': m0009,
   '0010_uploads_by_user': m0010,
+  '0011_send_outcomes': m0011,
 };
 
 export function migrationsFor(kind: DatabaseKind): Record<string, Migration> {

@@ -22,6 +22,8 @@ export interface SubscribersTable {
   is_active: Flag;
   subscribed_at: Millis;
   last_seen_at: Millis | null;
+  /** The latest delivered beacon of a push to it (stale subscribers have none for 90+ days). */
+  last_delivered_at: Millis | null;
   unsubscribed_at: Millis | null;
   updated_at: Millis;
 }

@@ -64,7 +64,7 @@ export function Sidebar({ overlay, onClose }: SidebarProps) {
       </div>
 
       <div className="flex flex-col gap-4 border-b border-slate-200 p-4">
-        <SiteSelector />
+        <SiteSelector onChosen={overlay ? onClose : undefined} />
         <ButtonLink to="/notifications/new" className="w-full" icon={<Plus className="size-4" aria-hidden="true" />}>
           New Notification
         </ButtonLink>

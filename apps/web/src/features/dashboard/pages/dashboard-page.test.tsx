@@ -6,6 +6,7 @@ import { deferred, fail, mockApi, ok } from '../../../test/fetch-mock';
 import { makeSite, makeUser, signIn } from '../../../test/fixtures';
 import { renderApp } from '../../../test/render-app';
 import { recurrenceText } from '../dashboard-format';
+import { makeCounts, makeRecent } from '../../../test/notification-fixtures';
 
 const site = makeSite({ id: 'site-1', name: 'Acme Store', settings: { ...makeSite().settings, timezone: 'Asia/Tokyo', valueCurrency: 'EUR' } });
 
@@ -23,8 +24,8 @@ function dashboard(overrides: Partial<DashboardData> = {}): DashboardData {
     chart: days.map((date, i) => ({ date, sent: i === 3 ? 600 : 0, delivered: i === 3 ? 540 : 0, clicked: i === 3 ? 61 : 0 })),
     engagement: ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'].map((name) => ({ name: name as 'Mon', clicks: name === 'Sun' ? 61 : 0 })),
     recentNotifications: [
-      { id: 'n-2', title: 'Summer sale', message: 'Everything 20% off until Sunday', sent_at: '2026-05-10T14:30:00.000Z', click_rate: 12.5, sent_count: 1234 },
-      { id: 'n-1', title: 'New arrivals', message: 'Fresh stock in the shop', sent_at: '2026-05-01T12:00:00.000Z', click_rate: 0, sent_count: 1 },
+      makeRecent({ id: 'n-2', title: 'Summer sale', message: 'Everything 20% off until Sunday', sent_at: '2026-05-10T14:30:00.000Z', click_rate: 12.5, sent_count: 1234 }),
+      makeRecent({ id: 'n-1', title: 'New arrivals', message: 'Fresh stock in the shop', sent_at: '2026-05-01T12:00:00.000Z', click_rate: 0, sent_count: 1 }),
     ],
     hasData: true,
     ...overrides,
@@ -54,6 +55,8 @@ function recurring(id: string, title: string, intervalType: 'DAILY' | 'WEEKLY' |
     recurringSchedule: { intervalType, intervalValue, startDate: '2026-05-01T09:00:00', endDate: null, isActive, nextRunAt: null },
     trigger: null,
     stats: { total: 0, sent: 0, delivered: 0, clicked: 0, failed: 0 },
+    counts: makeCounts(),
+    fire_count: null,
   };
 }
 

@@ -434,6 +434,96 @@ describe('notification form: what it sends (spec §3)', () => {
   });
 });
 
+describe('notification form: reach, Schedule and Send Now (issue 11)', () => {
+  const AUDIENCE = 'GET /api/sites/site-1/audience';
+  const audience = (counts: Record<string, number>) => (call: { url: URL }) => {
+    const segment = call.url.searchParams.get('segment_id');
+    return ok({ count: counts[segment ?? 'all'] ?? 0, segment_id: segment });
+  };
+
+  it('shows whom it would reach: All Subscribers (N), the segment’s count, "Will reach N subscribers", and a warning for nobody', async () => {
+    setUp({ [SEGMENTS]: ok({ segments: [{ id: 'seg-1', name: 'Nobody yet', estimated_count: 0 }] }), [AUDIENCE]: audience({ all: 1234, 'seg-1': 0 }) });
+    const { user } = renderApp('/notifications/new');
+
+    const segment = await screen.findByRole('combobox', { name: 'Target Segment' });
+    await waitFor(() => expect([...(segment as HTMLSelectElement).options].map((o) => o.textContent)).toEqual(['All Subscribers (1,234)', 'Nobody yet (0)']));
+    expect(await screen.findByTestId('reach')).toHaveTextContent('Will reach 1,234 subscribers');
+    await user.selectOptions(segment, 'seg-1');
+    await waitFor(() => expect(screen.getByTestId('reach')).toHaveTextContent('Will reach 0 subscribers: nobody would get it now.'));
+  });
+
+  it('a target of nobody asks before saving', async () => {
+    const api = setUp({ [SEGMENTS]: ok({ segments: [{ id: 'seg-1', name: 'Nobody yet', estimated_count: 0 }] }), [AUDIENCE]: audience({ all: 3, 'seg-1': 0 }), [CREATE]: created });
+    const dialogs = captureDialogs(false);
+    const { user } = renderApp('/notifications/new');
+    await fillContent(user);
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Target Segment' }), 'seg-1');
+    await screen.findByText(/nobody would get it now/);
+
+    await save(user);
+    expect(dialogs.confirms).toEqual(['This notification would reach 0 subscribers right now. Save it anyway?']);
+    expect(api.callsTo(CREATE)).toHaveLength(0);
+  });
+
+  it('Send Now asks the spec’s question, creates the draft, sends it, alerts "Notification sent successfully!" and opens it', async () => {
+    const api = setUp({
+      [AUDIENCE]: audience({ all: 3 }),
+      [CREATE]: created,
+      'POST /api/notifications/new-1/send': ok({ notification: makeNotification({ id: 'new-1', status: 'sending' }) }),
+      'GET /api/notifications/new-1': ok({ notification: makeNotification({ id: 'new-1', status: 'sending', title: 'Flash sale' }) }),
+      'GET /api/notifications/new-1/performance': ok(makePerformance({ notification_id: 'new-1' })),
+    });
+    const dialogs = captureDialogs(true);
+    const { user, pathname } = renderApp('/notifications/new');
+    await fillContent(user);
+    // A time typed for later does not hold back a send now.
+    setDateTime(/^Schedule Time/, '2026-03-02T09:00');
+
+    await user.click(screen.getByRole('button', { name: 'Send Now' }));
+    await waitFor(() => expect(dialogs.alerts).toEqual(['Notification sent successfully!']));
+    expect(dialogs.confirms).toEqual(['Are you sure you want to send this notification?']);
+    expect(api.callsTo(CREATE)[0]!.body).toMatchObject({ title: 'Flash sale', status: 'DRAFT', scheduled_at: null });
+    expect(api.callsTo('POST /api/notifications/new-1/send')).toHaveLength(1);
+    await waitFor(() => expect(pathname()).toBe('/notifications/new-1'));
+  });
+
+  it('Send Now answered "Cancel" sends nothing', async () => {
+    const api = setUp({ [AUDIENCE]: audience({ all: 3 }), [CREATE]: created });
+    const dialogs = captureDialogs(false);
+    const { user } = renderApp('/notifications/new');
+    await fillContent(user);
+    await user.click(screen.getByRole('button', { name: 'Send Now' }));
+    expect(dialogs.confirms).toEqual(['Are you sure you want to send this notification?']);
+    expect(api.calls.filter((c) => c.method === 'POST')).toHaveLength(0);
+  });
+
+  it('Schedule needs a time, then saves the notification scheduled', async () => {
+    const api = setUp({ [AUDIENCE]: audience({ all: 3 }), [CREATE]: created });
+    const dialogs = captureDialogs(true);
+    const { user, pathname } = renderApp('/notifications/new');
+    await fillContent(user);
+
+    await user.click(screen.getByRole('button', { name: 'Schedule' }));
+    expect(await screen.findByText('Pick a time to schedule it for')).toBeInTheDocument();
+    expect(api.callsTo(CREATE)).toHaveLength(0);
+
+    setDateTime(/^Schedule Time/, '2026-03-02T09:00');
+    await user.click(screen.getByRole('button', { name: 'Schedule' }));
+    await waitFor(() => expect(dialogs.alerts).toEqual(['Notification created successfully!']));
+    expect(api.callsTo(CREATE)[0]!.body).toMatchObject({ scheduled_at: '2026-03-02T09:00' });
+    await waitFor(() => expect(pathname()).toBe('/notifications'));
+  });
+
+  it('offers Schedule and Send Now for one-time notifications only', async () => {
+    setUp({ [AUDIENCE]: audience({ all: 3 }) });
+    const { user } = renderApp('/notifications/new');
+    expect(await screen.findByRole('button', { name: 'Send Now' })).toBeInTheDocument();
+    await user.selectOptions(screen.getByRole('combobox', { name: /Notification Type/ }), 'RECURRING');
+    expect(screen.queryByRole('button', { name: 'Send Now' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Schedule' })).not.toBeInTheDocument();
+  });
+});
+
 describe('notification form: live preview (spec §2)', () => {
   it('shows placeholders, then the typed text (as text, never HTML) and the destination URL’s host in four styles', async () => {
     setUp();

@@ -15,6 +15,7 @@ import {
   TRIGGER_DELAY_MAX_MINUTES,
 } from '@herald/contracts';
 import { describe, expect, it } from 'vitest';
+import { REASON_LABELS } from '../../components/send-outcome';
 import { HELP_ARTICLES, findArticle } from './help-articles';
 
 // The help centre was written while the features were built; these checks
@@ -36,6 +37,18 @@ const SNIPPET_ATTRIBUTES = ['data-site-id', 'data-vapid-key', 'data-worker', 'da
 const SETTINGS_TABS = ['General', 'Installation', 'VAPID Keys', 'API Keys', 'Automation'];
 
 describe('help articles match the product', () => {
+  it('describes the outcome model and every failure reason by the name the dashboard shows (issue 11)', () => {
+    const tracking = text('delivery-tracking');
+    expect(tracking).toContain('**targeted = sent + failed + expired + skipped + pending**');
+    for (const [reason, label] of Object.entries(REASON_LABELS)) {
+      // 404/410 is "Expired" in the counts, not a failure reason.
+      if (reason !== 'gone') expect(tracking, reason).toContain(`**${label}**`);
+    }
+    expect(tracking).toContain('**Reach** = delivered ÷ targeted × 100');
+    expect(text('notification-statuses')).toContain('## Completed with errors');
+    expect(text('list-hygiene')).toContain('**Delivery → Clean up**');
+  });
+
   it('has 35 articles, each with a title, a summary and text', () => {
     expect(HELP_ARTICLES).toHaveLength(35);
     for (const article of HELP_ARTICLES) expect(article.content.length, article.id).toBeGreaterThan(200);

@@ -28,7 +28,7 @@ function ServiceRow({ service }: { service: DeliveryHealthService }) {
   return (
     <li className="flex flex-col gap-2 py-3" data-testid={`health-${service.push_service}`}>
       <p className="text-sm font-semibold text-slate-900">{PUSH_SERVICE_LABELS[service.push_service]}</p>
-      <dl className="grid grid-cols-2 gap-x-4 gap-y-1 text-xs text-slate-600 sm:grid-cols-4">
+      <dl className="grid grid-cols-2 gap-x-4 gap-y-2 text-xs text-slate-600 sm:grid-cols-4 [&>div]:flex-col [&>div]:gap-0.5 [&_dd]:text-sm">
         <div className="flex gap-1">
           <dt>Accepted</dt>
           <dd className="font-semibold text-slate-900 tabular-nums" data-testid="health-accepted">
@@ -100,7 +100,8 @@ function ChurnChart({ data }: { data: DeliveryHealthData }) {
           </BarChart>
         </ResponsiveContainer>
       </div>
-      <table className="sr-only">
+      <div className="sr-only">
+      <table>
         <caption>Subscriptions gained and lost per day</caption>
         <thead>
           <tr>
@@ -121,6 +122,7 @@ function ChurnChart({ data }: { data: DeliveryHealthData }) {
           ))}
         </tbody>
       </table>
+      </div>
     </div>
   );
 }

@@ -1,7 +1,7 @@
 import { NOTIFICATION_STATUSES, type Notification } from '@herald/contracts';
 import { AlertTriangle, Bell, CalendarClock, Clock, Plus, Repeat, Rss, Users, Zap } from 'lucide-react';
 import { Link, useSearchParams } from 'react-router';
-import { OutcomeSummary, shareText } from '../../../components/send-outcome';
+import { formatCount, OutcomeSummary, shareText } from '../../../components/send-outcome';
 import { Alert, Badge, Button, ButtonLink, Card, DateTime, EmptyState, PageHeader, Spinner, ToggleGroup, type ToggleItem } from '../../../components/ui';
 import { errorMessage } from '../../../lib/api-client';
 import { reachText, useAudienceCount } from '../../../lib/audience';
@@ -246,10 +246,16 @@ function NotificationCard({ notification, siteId, timeZone }: { notification: No
         {finished || (counts.targeted > 0 && notification.status !== 'sending') ? <OutcomeSummary counts={counts} /> : null}
         {withFailures ? (
           <p className="rounded-md bg-red-50 px-3 py-2 text-xs text-red-800" data-testid="failure-reason">
-            <span className="font-semibold">
-              {notification.status === 'failed' ? 'Failed' : `${shareText(counts.failed, counts.targeted)} failed`}:{' '}
-            </span>
-            {notification.last_error ?? `${counts.failed} of ${counts.targeted} were not accepted.`}{' '}
+            {notification.status === 'failed' ? (
+              <>
+                <span className="font-semibold">Failed: </span>
+                {notification.last_error ?? 'no push service accepted it.'}
+              </>
+            ) : (
+              <span className="font-semibold">
+                {formatCount(counts.failed)} of {formatCount(counts.targeted)} failed ({shareText(counts.failed, counts.targeted)}).
+              </span>
+            )}{' '}
             <Link to={`/notifications/${encodeURIComponent(notification.id)}`} className="font-medium underline hover:no-underline">
               See why
             </Link>

@@ -208,7 +208,7 @@ function Metric({ label, help, value, testId }: { label: string; help: string; v
   return (
     <div className="rounded-lg border border-slate-200 bg-slate-50 px-3 py-2.5">
       <dt className="flex items-center gap-1 text-xs font-medium text-slate-600">
-        {label}
+        <span>{label}</span>
         <Tooltip label={`About ${label}`} content={help} />
       </dt>
       <dd className="mt-0.5 text-lg font-semibold text-slate-900 tabular-nums" data-testid={testId}>

@@ -23,7 +23,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { DASHBOARD_LIST_LIMIT, WEEKDAY_NAMES, percentChange, rate, type DashboardData } from '@herald/contracts';
+import { DASHBOARD_LIST_LIMIT, WEEKDAY_NAMES, pendingOf, percentChange, rate, type DashboardData } from '@herald/contracts';
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { buildApp } from '../apps/server/src/app';
@@ -303,7 +303,7 @@ async function rawDashboard(db: Kysely<Database>, site: RawSite, days: number, n
   const activeRow = await sql<{ n: number }>`SELECT count(*) AS n FROM subscribers WHERE site_id = ${site.id} AND is_active = 1`.execute(db);
   const latest = await db
     .selectFrom('notifications')
-    .select(['id', 'title', 'message', 'sent_at'])
+    .select(['id', 'title', 'message', 'status', 'sent_at', 'completed_at'])
     .where('site_id', '=', site.id)
     .where('sent_at', 'is not', null)
     .where('source', '!=', 'campaign')
@@ -312,8 +312,10 @@ async function rawDashboard(db: Kysely<Database>, site: RawSite, days: number, n
     .limit(DASHBOARD_LIST_LIMIT)
     .execute();
   const perNotification = latest.length
-    ? await sql<{ id: string; sent: number; delivered: number; clicked: number }>`
-        SELECT r.notification_id AS id, count(d.sent_at) AS sent, count(d.delivered_at) AS delivered, count(d.clicked_at) AS clicked
+    ? await sql<{ id: string; targeted: number; sent: number; failed: number; expired: number; skipped: number; delivered: number; clicked: number }>`
+        SELECT r.notification_id AS id, count(*) AS targeted, count(d.sent_at) AS sent,
+               sum(CASE WHEN d.status = 'failed' THEN 1 ELSE 0 END) AS failed, sum(CASE WHEN d.status = 'gone' THEN 1 ELSE 0 END) AS expired,
+               sum(CASE WHEN d.status = 'skipped' THEN 1 ELSE 0 END) AS skipped, count(d.delivered_at) AS delivered, count(d.clicked_at) AS clicked
         FROM notification_runs r JOIN deliveries d ON d.run_id = r.id
         WHERE r.notification_id IN (${sql.join(latest.map((n) => n.id))}) GROUP BY r.notification_id`.execute(db)
     : { rows: [] };
@@ -370,13 +372,27 @@ async function rawDashboard(db: Kysely<Database>, site: RawSite, days: number, n
     engagement: WEEKDAY_NAMES.map((name, i) => ({ name, clicks: weekday[i]! })),
     recentNotifications: latest.map((n) => {
       const c = counts.get(n.id);
+      const outcome = {
+        targeted: Number(c?.targeted ?? 0),
+        sent: Number(c?.sent ?? 0),
+        failed: Number(c?.failed ?? 0),
+        expired: Number(c?.expired ?? 0),
+        skipped: Number(c?.skipped ?? 0),
+        delivered: Number(c?.delivered ?? 0),
+        clicked: Number(c?.clicked ?? 0),
+      };
+      const { targeted, sent, failed, expired, skipped, delivered, clicked } = outcome;
       return {
         id: n.id,
         title: n.title,
         message: n.message,
         sent_at: new Date(Number(n.sent_at)).toISOString(),
-        click_rate: rate(Number(c?.clicked ?? 0), Number(c?.delivered ?? 0)),
-        sent_count: Number(c?.sent ?? 0),
+        finished_at: n.completed_at === null ? null : new Date(Number(n.completed_at)).toISOString(),
+        click_rate: rate(clicked, delivered),
+        sent_count: sent,
+        status: n.status,
+        failed_count: failed,
+        counts: { targeted, sent, failed, expired, skipped, pending: pendingOf(outcome), delivered, clicked },
       };
     }),
     hasData: anyDelivery.rows.length > 0,

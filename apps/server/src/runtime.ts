@@ -4,7 +4,7 @@ import { openDatabase, type DatabaseHandle } from './db/database';
 import { migrateToLatest, pendingMigrations } from './db/migrate';
 import { deliveryBacklog } from './delivery/runs';
 import { fireTriggers } from './features/notifications/triggered';
-import { addSendToSiteCounters } from './features/analytics/site-counters';
+import { addSendToSiteCounters, addToDeliveryHealth } from './features/analytics/site-counters';
 import { notificationsUsingSegment, runsUsingSegment } from './features/segments/repository';
 import { selectAudiencePage } from './features/segments/audience';
 import { feedsUsingSegment } from './features/rss-feeds/repository';
@@ -60,7 +60,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     metrics,
     wakeScheduler: () => undefined,
     // The composition root: features plug into the engine's ports and into each other's registries here.
-    deliveryPorts: { selectAudiencePage, deactivateGoneSubscribers, addToSiteCounters: addSendToSiteCounters },
+    deliveryPorts: { selectAudiencePage, deactivateGoneSubscribers, addToSiteCounters: addSendToSiteCounters, addToDeliveryHealth },
     onSiteEvent: fireTriggers,
     segmentUseFinders: [notificationsUsingSegment, runsUsingSegment, campaignsUsingSegment, feedsUsingSegment],
   };

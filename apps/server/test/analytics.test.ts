@@ -53,7 +53,7 @@ describe('analytics from real sends, beacons and subscriptions', () => {
     await patchSite({ timezone: 'Asia/Tokyo', valueCurrency: 'EUR', valuePerSubscriber: 1.5, valuePerClick: 0.25 });
 
     // The previous period. 2026-05-01 12:00 UTC: five browsers subscribe, one
-    // of which the push service no longer knows (410: failed + unsubscribed).
+    // of which the push service no longer knows (410: expired + unsubscribed).
     const first = [];
     for (let i = 0; i < 5; i++) first.push(await h.subscribe());
     h.push.setAnswer({ status: 410 }, first[4]!.subscription.id);
@@ -168,8 +168,31 @@ describe('analytics from real sends, beacons and subscriptions', () => {
   it('dashboard: recent notifications, newest first, with CTR and sent count', async () => {
     const data = (await dashboard()).body.data;
     expect(data.recentNotifications).toEqual([
-      { id: n2, title: 'This week', message: 'Everything 20% off until Sunday', sent_at: '2026-05-10T14:30:00.000Z', click_rate: 60, sent_count: 6 },
-      { id: n1, title: 'Previous week', message: 'Everything 20% off until Sunday', sent_at: '2026-05-01T12:00:00.000Z', click_rate: 50, sent_count: 4 },
+      {
+        id: n2,
+        title: 'This week',
+        message: 'Everything 20% off until Sunday',
+        sent_at: '2026-05-10T14:30:00.000Z',
+        finished_at: '2026-05-10T14:30:00.000Z',
+        click_rate: 60,
+        sent_count: 6,
+        status: 'completed',
+        failed_count: 0,
+        counts: { targeted: 6, sent: 6, failed: 0, expired: 0, skipped: 0, pending: 0, delivered: 5, clicked: 3 },
+      },
+      {
+        id: n1,
+        title: 'Previous week',
+        message: 'Everything 20% off until Sunday',
+        sent_at: '2026-05-01T12:00:00.000Z',
+        finished_at: '2026-05-01T12:00:00.000Z',
+        click_rate: 50,
+        sent_count: 4,
+        status: 'completed',
+        failed_count: 0,
+        // The 410 is an expired subscription: counted apart, not a failure (issue 11).
+        counts: { targeted: 5, sent: 4, failed: 0, expired: 1, skipped: 0, pending: 0, delivered: 2, clicked: 1 },
+      },
     ]);
   });
 
@@ -211,9 +234,10 @@ describe('analytics from real sends, beacons and subscriptions', () => {
     const response = await h.t.request('GET', `/api/sites/${h.site.id}/analytics/engagement?from=2026-05-01&to=2026-05-13`, { token: token() });
     expect(response.status).toBe(200);
     const data = response.body.data;
-    expect(data).toMatchObject({ from: '2026-05-01', to: '2026-05-13', timezone: 'Asia/Tokyo', sent: 10, delivered: 7, clicked: 4, failed: 1, click_rate: 57.14, delivery_rate: 70 });
+    expect(data).toMatchObject({ from: '2026-05-01', to: '2026-05-13', timezone: 'Asia/Tokyo', sent: 10, delivered: 7, clicked: 4, failed: 0, click_rate: 57.14, delivery_rate: 70 });
     expect(data.series).toHaveLength(13);
-    expect(data.series[0]).toEqual({ date: '2026-05-01', sent: 4, delivered: 2, clicked: 1, failed: 1 });
+    // The 410 of that day expired a subscription; it is not counted as a failure.
+    expect(data.series[0]).toEqual({ date: '2026-05-01', sent: 4, delivered: 2, clicked: 1, failed: 0 });
     expect(data.series.find((d: { date: string }) => d.date === '2026-05-11')).toEqual({ date: '2026-05-11', sent: 0, delivered: 2, clicked: 2, failed: 0 });
   });
 

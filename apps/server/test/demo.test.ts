@@ -229,11 +229,18 @@ describe('herald demo', () => {
     expect(lastMonth).toBeGreaterThan(firstMonth);
   });
 
-  it('has every notification type, and drafts, scheduled, completed, cancelled and failed ones', async () => {
+  it('has every notification type, and drafts, scheduled, completed (with and without errors), cancelled and failed ones', async () => {
     const { notifications, counts } = await api(`/sites/${site.id}/notifications`);
     expect(new Set(notifications.map((n: any) => n.type))).toEqual(new Set(NOTIFICATION_TYPES));
-    for (const status of ['draft', 'scheduled', 'completed', 'cancelled', 'failed']) expect(counts[status], status).toBeGreaterThan(0);
-    expect(counts.completed).toBeGreaterThanOrEqual(20);
+    for (const status of ['draft', 'scheduled', 'completed', 'completed_with_errors', 'cancelled', 'failed']) expect(counts[status], status).toBeGreaterThan(0);
+    expect(counts.completed + counts.completed_with_errors).toBeGreaterThanOrEqual(20);
+    // Every failed delivery has its reason group; the failed send says why, and was never "sent".
+    for (const n of notifications.filter((x: any) => x.status === 'failed' || x.status === 'completed_with_errors')) {
+      const performance = await api(`/notifications/${n.id}/performance`);
+      expect(performance.failures.reduce((sum: number, g: any) => sum + g.count, 0), n.title).toBe(n.counts.failed);
+      expect(n.last_error, n.title).toMatch(/not accepted/);
+      if (n.status === 'failed') expect(n.sent_at, n.title).toBeNull();
+    }
     expect(counts.draft).toBe(2);
     // No notification is left "sending": serve would send it, for real, to the demo's made-up endpoints.
     expect(counts.sending ?? 0).toBe(0);
@@ -249,7 +256,9 @@ describe('herald demo', () => {
 
     const failed = notifications.find((n: any) => n.status === 'failed');
     expect(failed.stats.failed).toBe(failed.stats.total);
-    expect(failed.last_error).toMatch(/gave up after 5 attempts/);
+    expect(failed.last_error).toMatch(/^\d+ of \d+ not accepted: \d+ unreachable \((fcm|mozilla|apple|microsoft)\)/);
+    const why = await api(`/notifications/${failed.id}/performance`);
+    expect(why.failures.every((g: any) => g.reason === 'unreachable' && /gave up after 5 attempts/.test(g.sample_error))).toBe(true);
     const scheduled = notifications.find((n: any) => n.type === 'ONE_TIME' && n.status === 'scheduled');
     expect(Date.parse(scheduled.scheduled_at)).toBeGreaterThan(Date.now());
   });

@@ -117,7 +117,7 @@ describe('public subscribe API', () => {
     expect(site.body.data.site.subscriber_count).toBe(1);
     const stats = await t.ctx.db.selectFrom('stats_hourly').selectAll().where('site_id', '=', s.id).execute();
     expect(stats).toEqual([
-      { site_id: s.id, hour_start: Math.floor(clock.now() / HOUR) * HOUR, sent: 0, delivered: 0, clicked: 0, failed: 0, subscribed: 1, unsubscribed: 0 },
+      { site_id: s.id, hour_start: Math.floor(clock.now() / HOUR) * HOUR, sent: 0, delivered: 0, clicked: 0, failed: 0, subscribed: 1, unsubscribed: 0, lost_at_push_service: 0 },
     ]);
   });
 

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { envelope } from './common';
+import { FAILURE_REASONS, PUSH_SERVICES, outcomeCounts } from './delivery-outcomes';
+import { NOTIFICATION_STATUSES } from './notifications';
 import { promptConversion } from './prompts';
 
 // Spec §7 Analytics and §3 "Dashboard metrics". Every figure is read from the
@@ -93,10 +95,18 @@ export const recentNotification = z.object({
   id: z.string(),
   title: z.string(),
   message: z.string(),
-  sent_at: z.string(),
+  /** When the first push was accepted; null for a send that failed outright (see finished_at). */
+  sent_at: z.string().nullable(),
+  /** When the send finished (null while it is still going). */
+  finished_at: z.string().nullable(),
   /** clicks / delivered × 100, two decimals (spec §9). */
   click_rate: z.number(),
+  /** Accepted by the push services. */
   sent_count: z.number(),
+  /** Issue 11: the send's status and its whole outcome (a failed send shows its failures, not "0 sent"). */
+  status: z.enum(NOTIFICATION_STATUSES),
+  failed_count: z.number(),
+  counts: outcomeCounts,
 });
 export type RecentNotification = z.infer<typeof recentNotification>;
 
@@ -164,6 +174,61 @@ export const engagementData = engagementTotals.extend({
 });
 export type EngagementData = z.infer<typeof engagementData>;
 export const engagementResponse = envelope(engagementData);
+
+/** The Delivery section's range: the last 7 or 30 local days (any 1…90). */
+export const DELIVERY_HEALTH_MAX_DAYS = 90;
+export const deliveryHealthQuery = z.object({
+  days: z.coerce
+    .number({ message: 'days must be a number' })
+    .int('days must be a whole number')
+    .min(1, 'days must be at least 1')
+    .max(DELIVERY_HEALTH_MAX_DAYS, `days must be at most ${DELIVERY_HEALTH_MAX_DAYS}`)
+    .default(7),
+});
+export type DeliveryHealthQuery = z.infer<typeof deliveryHealthQuery>;
+
+/**
+ * The median time from a send being due to the push service accepting it,
+ * read from hourly histogram buckets: "within N ms" (the bucket's upper
+ * bound), or "over N ms" for the slowest bucket; null when nothing was accepted.
+ */
+export const medianAcceptTime = z.union([z.object({ within_ms: z.number() }), z.object({ over_ms: z.number() })]).nullable();
+export type MedianAcceptTime = z.infer<typeof medianAcceptTime>;
+
+export const deliveryHealthService = z.object({
+  push_service: z.enum(PUSH_SERVICES),
+  accepted: z.number(),
+  failed: z.number(),
+  expired: z.number(),
+  /** Failed deliveries by reason, most first. */
+  failures: z.array(z.object({ reason: z.enum(FAILURE_REASONS), count: z.number() })),
+  median_accept: medianAcceptTime,
+});
+export type DeliveryHealthService = z.infer<typeof deliveryHealthService>;
+
+export const churnDay = z.object({
+  date: z.string(),
+  /** Subscriptions gained (new browsers, and ones that came back). */
+  new: z.number(),
+  /** Subscriptions lost, whatever the cause. */
+  lost: z.number(),
+  /** Of those, found gone or invalid by a push service (404/410). */
+  lost_at_push_service: z.number(),
+});
+
+/** GET /sites/{siteId}/analytics/delivery: per push service, from the hourly rollups (never the deliveries). */
+export const deliveryHealthData = z.object({
+  days: z.number(),
+  from: z.string(),
+  to: z.string(),
+  timezone: z.string(),
+  totals: deliveryHealthService.omit({ push_service: true }),
+  services: z.array(deliveryHealthService),
+  churn: z.array(churnDay),
+  churn_totals: churnDay.omit({ date: true }),
+});
+export type DeliveryHealthData = z.infer<typeof deliveryHealthData>;
+export const deliveryHealthResponse = envelope(deliveryHealthData);
 
 /**
  * Percent change of `current` against `previous`, two decimals. The rule for a

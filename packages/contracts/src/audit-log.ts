@@ -90,13 +90,3 @@ export type AuditLogQuery = z.input<typeof auditLogQuery>;
 
 export const auditLogResponse = envelope(z.object({ entries: z.array(auditEntry), next_cursor: z.string().nullable() }));
 export type AuditLogPage = z.infer<typeof auditLogResponse>['data'];
-
-/**
- * A cell of an exported CSV: quoted, and a value a spreadsheet would run as a
- * formula (= + - @ tab, carriage return) or that holds a NUL is prefixed with
- * an apostrophe (docs/security.md, "CSV injection").
- */
-export function csvCell(value: string): string {
-  const neutral = /^[=+\-@\t\r\0]/.test(value) || value.includes('\0') ? `'${value.replace(/\0/g, '')}` : value;
-  return `"${neutral.replace(/"/g, '""')}"`;
-}

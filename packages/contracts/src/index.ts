@@ -3,6 +3,7 @@ export * from './auth';
 export * from './sites';
 export * from './subscribers';
 export * from './uploads';
+export * from './delivery-outcomes';
 export * from './notifications';
 export * from './tracking';
 export * from './segments';

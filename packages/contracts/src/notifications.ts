@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { envelope, httpUrl, optionalImageUrl } from './common';
+import { failureGroup, outcomeCounts, retryGroup } from './delivery-outcomes';
 
 /** Spec §5/§9 limits. */
 export const NOTIFICATION_TITLE_MAX = 50;
@@ -8,7 +9,11 @@ export const NOTIFICATION_ACTIONS_MAX = 2;
 export const SCHEDULE_MAX_DAYS_AHEAD = 30;
 
 export const NOTIFICATION_TYPES = ['ONE_TIME', 'RECURRING', 'TRIGGERED'] as const;
-export const NOTIFICATION_STATUSES = ['draft', 'scheduled', 'sending', 'completed', 'cancelled', 'failed'] as const;
+/**
+ * Spec §3/§4 statuses, plus `completed_with_errors`: a finished send where some
+ * deliveries failed (`failed` is a send no push service accepted anything of).
+ */
+export const NOTIFICATION_STATUSES = ['draft', 'scheduled', 'sending', 'completed', 'completed_with_errors', 'cancelled', 'failed'] as const;
 export const RECURRING_INTERVALS = ['DAILY', 'WEEKLY', 'MONTHLY'] as const;
 export const NOTIFICATION_SOURCES = ['dashboard', 'campaign', 'rss'] as const;
 export type NotificationSource = (typeof NOTIFICATION_SOURCES)[number];
@@ -107,6 +112,7 @@ export const recurringSchedule = z.object({
   nextRunAt: z.string().nullable(),
 });
 
+/** The spec-era counters (kept: the web and the API's users read them); `counts` holds the whole outcome model. */
 export const notificationStats = z.object({
   total: z.number(),
   sent: z.number(),
@@ -137,11 +143,21 @@ export const notification = z.object({
   recurringSchedule: recurringSchedule.nullable(),
   trigger: z.object({ event: z.string(), delay_minutes: z.number() }).nullable(),
   stats: notificationStats,
+  /** targeted, sent (accepted), failed, expired, skipped, pending, delivered, clicked (delivery-outcomes.ts). */
+  counts: outcomeCounts,
+  /** TRIGGERED: how many times its event fired it (one run per subscriber and event); null for other types. */
+  fire_count: z.number().nullable(),
 });
 export type Notification = z.infer<typeof notification>;
 
+/** `status`: one status, or several separated by commas (`completed,completed_with_errors`). */
 export const notificationListQuery = z.object({
-  status: z.enum(NOTIFICATION_STATUSES).optional(),
+  status: z
+    .string()
+    .max(200)
+    .transform((value) => value.split(',').map((part) => part.trim()))
+    .pipe(z.array(z.enum(NOTIFICATION_STATUSES, { message: `status must be one of ${NOTIFICATION_STATUSES.join(', ')}` })).min(1))
+    .optional(),
   type: z.enum(NOTIFICATION_TYPES).optional(),
 });
 
@@ -149,6 +165,7 @@ export const notificationResponse = envelope(z.object({ notification }));
 export const notificationListResponse = envelope(
   z.object({
     notifications: z.array(notification),
+    /** One entry per status (0 when none) plus `all`, their sum. Welcome-campaign steps are not listed or counted. */
     counts: z.record(z.string(), z.number()),
   }),
 );
@@ -161,12 +178,18 @@ export const runSummary = z.object({
   finished_at: z.string().nullable(),
   last_error: z.string().nullable(),
   stats: notificationStats,
+  counts: outcomeCounts,
 });
 
-/** Spec §9: click rate = clicks / delivered × 100; delivery rate = delivered / sent × 100. */
+/**
+ * Spec §9: click rate = clicks / delivered × 100; delivery rate = delivered /
+ * sent × 100. Beside them, reach = delivered / targeted × 100: how many of the
+ * people it was meant for got it.
+ */
 export const performanceResponse = envelope(
   z.object({
     notification_id: z.string(),
+    status: z.enum(NOTIFICATION_STATUSES),
     total: z.number(),
     sent: z.number(),
     delivered: z.number(),
@@ -174,7 +197,15 @@ export const performanceResponse = envelope(
     failed: z.number(),
     click_rate: z.number(),
     delivery_rate: z.number(),
+    reach_rate: z.number(),
+    /** Failed ÷ targeted × 100 (expired and skipped apart). */
+    failure_rate: z.number(),
     last_error: z.string().nullable(),
+    counts: outcomeCounts,
+    /** Failed deliveries by reason and push service, most first (expired are counted apart, in counts.expired). */
+    failures: z.array(failureGroup),
+    /** Deliveries waiting for another attempt right now, by reason and push service. */
+    retrying: z.array(retryGroup),
     runs: z.array(runSummary),
   }),
 );

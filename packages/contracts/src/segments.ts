@@ -235,3 +235,13 @@ export const segmentResponse = envelope(z.object({ segment }));
 export const segmentListResponse = envelope(z.object({ segments: z.array(segment) }));
 export const segmentEstimateResponse = envelope(z.object({ estimated_count: z.number() }));
 export const segmentDeletedResponse = envelope(z.object({ deleted: z.literal(true) }));
+
+/** GET /sites/{siteId}/audience: who a send would reach now, all active subscribers or a segment's. */
+export const audienceQuery = z.object({ segment_id: z.string().trim().min(1).max(100).optional() });
+export const audienceResponse = envelope(
+  z.object({
+    /** Active subscribers the send would reach if it went now (a segment's audience is decided again when it is sent). */
+    count: z.number(),
+    segment_id: z.string().nullable(),
+  }),
+);

@@ -128,3 +128,31 @@ export const updateSubscriberTagsBody = z.object({
     .refine((tags) => tags.length <= SUBSCRIBER_TAG_MAX_COUNT, `a subscriber can have at most ${SUBSCRIBER_TAG_MAX_COUNT} tags`),
 });
 export type UpdateSubscriberTagsBody = z.input<typeof updateSubscriberTagsBody>;
+
+/** Spec §9 best practice: clean inactive subscribers at 90+ days. */
+export const STALE_SUBSCRIBER_DAYS = 90;
+
+/**
+ * Stale subscribers: active, subscribed at least STALE_SUBSCRIBER_DAYS days
+ * ago, and no delivered beacon in that time (or ever). Their browsers no
+ * longer show what is sent, so they only inflate the audience.
+ */
+export const staleSubscribersSummary = z.object({
+  days: z.number(),
+  /** The cut-off instant: no delivered push since then. */
+  since: z.string(),
+  active: z.number(),
+  stale: z.number(),
+});
+export type StaleSubscribersSummary = z.infer<typeof staleSubscribersSummary>;
+export const staleSubscribersResponse = envelope(staleSubscribersSummary);
+
+/** POST /sites/{siteId}/subscribers/stale/deactivate: the counts before and after the clean-up. */
+export const staleCleanupResponse = envelope(
+  z.object({
+    deactivated: z.number(),
+    before: staleSubscribersSummary,
+    after: staleSubscribersSummary,
+  }),
+);
+export type StaleCleanup = z.infer<typeof staleCleanupResponse>['data'];

@@ -91,11 +91,16 @@ export const campaignPatchBody = campaignFields.partial().strict();
 export type CampaignPatchBody = z.input<typeof campaignPatchBody>;
 export type CampaignPatchInput = z.output<typeof campaignPatchBody>;
 
+/** What a step (or a campaign) sent, in the outcome model of delivery-outcomes.ts (sent = accepted by the push service). */
 export const campaignSendStats = z.object({
+  targeted: z.number(),
   sent: z.number(),
+  failed: z.number(),
+  expired: z.number(),
+  skipped: z.number(),
+  pending: z.number(),
   delivered: z.number(),
   clicked: z.number(),
-  failed: z.number(),
 });
 
 export const campaignStep = z.object({

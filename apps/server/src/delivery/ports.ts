@@ -3,8 +3,9 @@
 // feature: who a run reaches (segments), what happens to a subscriber a push
 // service says is gone (subscribers), and the site-level counters a send adds
 // to (analytics). See ARCHITECTURE.md, "Layers".
+import type { FailureReason, PushServiceName } from '@herald/contracts';
 import type { Kysely, Transaction } from 'kysely';
-import type { Database, RunRow } from '../db/schema';
+import type { Database, DeliveryHealthOutcome, RunRow } from '../db/schema';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -26,18 +27,33 @@ export interface GoneSubscriber {
 }
 
 /**
- * Deactivates subscribers a push service answered 404/410 for, inside the
- * result transaction; returns how many it deactivated (the caller counts them).
+ * Deactivates subscribers a push service answered 404/410 for (or named
+ * invalid), inside the result transaction; returns how many it deactivated
+ * (the caller counts them).
  */
 export type DeactivateGoneSubscribers = (trx: Transaction<Database>, gone: GoneSubscriber[], now: number) => Promise<number>;
 
-export type SiteCounterIncrements = Partial<Record<'sent' | 'failed' | 'delivered' | 'clicked' | 'unsubscribed', number>>;
+/** `lost_at_push_service`: of `unsubscribed`, those deactivated because their push service said so. */
+export type SiteCounterIncrements = Partial<Record<'sent' | 'failed' | 'delivered' | 'clicked' | 'unsubscribed' | 'lost_at_push_service', number>>;
 
 /** Adds a send's or a beacon's counts to its site (hourly rollup, active subscribers), in the caller's transaction. */
 export type AddToSiteCounters = (db: Db, siteId: string, at: number, counters: SiteCounterIncrements) => Promise<void>;
+
+/** One result of a send for the Delivery section: accepted (with the time from due to accepted), failed with its reason, or expired. */
+export interface DeliveryHealthEntry {
+  pushService: PushServiceName;
+  outcome: DeliveryHealthOutcome;
+  reason: FailureReason | null;
+  /** Accepted only. */
+  latencyMs?: number;
+}
+
+/** Adds results to the site's per push service hourly rollup (delivery_stats_hourly), in the caller's transaction. */
+export type AddToDeliveryHealth = (db: Db, siteId: string, at: number, entries: readonly DeliveryHealthEntry[]) => Promise<void>;
 
 export interface DeliveryPorts {
   selectAudiencePage: SelectAudiencePage;
   deactivateGoneSubscribers: DeactivateGoneSubscribers;
   addToSiteCounters: AddToSiteCounters;
+  addToDeliveryHealth: AddToDeliveryHealth;
 }

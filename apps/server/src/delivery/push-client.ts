@@ -8,10 +8,12 @@
 //   answer), so a black-holed endpoint cannot pin sockets or memory;
 // - RFC 8291 encryption (worker threads by default) and the VAPID header from
 //   a token cache (signed once per push-service origin and site key);
-// - back-pressure per origin: a 429 pauses that origin until its Retry-After
-//   has passed; no request is sent to it before then, other origins keep
-//   flowing. A long pause is not waited out: the message comes back
-//   `deferred` with the time to try again;
+// - back-pressure per push service and sender: a 429 pauses that origin for
+//   the VAPID key it throttled (a "lane") until its Retry-After has passed, at
+//   most an hour; no request of that lane is sent before then, other sites and
+//   other origins keep flowing. Transport failures and a 503 with Retry-After
+//   pause the whole origin. A long pause is not waited out: the message comes
+//   back `deferred` with the time to try again;
 // - a batch API that pulls messages from an iterator only when there is room,
 //   so a fan-out of any size runs in bounded memory.
 //
@@ -25,16 +27,26 @@ import { decodeSubscriberKeys, type EncodedSubscriberKeys, type SubscriberKeys }
 import { createEncryptionPool, type PushEncryptor } from './encryption-pool';
 import { isPermanentlyRemovedEndpoint } from './push-endpoints';
 import { MAX_TTL_SECONDS, type PushMessage } from './push-message';
-import { classifyAnswer, describeError, errorMessage, type PushOutcome, type PushOutcomeKind, type RetryPolicy } from './push-outcome';
-import { Job, RequestDeadlineError, type OriginState } from './push-request';
+import {
+  classifyAnswer,
+  classifyTransportError,
+  describeError,
+  errorMessage,
+  localFailureCode,
+  type PushOutcome,
+  type PushOutcomeKind,
+  type RetryableReason,
+  type RetryPolicy,
+} from './push-outcome';
+import { Job, RequestDeadlineError, type Lane, type OriginState } from './push-request';
 import { pushServiceOf, type PushServiceName } from './push-services';
 import { isValidTopic } from './topic';
 import { VapidTokenCache } from './vapid';
 
 /** What the client reports for monitoring; platform/metrics.ts implements it. */
 export interface PushMetrics {
-  /** Every message's outcome, once. */
-  pushFinished(pushService: PushServiceName, outcome: PushOutcomeKind): void;
+  /** Every message's outcome, once, with its failure reason code when it has one. */
+  pushFinished(pushService: PushServiceName, outcome: PushOutcomeKind, reason: string | undefined): void;
   /** Time from dispatching a request to its answer or failure. */
   pushAnswered(pushService: PushServiceName, seconds: number): void;
 }
@@ -52,7 +64,7 @@ export interface PushClientOptions {
   maxPauseWaitMs?: number;
   /** Pause after a 429 without Retry-After (default 60 s). */
   defaultRetryAfterMs?: number;
-  /** Longest pause honoured from a Retry-After (default 24 h). */
+  /** Longest pause honoured from a Retry-After (default 1 h); messages past it are deferred to its end, not dropped. */
   maxRetryAfterMs?: number;
   /** Consecutive timeouts/connection failures on an origin before it is paused (default 10). */
   transportFailuresBeforePause?: number;
@@ -83,8 +95,12 @@ export interface PushClientOptions {
   keepAliveTimeoutMs?: number;
   /** Refuses endpoints whose origin is not a push service (docs/security.md, SSRF); see pushOriginPolicy(). */
   allowOrigin?: (origin: string) => boolean;
-  /** Told whenever an origin is paused (429, 503 with Retry-After, or repeated transport failures). */
-  onOriginPaused?: (origin: string, until: number, reason: string) => void;
+  /**
+   * Told whenever a push service is paused: for one VAPID key (429; `vapidKey`
+   * set) or for every sender (503 with Retry-After, repeated transport
+   * failures; once per lane it pauses).
+   */
+  onOriginPaused?: (origin: string, until: number, reason: string, vapidKey: string) => void;
   metrics?: PushMetrics;
 }
 
@@ -96,13 +112,24 @@ export interface SendAllSummary {
   stopped: boolean;
 }
 
-export interface OriginStats {
-  origin: string;
+export interface LaneStats {
+  /** The VAPID public key of the sender. */
+  vapidKey: string;
   inFlight: number;
   parked: number;
   paused: boolean;
   pausedUntil: number | null;
+}
+
+export interface OriginStats {
+  origin: string;
+  inFlight: number;
+  parked: number;
+  /** True while any of its lanes is paused. */
+  paused: boolean;
+  pausedUntil: number | null;
   connections: number;
+  lanes: LaneStats[];
 }
 
 export interface PushClientStats {
@@ -146,12 +173,12 @@ export class PushClient {
   private readonly clock: Clock;
   private readonly poolOptions: Pool.Options;
   private readonly allowOrigin: ((origin: string) => boolean) | undefined;
-  private readonly onOriginPaused: ((origin: string, until: number, reason: string) => void) | undefined;
+  private readonly onOriginPaused: PushClientOptions['onOriginPaused'];
   private readonly metrics: PushMetrics | undefined;
 
   private readonly origins = new Map<string, OriginState>();
-  /** Origins with parked messages, in the order they got them. */
-  private readonly parkedOrigins = new Set<OriginState>();
+  /** Lanes with parked messages, in the order they got them. */
+  private readonly parkedLanes = new Set<Lane>();
   private inFlight = 0;
   /**
    * Outcomes handed to an onResult that has not settled yet (the caller is
@@ -178,7 +205,7 @@ export class PushClient {
     this.connectionsPerOrigin = Math.max(1, options.connectionsPerOrigin ?? 32);
     this.requestTimeoutMs = Math.max(1, options.requestTimeoutMs ?? 15_000);
     this.maxPauseWaitMs = Math.max(0, options.maxPauseWaitMs ?? 5_000);
-    this.retryPolicy = { defaultRetryAfterMs: options.defaultRetryAfterMs ?? 60_000, maxRetryAfterMs: options.maxRetryAfterMs ?? 24 * 60 * 60 * 1000 };
+    this.retryPolicy = { defaultRetryAfterMs: options.defaultRetryAfterMs ?? 60_000, maxRetryAfterMs: options.maxRetryAfterMs ?? 60 * 60 * 1000 };
     this.transportFailuresBeforePause = Math.max(1, options.transportFailuresBeforePause ?? 10);
     this.transportFailurePauseMs = options.transportFailurePauseMs ?? 30_000;
     this.maxParked = Math.max(1, options.maxParked ?? this.concurrency * 4);
@@ -328,14 +355,25 @@ export class PushClient {
       inFlight: this.inFlight,
       awaitingResults: this.awaitingResults,
       parked: this.parkedCount,
-      origins: [...this.origins.values()].map((o) => ({
-        origin: o.origin,
-        inFlight: o.inFlight,
-        parked: o.parked.length,
-        paused: o.paused,
-        pausedUntil: o.paused ? o.pausedUntil : null,
-        connections: o.pool.stats.connected,
-      })),
+      origins: [...this.origins.values()].map((o) => {
+        const lanes = [...o.lanes.values()].map((lane) => ({
+          vapidKey: lane.key,
+          inFlight: lane.inFlight,
+          parked: lane.parked.length,
+          paused: lane.paused,
+          pausedUntil: lane.paused ? lane.pausedUntil : null,
+        }));
+        const pausedUntil = Math.max(0, ...lanes.map((lane) => lane.pausedUntil ?? 0));
+        return {
+          origin: o.origin,
+          inFlight: o.inFlight,
+          parked: lanes.reduce((sum, lane) => sum + lane.parked, 0),
+          paused: lanes.some((lane) => lane.paused),
+          pausedUntil: pausedUntil || null,
+          connections: o.pool.stats.connected,
+          lanes,
+        };
+      }),
     };
   }
 
@@ -354,10 +392,12 @@ export class PushClient {
     for (const wake of [...this.roomWaiters]) wake();
     const now = this.clock.now();
     for (const origin of this.origins.values()) {
-      for (const job of origin.parked.splice(0)) this.finish(job, { kind: 'deferred', retryAt: now, reason: 'Herald is shutting down' });
-      if (origin.pauseTimer) clearTimeout(origin.pauseTimer);
+      for (const lane of origin.lanes.values()) {
+        for (const job of lane.parked.splice(0)) this.finish(job, { kind: 'deferred', retryAt: now, reason: 'Herald is shutting down', code: null });
+        if (lane.pauseTimer) clearTimeout(lane.pauseTimer);
+      }
     }
-    this.parkedOrigins.clear();
+    this.parkedLanes.clear();
     this.parkedCount = 0;
     if (this.inFlight > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
     await Promise.all([...this.origins.values()].map((o) => o.pool.close()));
@@ -404,96 +444,103 @@ export class PushClient {
     try {
       url = new URL(message.endpoint);
     } catch {
-      return this.finish(job, { kind: 'failed', reason: 'The subscription endpoint is not a URL' });
+      return this.finish(job, { kind: 'failed', reason: 'The subscription endpoint is not a URL', code: 'invalid_subscription' });
     }
     if (isPermanentlyRemovedEndpoint(message.endpoint)) {
       return this.finish(job, { kind: 'gone', status: 410, reason: 'The browser revoked this subscription (its endpoint is on .invalid)' });
     }
     if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-      return this.finish(job, { kind: 'failed', reason: 'The subscription endpoint must be an https URL' });
+      return this.finish(job, { kind: 'failed', reason: 'The subscription endpoint must be an https URL', code: 'invalid_subscription' });
     }
     if (this.allowOrigin && !this.allowOrigin(url.origin)) {
-      return this.finish(job, { kind: 'failed', reason: `${url.origin} is not a known push service` });
+      return this.finish(job, { kind: 'failed', reason: `${url.origin} is not a known push service`, code: 'rejected' });
     }
     if (!Number.isInteger(message.ttl) || message.ttl < 0) {
-      return this.finish(job, { kind: 'failed', reason: 'TTL must be a whole number of seconds' });
+      return this.finish(job, { kind: 'failed', reason: 'TTL must be a whole number of seconds', code: 'rejected' });
     }
     if (message.topic !== undefined && !isValidTopic(message.topic)) {
-      return this.finish(job, { kind: 'failed', reason: 'Topic must be 1 to 32 letters or digits' });
+      return this.finish(job, { kind: 'failed', reason: 'Topic must be 1 to 32 letters or digits', code: 'rejected' });
     }
     try {
       job.keys = typeof message.keys.p256dh === 'string' ? decodeSubscriberKeys(message.keys as EncodedSubscriberKeys) : (message.keys as SubscriberKeys);
       job.authorization = this.vapidTokens.authorization(url.origin, message.vapid);
-      job.origin = this.originState(url.origin);
+      job.lane = this.laneState(url.origin, message.vapid.publicKey);
     } catch (error) {
-      return this.finish(job, { kind: 'failed', reason: errorMessage(error) });
+      return this.finish(job, { kind: 'failed', reason: errorMessage(error), code: localFailureCode(error) });
     }
     job.path = url.pathname + url.search;
     this.route(job);
   }
 
   private route(job: Job): void {
-    const origin = job.origin;
-    if (this.closing) return this.finish(job, { kind: 'deferred', retryAt: this.clock.now(), reason: 'Herald is shutting down' });
-    if (origin.paused && origin.pausedUntil - this.clock.now() > this.maxPauseWaitMs) {
-      return this.finish(job, { kind: 'deferred', retryAt: origin.pausedUntil, reason: `${origin.origin} is paused` });
+    const lane = job.lane;
+    if (this.closing) return this.finish(job, { kind: 'deferred', retryAt: this.clock.now(), reason: 'Herald is shutting down', code: null });
+    if (lane.paused && lane.pausedUntil - this.clock.now() > this.maxPauseWaitMs) {
+      return this.finish(job, this.deferredBy(lane));
     }
-    if (this.isReady(origin) && this.canStart()) return this.start(job);
-    origin.parked.push(job);
+    if (this.isReady(lane) && this.canStart()) return this.start(job);
+    lane.parked.push(job);
     this.parkedCount++;
-    this.parkedOrigins.add(origin);
+    this.parkedLanes.add(lane);
     // The pause timer must keep the process alive while messages wait for it.
-    origin.pauseTimer?.ref();
+    lane.pauseTimer?.ref();
   }
 
-  private isReady(origin: OriginState): boolean {
-    if (origin.paused) return false;
-    return origin.inFlight < (origin.probing ? 1 : this.maxInFlightPerOrigin);
+  private deferredBy(lane: Lane): PushOutcome {
+    return { kind: 'deferred', retryAt: lane.pausedUntil, reason: `${lane.origin.origin} is paused`, code: lane.pauseCode };
+  }
+
+  private isReady(lane: Lane): boolean {
+    if (lane.paused) return false;
+    if (lane.probing && lane.inFlight >= 1) return false;
+    return lane.origin.inFlight < this.maxInFlightPerOrigin;
   }
 
   /** Starts parked messages whose origin is ready, then lets batches take more. */
   private schedule(): void {
     if (this.parkedCount > 0) {
-      for (const origin of this.parkedOrigins) {
+      for (const lane of this.parkedLanes) {
         if (!this.canStart()) break;
-        while (origin.parked.length > 0 && this.canStart() && this.isReady(origin)) {
+        while (lane.parked.length > 0 && this.canStart() && this.isReady(lane)) {
           this.parkedCount--;
-          this.start(origin.parked.shift()!);
+          this.start(lane.parked.shift()!);
         }
-        if (origin.parked.length === 0) this.parkedOrigins.delete(origin);
+        if (lane.parked.length === 0) this.parkedLanes.delete(lane);
       }
     }
     this.wakeRoomWaiters();
   }
 
   private start(job: Job): void {
+    const lane = job.lane;
     this.inFlight++;
-    job.origin.inFlight++;
-    job.origin.lastUsed = this.clock.now();
+    lane.inFlight++;
+    lane.origin.inFlight++;
+    lane.lastUsed = lane.origin.lastUsed = this.clock.now();
     if (job.body) return this.dispatch(job);
     this.encryptor.encrypt(job.message.payload, job.keys).then(
       (body) => {
         job.body = body;
-        const origin = job.origin;
-        // A 429 may have paused the origin while this message was being encrypted.
-        if (!origin.paused) return this.dispatch(job);
+        // A 429 may have paused the lane while this message was being encrypted.
+        if (!lane.paused) return this.dispatch(job);
         this.release(job);
         this.route(job);
         this.schedule();
       },
       (error: unknown) => {
         this.release(job);
-        this.finish(job, { kind: 'failed', reason: errorMessage(error) });
+        this.finish(job, { kind: 'failed', reason: errorMessage(error), code: localFailureCode(error) });
         this.schedule();
       },
     );
   }
 
   private dispatch(job: Job): void {
-    const { message, origin } = job;
+    const { message, lane } = job;
+    const origin = lane.origin;
     const ttl = Math.min(message.ttl, MAX_TTL_SECONDS);
-    const last = origin.headersFor;
-    if (!origin.headers || last.authorization !== job.authorization || last.ttl !== ttl || last.urgency !== message.urgency || last.topic !== message.topic) {
+    const last = lane.headersFor;
+    if (!lane.headers || last.authorization !== job.authorization || last.ttl !== ttl || last.urgency !== message.urgency || last.topic !== message.topic) {
       // Lower-case names: HTTP/2 requires them, HTTP/1.1 does not care.
       const headers: Record<string, string> = {
         ttl: String(ttl),
@@ -503,13 +550,13 @@ export class PushClient {
       };
       if (message.urgency) headers.urgency = message.urgency;
       if (message.topic) headers.topic = message.topic;
-      origin.headers = headers;
-      origin.headersFor = { authorization: job.authorization, ttl, urgency: message.urgency, topic: message.topic };
+      lane.headers = headers;
+      lane.headersFor = { authorization: job.authorization, ttl, urgency: message.urgency, topic: message.topic };
     }
     job.timer = setTimeout(() => this.onDeadline(job), this.requestTimeoutMs);
     job.dispatchedAt = performance.now();
     try {
-      origin.pool.dispatch({ method: 'POST', path: job.path, headers: origin.headers, body: job.body!, idempotent: false, blocking: true }, job);
+      origin.pool.dispatch({ method: 'POST', path: job.path, headers: lane.headers, body: job.body!, idempotent: false, blocking: true }, job);
     } catch (error) {
       this.onAnswer(job, error instanceof Error ? error : new Error(String(error)));
     }
@@ -528,11 +575,11 @@ export class PushClient {
     if (job.finished) return;
     clearTimeout(job.timer);
     this.release(job);
-    if (job.dispatchedAt !== undefined) this.metrics?.pushAnswered(job.origin.service, (performance.now() - job.dispatchedAt) / 1000);
+    if (job.dispatchedAt !== undefined) this.metrics?.pushAnswered(job.lane.origin.service, (performance.now() - job.dispatchedAt) / 1000);
     let outcome: PushOutcome;
     if (job.status >= 200) {
       // The status line arrived: it decides, even if the body then failed.
-      job.origin.transportFailures = 0;
+      job.lane.origin.transportFailures = 0;
       outcome = this.classify(job);
     } else {
       outcome = this.transportFailure(job, error ?? new Error('the connection closed without an answer'));
@@ -543,21 +590,24 @@ export class PushClient {
 
   private release(job: Job): void {
     this.inFlight--;
-    job.origin.inFlight--;
+    job.lane.inFlight--;
+    job.lane.origin.inFlight--;
     if (this.inFlight === 0 && this.idleWaiters.length > 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
   private classify(job: Job): PushOutcome {
-    const origin = job.origin;
-    if (origin.probing && job.status !== 429) origin.probing = false;
+    const lane = job.lane;
+    if (lane.probing && job.status !== 429) lane.probing = false;
     const verdict = classifyAnswer(job.status, job.reasonText(), job.retryAfter, this.clock.now(), this.retryPolicy);
     switch (verdict.kind) {
       case 'rate-limited':
-        return { kind: 'rate-limited', status: 429, reason: verdict.reason, retryAt: this.pause(origin, verdict.pauseOriginMs, '429 Too Many Requests') };
+        return { kind: 'rate-limited', status: 429, reason: verdict.reason, retryAt: this.pauseLane(lane, verdict.pauseMs, 'rate_limited', '429 Too Many Requests') };
       case 'retryable': {
-        const { status, reason } = verdict;
-        if (verdict.pauseOriginMs !== undefined) return { kind: 'retryable', status, reason, retryAt: this.pause(origin, verdict.pauseOriginMs, `${status} Service Unavailable`) };
-        return verdict.waitMs === undefined ? { kind: 'retryable', status, reason } : { kind: 'retryable', status, reason, retryAt: this.clock.now() + verdict.waitMs };
+        const { status, reason, code } = verdict;
+        if (verdict.pauseOriginMs !== undefined) {
+          return { kind: 'retryable', status, reason, code, retryAt: this.pauseOrigin(lane.origin, verdict.pauseOriginMs, code, `${status} Service Unavailable`) };
+        }
+        return verdict.waitMs === undefined ? { kind: 'retryable', status, reason, code } : { kind: 'retryable', status, reason, code, retryAt: this.clock.now() + verdict.waitMs };
       }
       default:
         return verdict;
@@ -565,40 +615,56 @@ export class PushClient {
   }
 
   private transportFailure(job: Job, error: Error): PushOutcome {
-    const origin = job.origin;
-    const reason = error instanceof RequestDeadlineError ? `timeout: ${error.message}` : `connection: ${describeError(error)}`;
+    const origin = job.lane.origin;
+    const deadline = error instanceof RequestDeadlineError;
+    const code = classifyTransportError(error, deadline);
+    const reason = deadline ? `timeout: ${error.message}` : `connection: ${describeError(error)}`;
     if (++origin.transportFailures >= this.transportFailuresBeforePause) {
       origin.transportFailures = 0;
-      const retryAt = this.pause(origin, this.transportFailurePauseMs, `${this.transportFailuresBeforePause} failed requests in a row (${reason})`);
-      return { kind: 'retryable', retryAt, reason };
+      const retryAt = this.pauseOrigin(origin, this.transportFailurePauseMs, code, `${this.transportFailuresBeforePause} failed requests in a row (${reason})`);
+      return { kind: 'retryable', retryAt, reason, code };
     }
-    return { kind: 'retryable', reason };
+    return { kind: 'retryable', reason, code };
   }
 
-  /** Pauses an origin for `delayMs` (extending, never shortening, a pause in force). Returns when it ends. */
-  private pause(origin: OriginState, delayMs: number, reason: string): number {
+  /** Pauses every sender on an origin (the push service is unreachable or unavailable); lanes opened meanwhile start paused. */
+  private pauseOrigin(origin: OriginState, delayMs: number, code: RetryableReason, reason: string): number {
     const until = this.clock.now() + delayMs;
-    if (origin.paused && origin.pausedUntil >= until) return origin.pausedUntil;
-    origin.paused = true;
-    origin.pausedUntil = until;
-    if (origin.pauseTimer) clearTimeout(origin.pauseTimer);
-    origin.pauseTimer = setTimeout(() => this.resume(origin), delayMs);
-    if (origin.parked.length === 0) origin.pauseTimer.unref();
-    this.onOriginPaused?.(origin.origin, until, reason);
-    // Messages held for this origin will not be waited for if the pause is long.
-    if (delayMs > this.maxPauseWaitMs && origin.parked.length > 0) {
-      const held = origin.parked.splice(0);
+    if (until > origin.pausedUntil) {
+      origin.pausedUntil = until;
+      origin.pauseCode = code;
+    }
+    let latest = until;
+    for (const lane of origin.lanes.values()) latest = Math.max(latest, this.pauseLane(lane, delayMs, code, reason));
+    return latest;
+  }
+
+  /** Pauses a lane for `delayMs` (extending, never shortening, a pause in force), at most the longest Retry-After honoured. Returns when it ends. */
+  private pauseLane(lane: Lane, delayMs: number, code: RetryableReason, reason: string): number {
+    const wait = Math.min(delayMs, this.retryPolicy.maxRetryAfterMs);
+    const until = this.clock.now() + wait;
+    if (lane.paused && lane.pausedUntil >= until) return lane.pausedUntil;
+    lane.paused = true;
+    lane.pausedUntil = until;
+    lane.pauseCode = code;
+    if (lane.pauseTimer) clearTimeout(lane.pauseTimer);
+    lane.pauseTimer = setTimeout(() => this.resume(lane), wait);
+    if (lane.parked.length === 0) lane.pauseTimer.unref();
+    this.onOriginPaused?.(lane.origin.origin, until, reason, lane.key);
+    // Messages held for this lane will not be waited for if the pause is long.
+    if (wait > this.maxPauseWaitMs && lane.parked.length > 0) {
+      const held = lane.parked.splice(0);
       this.parkedCount -= held.length;
-      this.parkedOrigins.delete(origin);
-      for (const job of held) this.finish(job, { kind: 'deferred', retryAt: until, reason: `${origin.origin} is paused` });
+      this.parkedLanes.delete(lane);
+      for (const job of held) this.finish(job, this.deferredBy(lane));
     }
     return until;
   }
 
-  private resume(origin: OriginState): void {
-    origin.paused = false;
-    origin.pauseTimer = undefined;
-    origin.probing = true;
+  private resume(lane: Lane): void {
+    lane.paused = false;
+    lane.pauseTimer = undefined;
+    lane.probing = true;
     this.schedule();
   }
 
@@ -606,8 +672,8 @@ export class PushClient {
     if (job.finished) return;
     job.finished = true;
     job.body = undefined;
-    // A message refused before it had an origin (not a URL, say) still counts, under its endpoint's service.
-    this.metrics?.pushFinished((job.origin as OriginState | undefined)?.service ?? pushServiceOf(job.message.endpoint), outcome.kind);
+    // A message refused before it had a lane (not a URL, say) still counts, under its endpoint's service.
+    this.metrics?.pushFinished((job.lane as Lane | undefined)?.origin.service ?? pushServiceOf(job.message.endpoint), outcome.kind, reasonCodeOf(outcome));
     job.deliver(outcome);
   }
 
@@ -619,19 +685,52 @@ export class PushClient {
       service: pushServiceOf(origin),
       pool: new Pool(origin, this.poolOptions),
       inFlight: 0,
-      parked: [],
-      paused: false,
-      pausedUntil: 0,
-      pauseTimer: undefined,
-      probing: false,
       transportFailures: 0,
+      pausedUntil: 0,
+      pauseCode: 'unreachable',
       lastUsed: this.clock.now(),
-      headers: undefined,
-      headersFor: { authorization: '', ttl: -1, urgency: undefined, topic: undefined },
+      lanes: new Map(),
     };
     this.origins.set(origin, state);
     this.dropIdleOrigins();
     return state;
+  }
+
+  /** The lane of (origin, VAPID key); a new lane of an origin under an origin-wide pause starts paused for the rest of it. */
+  private laneState(originUrl: string, vapidKey: string): Lane {
+    const origin = this.originState(originUrl);
+    const existing = origin.lanes.get(vapidKey);
+    if (existing) return existing;
+    const lane: Lane = {
+      key: vapidKey,
+      origin,
+      inFlight: 0,
+      parked: [],
+      paused: false,
+      pausedUntil: 0,
+      pauseCode: 'rate_limited',
+      pauseTimer: undefined,
+      probing: false,
+      lastUsed: this.clock.now(),
+      headers: undefined,
+      headersFor: { authorization: '', ttl: -1, urgency: undefined, topic: undefined },
+    };
+    this.dropIdleLanes(origin);
+    origin.lanes.set(vapidKey, lane);
+    const left = origin.pausedUntil - this.clock.now();
+    if (left > 0) this.pauseLane(lane, left, origin.pauseCode, `${originUrl} is paused`);
+    return lane;
+  }
+
+  private isIdle(lane: Lane, idleSince: number): boolean {
+    return lane.inFlight === 0 && lane.parked.length === 0 && !lane.paused && lane.lastUsed < idleSince;
+  }
+
+  /** One lane per site sending to an origin: keep the map from growing with sites that stopped sending. */
+  private dropIdleLanes(origin: OriginState): void {
+    if (origin.lanes.size < 1024) return;
+    const idleSince = this.clock.now() - 10 * 60 * 1000;
+    for (const [key, lane] of origin.lanes) if (this.isIdle(lane, idleSince)) origin.lanes.delete(key);
   }
 
   /** Push endpoints come from a handful of origins; keep the map from growing with odd ones. */
@@ -639,10 +738,17 @@ export class PushClient {
     if (this.origins.size <= 256) return;
     const idleSince = this.clock.now() - 10 * 60 * 1000;
     for (const [key, origin] of this.origins) {
-      if (origin.inFlight === 0 && origin.parked.length === 0 && !origin.paused && origin.lastUsed < idleSince) {
+      if (origin.inFlight === 0 && origin.lastUsed < idleSince && [...origin.lanes.values()].every((lane) => this.isIdle(lane, idleSince))) {
         this.origins.delete(key);
         void origin.pool.close();
       }
     }
   }
+}
+
+/** The outcome model's reason code of an outcome (docs/delivery.md, "Outcomes"), for the metrics' `reason` label. */
+function reasonCodeOf(outcome: PushOutcome): string | undefined {
+  if (outcome.kind === 'gone') return 'gone';
+  if (outcome.kind === 'rate-limited') return 'rate_limited';
+  return 'code' in outcome ? (outcome.code ?? undefined) : undefined;
 }

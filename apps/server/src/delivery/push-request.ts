@@ -3,26 +3,50 @@
 // of an error body) for the PushClient to classify.
 import type { Dispatcher, Pool } from 'undici';
 import type { SubscriberKeys } from './encryption';
-import { SUCCESS_STATUSES, type PushOutcome } from './push-outcome';
+import { SUCCESS_STATUSES, type PushOutcome, type RetryableReason } from './push-outcome';
 import type { PushMessage, Urgency } from './push-message';
 import type { PushServiceName } from './push-services';
 
 const MAX_REASON_BYTES = 512;
 
-/** Per push-service origin: its connection pool, what waits for it, and its pause. */
+/**
+ * Per push-service origin: its connection pool, and its lanes. Transport
+ * failures (the network) and a 503 with Retry-After (the service is down) are
+ * the origin's, so they pause every lane of it.
+ */
 export interface OriginState {
   readonly origin: string;
   /** Its push service, the metrics label. */
   readonly service: PushServiceName;
   readonly pool: Pool;
   inFlight: number;
+  transportFailures: number;
+  /** An origin-wide pause in force until then (0: none); lanes created meanwhile start paused. */
+  pausedUntil: number;
+  pauseCode: RetryableReason;
+  lastUsed: number;
+  readonly lanes: Map<string, Lane>;
+}
+
+/**
+ * One sender on one push service: the origin and the VAPID key the messages
+ * are signed with. A 429 is the push service throttling that sender, so it
+ * pauses this lane only: one site's burst cannot stall every other site's
+ * traffic to the same push service (docs/security.md, "Push-service answers
+ * across tenants").
+ */
+export interface Lane {
+  readonly key: string;
+  readonly origin: OriginState;
+  inFlight: number;
   readonly parked: Job[];
   paused: boolean;
   pausedUntil: number;
+  /** Why it is paused: the code deferred messages carry. */
+  pauseCode: RetryableReason;
   pauseTimer: NodeJS.Timeout | undefined;
   /** After a pause, one request goes first; the rest wait for its answer. */
   probing: boolean;
-  transportFailures: number;
   lastUsed: number;
   /** The last request's headers, reused while they stay the same (a fan-out sends identical headers). */
   headers: Record<string, string> | undefined;
@@ -38,7 +62,7 @@ export class RequestDeadlineError extends Error {
 
 export /** One message on its way: it is also undici's handler for its request. */
 class Job implements Dispatcher.DispatchHandler {
-  origin!: OriginState;
+  lane!: Lane;
   path = '';
   authorization = '';
   keys!: SubscriberKeys;

@@ -1,8 +1,9 @@
 // SQL for notification runs and their per-subscriber deliveries (the
 // invariants of docs/delivery.md live here: runs and deliveries are claimed
 // with conditional updates, deliveries are unique per (run, subscriber)).
+import type { FailureReason, PushServiceName } from '@herald/contracts';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Database, NotificationRow, RunRow, SiteRow } from '../db/schema';
+import type { Database, NotificationRow, RunRow, RunStatus, SiteRow } from '../db/schema';
 import type { AddToSiteCounters } from './ports';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -112,14 +113,18 @@ export async function setRunError(db: Db, runId: string, error: string): Promise
   await db.updateTable('notification_runs').set({ last_error: error }).where('id', '=', runId).execute();
 }
 
-/** A one-time notification shows its single run's state (spec §4 statuses). */
+/**
+ * A one-time notification shows its single run's state (spec §4 statuses).
+ * Its sent_at is set only once a push service accepts something
+ * (addToRunCounters): a send nobody accepted was never "sent".
+ */
 export async function markNotificationSending(db: Db, notificationId: string, now: number): Promise<void> {
   await db
     .updateTable('notifications')
-    .set({ status: 'sending', sent_at: sql<number>`coalesce(sent_at, ${now})`, updated_at: now })
+    .set({ status: 'sending', updated_at: now })
     .where('id', '=', notificationId)
     .where('type', '=', 'ONE_TIME')
-    .where('status', 'in', ['draft', 'scheduled', 'failed'])
+    .where('status', 'in', ['draft', 'scheduled', 'failed', 'completed_with_errors'])
     .execute();
 }
 
@@ -158,6 +163,8 @@ export async function insertPendingDeliveries(db: Db, run: Pick<RunRow, 'id' | '
         next_attempt_at: null,
         lease_until: null,
         error: null,
+        reason: null,
+        push_service: null,
         sent_at: null,
         delivered_at: null,
         clicked_at: null,
@@ -216,11 +223,17 @@ export function loadSubscribersForSending(db: Db, ids: string[]) {
 }
 
 export interface RunCounters {
+  /** Accepted by the push service. */
   sent?: number;
+  /** Will not arrive (expired and skipped are counted apart). */
   failed?: number;
+  /** The push service answered 404/410. */
+  expired?: number;
+  /** Not sent: the subscriber was inactive by then. */
+  skipped?: number;
   delivered?: number;
   clicked?: number;
-  /** Subscribers the push service said are gone (404/410), already marked inactive by the caller. */
+  /** Subscribers the push service said are gone or invalid, already marked inactive by the caller. */
   unsubscribed?: number;
 }
 
@@ -229,50 +242,92 @@ export interface RunCounters {
  * together (and, for subscribers gone, to the site's active count).
  *
  * Rows are taken in one order: notification_runs, notifications, sites,
- * stats_hourly — the order the subscribe path also follows (sites, then
- * stats_hourly). On PostgreSQL two transactions that took them in opposite
- * orders would deadlock; with 404/410 answers at scale they did, each costing
- * a second (deadlock_timeout) and a rolled-back batch of results.
+ * stats_hourly, then notification_failures and delivery_stats_hourly (written
+ * by the caller after this) — the order the subscribe path also follows
+ * (sites, then stats_hourly). On PostgreSQL two transactions that took them in
+ * opposite orders would deadlock; with 404/410 answers at scale they did, each
+ * costing a second (deadlock_timeout) and a rolled-back batch of results.
+ * Deliveries and subscribers come before all of these.
  */
 export async function addToRunCounters(
   db: Db,
   addToSiteCounters: AddToSiteCounters,
-  run: Pick<RunRow, 'id' | 'notification_id' | 'site_id'>,
+  run: Pick<RunRow, 'id' | 'notification_id' | 'site_id'> & { due_at?: number },
   at: number,
   counters: RunCounters,
 ): Promise<void> {
   const sent = counters.sent ?? 0;
   const failed = counters.failed ?? 0;
+  const expired = counters.expired ?? 0;
+  const skipped = counters.skipped ?? 0;
   const delivered = counters.delivered ?? 0;
   const clicked = counters.clicked ?? 0;
   const unsubscribed = counters.unsubscribed ?? 0;
-  if (!sent && !failed && !delivered && !clicked && !unsubscribed) return;
+  if (!sent && !failed && !expired && !skipped && !delivered && !clicked && !unsubscribed) return;
   await db
     .updateTable('notification_runs')
     .set((eb) => ({
       sent_count: eb('sent_count', '+', sent),
       failed_count: eb('failed_count', '+', failed),
+      expired_count: eb('expired_count', '+', expired),
+      skipped_count: eb('skipped_count', '+', skipped),
       delivered_count: eb('delivered_count', '+', delivered),
       clicked_count: eb('clicked_count', '+', clicked),
     }))
     .where('id', '=', run.id)
     .execute();
+  const occurrence = run.due_at ?? at;
   await db
     .updateTable('notifications')
     .set((eb) => ({
       sent_count: eb('sent_count', '+', sent),
       failed_count: eb('failed_count', '+', failed),
+      expired_count: eb('expired_count', '+', expired),
+      skipped_count: eb('skipped_count', '+', skipped),
       delivered_count: eb('delivered_count', '+', delivered),
       clicked_count: eb('clicked_count', '+', clicked),
-      // A one-time notification's sent_at is when its send began (markNotificationSending), a recurring
-      // one's its latest occurrence (recordOccurrenceSent). A triggered one sends once per event: its
-      // sent_at is the latest push accepted, so the dashboard's Recent Notifications (spec §2, ordered
-      // by sent_at) and the notifications list show it too.
-      ...(sent > 0 ? { sent_at: sql<number>`case when type = 'TRIGGERED' then ${at} else sent_at end` } : {}),
+      // "Sent <date>" only once a push service accepted something (issue 11). A one-time notification's
+      // sent_at is its first accepted push; a recurring one's its latest occurrence that got one accepted;
+      // a triggered one sends once per event: its latest accepted push. The dashboard's Recent
+      // Notifications (spec §2, ordered by sent_at) and the notifications list show them by it.
+      ...(sent > 0
+        ? {
+            sent_at: sql<number>`case when type = 'TRIGGERED' then ${at} when type = 'RECURRING' then (case when sent_at is null or sent_at < ${occurrence} then ${occurrence} else sent_at end) else coalesce(sent_at, ${at}) end`,
+          }
+        : {}),
     }))
     .where('id', '=', run.notification_id)
     .execute();
-  await addToSiteCounters(db, run.site_id, at, { sent, failed, delivered, clicked, unsubscribed });
+  // Expired deliveries are not failures: the hourly "failed" counts failures only.
+  await addToSiteCounters(db, run.site_id, at, { sent, failed, delivered, clicked, unsubscribed, lost_at_push_service: unsubscribed });
+}
+
+export interface FailureGroupIncrement {
+  reason: FailureReason;
+  pushService: PushServiceName;
+  count: number;
+  sampleError: string;
+}
+
+/**
+ * Adds failed deliveries to their notification's groups (reason × push
+ * service), in the result transaction, after addToRunCounters' rows. The
+ * sample is the latest error text of the group.
+ */
+export async function addToNotificationFailures(db: Db, notificationId: string, groups: readonly FailureGroupIncrement[]): Promise<void> {
+  for (const group of [...groups].sort((a, b) => `${a.reason} ${a.pushService}`.localeCompare(`${b.reason} ${b.pushService}`))) {
+    if (group.count <= 0) continue;
+    await db
+      .insertInto('notification_failures')
+      .values({ notification_id: notificationId, reason: group.reason, push_service: group.pushService, count: group.count, sample_error: group.sampleError.slice(0, 500) })
+      .onConflict((oc) =>
+        oc.columns(['notification_id', 'reason', 'push_service']).doUpdateSet((eb) => ({
+          count: eb('notification_failures.count', '+', eb.ref('excluded.count')),
+          sample_error: eb.ref('excluded.sample_error'),
+        })),
+      )
+      .execute();
+  }
 }
 
 export async function hasPendingDeliveries(db: Db, runId: string): Promise<boolean> {
@@ -281,18 +336,28 @@ export async function hasPendingDeliveries(db: Db, runId: string): Promise<boole
 }
 
 /**
- * Finishes a run whose fan-out is done and whose deliveries are all terminal.
- * A run where every delivery failed is `failed` (with the reason); otherwise
- * `completed`. A one-time notification takes its run's final state.
+ * The final state of a run from its counters (issue 11): `failed` when
+ * deliveries failed or expired and none was accepted, `completed_with_errors`
+ * when some failed, else `completed` (expired subscriptions are churn, not an
+ * error of the send).
+ */
+export function finalRunStatus(counts: Pick<RunRow, 'sent_count' | 'failed_count' | 'expired_count'>): Extract<RunStatus, 'completed' | 'completed_with_errors' | 'failed'> {
+  if (counts.sent_count === 0 && counts.failed_count + counts.expired_count > 0) return 'failed';
+  return counts.failed_count > 0 ? 'completed_with_errors' : 'completed';
+}
+
+/**
+ * Finishes a run whose fan-out is done and whose deliveries are all terminal,
+ * with its final status and, when something failed, a summary of why. A
+ * one-time notification takes its run's final state.
  */
 export async function completeRunIfFinished(db: Kysely<Database>, runId: string, now: number): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const run = await trx.selectFrom('notification_runs').selectAll().where('id', '=', runId).executeTakeFirst();
     if (!run || run.status !== 'sending' || !run.fanout_done) return false;
     if (await hasPendingDeliveries(trx, runId)) return false;
-    const failedAll = run.total_count > 0 && run.failed_count >= run.total_count;
-    const status = failedAll ? 'failed' : 'completed';
-    const lastError = failedAll ? await lastDeliveryError(trx, runId) : run.last_error;
+    const status = finalRunStatus(run);
+    const lastError = status === 'completed' ? run.last_error : ((await failureSummary(trx, runId, run.total_count)) ?? run.last_error);
     const updated = await trx
       .updateTable('notification_runs')
       .set({ status, finished_at: now, lease_until: null, last_error: lastError })
@@ -311,17 +376,25 @@ export async function completeRunIfFinished(db: Kysely<Database>, runId: string,
   });
 }
 
-async function lastDeliveryError(db: Db, runId: string): Promise<string | null> {
-  const row = await db
+/**
+ * "12 of 40 not accepted: 8 unreachable (fcm), 4 expired (mozilla)": the
+ * reasons of a finished run's failed and expired deliveries, most frequent
+ * first. Read once, when the run finishes, through its (run_id, …) index.
+ */
+async function failureSummary(db: Db, runId: string, targeted: number): Promise<string | null> {
+  const rows = await db
     .selectFrom('deliveries')
-    .select('error')
+    .select(['reason', 'push_service', (eb) => eb.fn.countAll<number>().as('n')])
     .where('run_id', '=', runId)
     .where('status', 'in', ['failed', 'gone'])
-    .where('error', 'is not', null)
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  return row?.error ?? null;
+    .groupBy(['reason', 'push_service'])
+    .execute();
+  if (!rows.length) return null;
+  const groups = rows
+    .map((row) => ({ reason: row.reason === 'gone' ? 'expired' : (row.reason ?? 'unknown'), service: row.push_service ?? 'other', count: Number(row.n) }))
+    .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
+  const total = groups.reduce((sum, group) => sum + group.count, 0);
+  return `${total} of ${targeted} not accepted: ${groups.map((group) => `${group.count} ${group.reason} (${group.service})`).join(', ')}`;
 }
 
 /**

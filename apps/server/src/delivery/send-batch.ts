@@ -1,3 +1,4 @@
+import type { FailureReason, PushServiceName } from '@herald/contracts';
 import { sql } from 'kysely';
 import { z } from 'zod';
 import type { RunRow } from '../db/schema';
@@ -5,11 +6,14 @@ import { defineJob } from '../jobs/queue';
 import { createDeliveryToken } from './delivery-token';
 import type { DeliveryDeps } from './engine-deps';
 import { NOTIFICATION_TTL_SECONDS, notificationContent, notificationTopic, siteVapidCredentials } from './notification-content';
-import { createPayloadTemplate } from './payload';
+import { createPayloadTemplate, PushPayloadTooLargeError } from './payload';
 import type { SendAllSummary } from './push-client';
+import { pushServiceOf } from './push-endpoints';
 import type { PushMessage } from './push-message';
 import type { PushOutcome } from './push-outcome';
+import type { DeliveryHealthEntry } from './ports';
 import {
+  addToNotificationFailures,
   addToRunCounters,
   claimDeliveries,
   completeRunIfFinished,
@@ -29,10 +33,12 @@ interface Claimed {
   deliveryId: number;
   subscriberId: string;
   endpointHash: string | null;
+  pushService: PushServiceName;
   attempts: number;
 }
 
-type Outcome = { claimed: Claimed; outcome: PushOutcome };
+/** A push client outcome, or a delivery skipped before it reached the client (its subscriber left meanwhile). */
+type Outcome = { claimed: Claimed; outcome: PushOutcome | { kind: 'skipped' } };
 
 /** A batch still running after this long (or ten leases, if longer) is taken to be stuck. */
 const BATCH_STUCK_AFTER_MS = 5 * 60_000;
@@ -57,12 +63,16 @@ export async function sendBatch(deps: DeliveryDeps, payload: { runId: string; de
   const claimedRows = await claimDeliveries(db, payload.deliveryIds, clock.now(), config.deliveryLeaseMs);
   if (!claimedRows.length) return;
   const subscribers = new Map((await loadSubscribersForSending(db, claimedRows.map((c) => c.subscriber_id))).map((s) => [s.id, s]));
-  const claimed: Claimed[] = claimedRows.map((row) => ({
-    deliveryId: row.id,
-    subscriberId: row.subscriber_id,
-    endpointHash: subscribers.get(row.subscriber_id)?.endpoint_hash ?? null,
-    attempts: row.attempts,
-  }));
+  const claimed: Claimed[] = claimedRows.map((row) => {
+    const subscriber = subscribers.get(row.subscriber_id);
+    return {
+      deliveryId: row.id,
+      subscriberId: row.subscriber_id,
+      endpointHash: subscriber?.endpoint_hash ?? null,
+      pushService: subscriber ? pushServiceOf(subscriber.endpoint) : 'other',
+      attempts: row.attempts,
+    };
+  });
 
   const results = new ResultWriter(deps, run);
   let template: ReturnType<typeof createPayloadTemplate>;
@@ -73,7 +83,8 @@ export async function sendBatch(deps: DeliveryDeps, payload: { runId: string; de
   } catch (error) {
     // Nothing of this batch can be sent (payload too large, no usable VAPID subject): say why on every delivery.
     const reason = error instanceof Error ? error.message : String(error);
-    for (const c of claimed) results.add({ claimed: c, outcome: { kind: 'failed', reason } });
+    const code: FailureReason = error instanceof PushPayloadTooLargeError ? 'too_large' : 'rejected';
+    for (const c of claimed) results.add({ claimed: c, outcome: { kind: 'failed', reason, code } });
     await results.flush();
     await finishBatch(deps, run.id);
     return;
@@ -84,8 +95,8 @@ export async function sendBatch(deps: DeliveryDeps, payload: { runId: string; de
     for (const c of claimed) {
       const subscriber = subscribers.get(c.subscriberId);
       if (!subscriber || !subscriber.is_active) {
-        // Unsubscribed between fan-out and sending: nothing is pushed.
-        results.add({ claimed: c, outcome: { kind: 'gone', status: 0, reason: 'Subscriber unsubscribed before sending' } });
+        // Unsubscribed (or removed) between fan-out and sending: nothing is pushed; skipped, cause "inactive".
+        results.add({ claimed: c, outcome: { kind: 'skipped' } });
         continue;
       }
       yield {
@@ -208,48 +219,55 @@ async function recordOutcomes(deps: DeliveryDeps, run: RunRow, outcomes: Outcome
   if (!outcomes.length) return;
   const { clock, config, queue } = deps;
   const now = clock.now();
-  const sent: SortedOutcomes['sent'] = [];
-  const failed: SortedOutcomes['failed'] = [];
-  const gone: SortedOutcomes['gone'] = [];
-  const retries: SortedOutcomes['retries'] = [];
+  const sorted: SortedOutcomes = { sent: [], failed: [], expired: [], skipped: [], retries: [] };
   // A message no push service took within its TTL is not worth sending any more.
-  const expired = (run.started_at ?? now) + NOTIFICATION_TTL_SECONDS * 1000 <= now;
+  const outlived = (run.started_at ?? now) + NOTIFICATION_TTL_SECONDS * 1000 <= now;
+  const attemptsLeft = (claimed: Claimed) => claimed.attempts < config.deliveryMaxAttempts;
 
   for (const { claimed, outcome } of outcomes) {
+    const base = { id: claimed.deliveryId, pushService: claimed.pushService };
     switch (outcome.kind) {
       case 'sent':
-        sent.push(claimed.deliveryId);
+        sorted.sent.push(base);
+        break;
+      case 'skipped':
+        sorted.skipped.push(base);
         break;
       case 'gone':
-        gone.push({ claimed, status: outcome.status, reason: outcome.reason });
+        sorted.expired.push({ claimed, status: outcome.status, reason: outcome.reason });
         break;
       case 'failed':
-        failed.push({ id: claimed.deliveryId, error: outcome.reason });
+        sorted.failed.push({ ...base, code: outcome.code, error: outcome.reason, subscriber: claimed });
         break;
       case 'retryable':
-        if (claimed.attempts >= config.deliveryMaxAttempts || expired) {
-          failed.push({ id: claimed.deliveryId, error: `${outcome.reason} (gave up after ${claimed.attempts} attempts)` });
-        } else {
+      case 'rate-limited':
+      case 'deferred': {
+        // A 429, and a message held back by a paused push service, count as attempts too: a push service
+        // that keeps throttling fails the send as rate_limited after DELIVERY_MAX_ATTEMPTS rather than
+        // holding it for a day. Only a message handed back at shutdown was not an attempt.
+        const code: FailureReason | null = outcome.kind === 'rate-limited' ? 'rate_limited' : outcome.code;
+        const counts = code !== null;
+        if (code !== null && (outlived || !attemptsLeft(claimed))) {
+          const why = outlived ? 'not accepted within the message lifetime' : `gave up after ${claimed.attempts} attempts`;
+          sorted.failed.push({ ...base, code, error: `${outcome.reason} (${why})`, subscriber: claimed });
+        } else if (outcome.kind === 'retryable') {
           const at = Math.max(outcome.retryAt ?? 0, now + retryDelayMs(config.deliveryRetryBaseMs, claimed.attempts));
-          retries.push({ id: claimed.deliveryId, error: outcome.reason, at, counts: true });
+          sorted.retries.push({ ...base, code: outcome.code, error: outcome.reason, at, counts });
+        } else {
+          sorted.retries.push({ ...base, code, error: outcome.reason, at: outcome.retryAt, counts });
         }
         break;
-      case 'rate-limited':
-      case 'deferred':
-        // Back-pressure, not a failure of this message: it does not use up an attempt.
-        if (expired) failed.push({ id: claimed.deliveryId, error: `${outcome.reason} (not accepted within the message lifetime)` });
-        else retries.push({ id: claimed.deliveryId, error: outcome.reason, at: outcome.retryAt, counts: false });
-        break;
+      }
     }
   }
 
-  await retryWhileClaimsHold(deps, run.id, () => writeOutcomes(deps, run, now, { sent, failed, gone, retries }));
+  await retryWhileClaimsHold(deps, run.id, () => writeOutcomes(deps, run, now, sorted));
 
   // Retries go back on the queue with their delay; if that job is lost (or
   // Redis is unreachable now), the run's lease runs out and the recovery
   // sweep re-enqueues them.
   const byTime = new Map<number, number[]>();
-  for (const retry of retries) {
+  for (const retry of sorted.retries) {
     const at = Math.ceil(retry.at / 250) * 250;
     byTime.set(at, [...(byTime.get(at) ?? []), retry.id]);
   }
@@ -262,11 +280,18 @@ async function recordOutcomes(deps: DeliveryDeps, run: RunRow, outcomes: Outcome
   }
 }
 
+interface Recipient {
+  id: number;
+  pushService: PushServiceName;
+}
+
 interface SortedOutcomes {
-  sent: number[];
-  failed: Array<{ id: number; error: string }>;
-  gone: Array<{ claimed: Claimed; status: number; reason: string }>;
-  retries: Array<{ id: number; error: string; at: number; counts: boolean }>;
+  sent: Recipient[];
+  skipped: Recipient[];
+  failed: Array<Recipient & { code: FailureReason; error: string; subscriber: Claimed }>;
+  expired: Array<{ claimed: Claimed; status: number; reason: string }>;
+  /** `code` null: handed back at shutdown (no reason to show, not an attempt). */
+  retries: Array<Recipient & { code: FailureReason | null; error: string; at: number; counts: boolean }>;
 }
 
 /**
@@ -292,42 +317,75 @@ async function retryWhileClaimsHold(deps: DeliveryDeps, runId: string, write: ()
   }
 }
 
-/** One transaction: delivery states, subscribers gone, every counter. Conditional on `pending`, so writing it twice counts once. */
-async function writeOutcomes(deps: DeliveryDeps, run: RunRow, now: number, { sent, failed, gone, retries }: SortedOutcomes): Promise<void> {
+/**
+ * One transaction: delivery states, subscribers gone, every counter, the
+ * notification's failure groups and the site's delivery health. Conditional
+ * on `pending`, so writing it twice counts once.
+ */
+async function writeOutcomes(deps: DeliveryDeps, run: RunRow, now: number, sorted: SortedOutcomes): Promise<void> {
   const { db, config } = deps;
+  const { sent, skipped, failed, expired, retries } = sorted;
   await db.transaction().execute(async (trx) => {
+    const health: DeliveryHealthEntry[] = [];
+    const failureGroups = new Map<string, { reason: FailureReason; pushService: PushServiceName; count: number; sampleError: string }>();
+    const gone: Array<{ subscriberId: string; endpointHashSentTo: string }> = [];
     let sentCount = 0;
-    let failedCount = 0;
-    if (sent.length) {
+    let skippedCount = 0;
+    let expiredCount = 0;
+
+    // Accepted: one statement per push service (the Delivery section counts them by service and by time to accept).
+    for (const pushService of new Set(sent.map((item) => item.pushService))) {
+      const ids = sent.filter((item) => item.pushService === pushService).map((item) => item.id);
       const result = await trx
         .updateTable('deliveries')
-        .set({ status: 'sent', sent_at: now, lease_until: null, next_attempt_at: null, error: null })
-        .where('id', 'in', sent)
+        .set({ status: 'sent', sent_at: now, lease_until: null, next_attempt_at: null, error: null, reason: null, push_service: null })
+        .where('id', 'in', ids)
         .where('status', '=', 'pending')
         .executeTakeFirst();
-      sentCount += Number(result.numUpdatedRows);
+      const count = Number(result.numUpdatedRows);
+      sentCount += count;
+      for (let i = 0; i < count; i++) health.push({ pushService, outcome: 'accepted', reason: null, latencyMs: Math.max(0, now - run.due_at) });
+    }
+    if (skipped.length) {
+      const result = await trx
+        .updateTable('deliveries')
+        .set({ status: 'skipped', lease_until: null, next_attempt_at: null, error: 'The subscriber was no longer active', reason: 'inactive', push_service: null })
+        .where('id', 'in', skipped.map((item) => item.id))
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
+      skippedCount += Number(result.numUpdatedRows);
     }
     for (const item of failed) {
       const result = await trx
         .updateTable('deliveries')
-        .set({ status: 'failed', lease_until: null, next_attempt_at: null, error: item.error.slice(0, 500) })
+        .set({ status: 'failed', lease_until: null, next_attempt_at: null, error: item.error.slice(0, 500), reason: item.code, push_service: item.pushService })
         .where('id', '=', item.id)
         .where('status', '=', 'pending')
         .executeTakeFirst();
-      failedCount += Number(result.numUpdatedRows);
+      if (!Number(result.numUpdatedRows)) continue;
+      const key = `${item.code} ${item.pushService}`;
+      const group = failureGroups.get(key) ?? { reason: item.code, pushService: item.pushService, count: 0, sampleError: item.error };
+      group.count += 1;
+      group.sampleError = item.error;
+      failureGroups.set(key, group);
+      health.push({ pushService: item.pushService, outcome: 'failed', reason: item.code });
+      // The push service named the subscription invalid: like a 410, it will never receive anything.
+      if (item.code === 'invalid_subscription' && item.subscriber.endpointHash) {
+        gone.push({ subscriberId: item.subscriber.subscriberId, endpointHashSentTo: item.subscriber.endpointHash });
+      }
     }
-    const goneSubscribers: Array<{ subscriberId: string; endpointHashSentTo: string }> = [];
-    for (const item of gone) {
+    for (const item of expired) {
       const updated = await trx
         .updateTable('deliveries')
-        .set({ status: 'gone', lease_until: null, next_attempt_at: null, error: item.reason.slice(0, 500) })
+        .set({ status: 'gone', lease_until: null, next_attempt_at: null, error: item.reason.slice(0, 500), reason: 'gone', push_service: item.claimed.pushService })
         .where('id', '=', item.claimed.deliveryId)
         .where('status', '=', 'pending')
         .executeTakeFirst();
       if (!Number(updated.numUpdatedRows)) continue;
-      failedCount += 1;
+      expiredCount += 1;
+      health.push({ pushService: item.claimed.pushService, outcome: 'expired', reason: 'gone' });
       // 404/410: the subscription is gone for good, unless it changed meanwhile (docs/web-push.md).
-      if (item.status && item.claimed.endpointHash) goneSubscribers.push({ subscriberId: item.claimed.subscriberId, endpointHashSentTo: item.claimed.endpointHash });
+      if (item.claimed.endpointHash) gone.push({ subscriberId: item.claimed.subscriberId, endpointHashSentTo: item.claimed.endpointHash });
     }
     for (const retry of retries) {
       await trx
@@ -336,15 +394,26 @@ async function writeOutcomes(deps: DeliveryDeps, run: RunRow, now: number, { sen
           lease_until: null,
           next_attempt_at: retry.at,
           error: retry.error.slice(0, 500),
+          // The reason of the last failure stays while the delivery waits: the notification page shows it live.
+          ...(retry.code ? { reason: retry.code, push_service: retry.pushService } : {}),
           ...(retry.counts ? {} : { attempts: sql<number>`attempts - 1` }),
         })
         .where('id', '=', retry.id)
         .where('status', '=', 'pending')
         .execute();
     }
+    const failedCount = [...failureGroups.values()].reduce((sum, group) => sum + group.count, 0);
     // Deliveries first, then subscribers, then the counters in addToRunCounters' order.
-    const unsubscribed = await deps.deliveryPorts.deactivateGoneSubscribers(trx, goneSubscribers, now);
-    await addToRunCounters(trx, deps.deliveryPorts.addToSiteCounters, run, now, { sent: sentCount, failed: failedCount, unsubscribed });
+    const unsubscribed = await deps.deliveryPorts.deactivateGoneSubscribers(trx, gone, now);
+    await addToRunCounters(trx, deps.deliveryPorts.addToSiteCounters, run, now, {
+      sent: sentCount,
+      failed: failedCount,
+      expired: expiredCount,
+      skipped: skippedCount,
+      unsubscribed,
+    });
+    await addToNotificationFailures(trx, run.notification_id, [...failureGroups.values()]);
+    await deps.deliveryPorts.addToDeliveryHealth(trx, run.site_id, now, health);
     if (retries.length) {
       // The run must not look stalled while it waits for its retries.
       await extendRunLease(trx, run.id, Math.max(...retries.map((r) => r.at)) + config.deliveryLeaseMs);

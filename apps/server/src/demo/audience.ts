@@ -258,6 +258,8 @@ export function generateAudience(random: SeededRandom, options: AudienceOptions)
         test_device_name: null,
         subscribed_at: subscribedAt,
         last_seen_at: lastSeenAt,
+        // Set from the played-back history's delivered beacons (history.ts).
+        last_delivered_at: null,
         unsubscribed_at: unsubscribedAt,
         updated_at: Math.max(lastSeenAt, unsubscribedAt ?? 0),
       },

@@ -7,13 +7,19 @@
 //
 // The state changes mirror delivery/runs.ts: a claimed one-time notification
 // turns `sending` (markNotificationSending), counters add to the run and the
-// notification (addToRunCounters; a triggered notification's sent_at is its
-// latest send), and a run whose every delivery failed is `failed`, else
-// `completed`, which a one-time notification takes over (completeRunIfFinished).
-// A drip step of a subscriber who has left is cancelled (dripStepGuard).
+// notification (addToRunCounters: sent_at only once something was accepted; a
+// triggered notification's is its latest send, a recurring one's its latest
+// occurrence), failed deliveries add to the notification's failure groups and
+// every result to the Delivery section's hourly rows, and a run ends
+// `completed`, `completed_with_errors` or `failed` (finalRunStatus), which a
+// one-time notification takes over (completeRunIfFinished). A drip step of a
+// subscriber who has left is cancelled (dripStepGuard).
+import type { FailureReason, PushServiceName } from '@herald/contracts';
 import type { Insertable, Kysely } from 'kysely';
-import type { Database, DeliveriesTable, NotificationRow, RunRow, StatsHourlyTable } from '../db/schema';
-import { hourStart } from '../features/analytics/site-counters';
+import type { Database, DeliveriesTable, DeliveryHealthOutcome, DeliveryStatsHourlyTable, NotificationFailuresTable, NotificationRow, RunRow, StatsHourlyTable } from '../db/schema';
+import { pushServiceOf } from '../delivery/push-endpoints';
+import { finalRunStatus } from '../delivery/runs';
+import { hourStart, latencyBucket } from '../features/analytics/site-counters';
 import { parseStoredRules } from '../features/segments/segment-rules';
 import type { DemoSubscriber } from './audience';
 import type { SeededRandom } from './random';
@@ -67,43 +73,98 @@ function deliveryChance(subscriber: DemoSubscriber): number {
   return subscriber.mobile ? 0.89 : 0.95;
 }
 
-const RETRYABLE_FAILURES = ['503 (gave up after 5 attempts)', 'connection: ECONNRESET (gave up after 5 attempts)', 'timeout: no answer within 15000 ms (gave up after 5 attempts)'];
+/** The occasional failure of a push service that is up: each retried with backoff before giving up. */
+const RETRYABLE_FAILURES: Array<{ error: string; code: FailureReason }> = [
+  { error: '503 (gave up after 5 attempts)', code: 'server_error' },
+  { error: 'connection: ECONNRESET (gave up after 5 attempts)', code: 'unreachable' },
+  { error: 'timeout: no answer within 15000 ms (gave up after 5 attempts)', code: 'timeout' },
+];
+
+/** The Delivery section's hourly rows, added up by key as addToDeliveryHealth does. */
+class DeliveryHealthRollup {
+  private readonly rows = new Map<string, Insertable<DeliveryStatsHourlyTable>>();
+
+  add(siteId: string, at: number, pushService: PushServiceName, outcome: DeliveryHealthOutcome, reason: FailureReason | '', latencyMs?: number): void {
+    const bucket = outcome === 'accepted' ? latencyBucket(latencyMs ?? 0) : 0;
+    const hour = hourStart(at);
+    const key = `${hour} ${pushService} ${outcome} ${reason} ${bucket}`;
+    const row = this.rows.get(key) ?? { site_id: siteId, hour_start: hour, push_service: pushService, outcome, reason, latency_bucket: bucket, count: 0 };
+    row.count = (row.count ?? 0) + 1;
+    this.rows.set(key, row);
+  }
+
+  all(): Array<Insertable<DeliveryStatsHourlyTable>> {
+    return [...this.rows.values()];
+  }
+}
+
+/** Per notification, reason and push service: how many failed and the latest error text (notification_failures). */
+class FailureGroups {
+  private readonly groups = new Map<string, Insertable<NotificationFailuresTable>>();
+
+  add(notificationId: string, reason: FailureReason, pushService: PushServiceName, error: string): void {
+    const key = `${notificationId} ${reason} ${pushService}`;
+    const group = this.groups.get(key) ?? { notification_id: notificationId, reason, push_service: pushService, count: 0, sample_error: error };
+    group.count = (group.count ?? 0) + 1;
+    group.sample_error = error;
+    this.groups.set(key, group);
+  }
+
+  all(): Array<Insertable<NotificationFailuresTable>> {
+    return [...this.groups.values()];
+  }
+}
+
+interface Recorders {
+  rollup: HourlyRollup;
+  health: DeliveryHealthRollup;
+  failures: FailureGroups;
+  /** Each subscriber's latest delivered beacon. */
+  lastDelivered: Map<string, number>;
+}
 
 interface RunOutcome {
   deliveries: Array<Insertable<DeliveriesTable>>;
   counters: Counters;
   finishedAt: number;
+  firstSentAt: number | null;
   lastSentAt: number | null;
-  lastError: string | null;
 }
 
 /** One push per audience member, sent at about 800 a second from the claim on. */
-function playRun(run: RunRow, claimedAt: number, audience: string[], subscribers: Map<string, DemoSubscriber>, model: SendModel, random: SeededRandom, now: number, rollup: HourlyRollup): RunOutcome {
+function playRun(run: RunRow, claimedAt: number, audience: string[], subscribers: Map<string, DemoSubscriber>, model: SendModel, random: SeededRandom, now: number, recorders: Recorders): RunOutcome {
+  const { rollup, health, failures, lastDelivered } = recorders;
   const counters: Counters = { total: audience.length, sent: 0, delivered: 0, clicked: 0, failed: 0 };
   const deliveries: Array<Insertable<DeliveriesTable>> = [];
   let finishedAt = claimedAt;
+  let firstSentAt: number | null = null;
   let lastSentAt: number | null = null;
-  let lastError: string | null = null;
   audience.forEach((subscriberId, index) => {
     const subscriber = subscribers.get(subscriberId)!;
+    const pushService = pushServiceOf(subscriber.row.endpoint);
     const attemptAt = claimedAt + 300 + Math.round(index * 1.25) + random.int(0, 400);
     const base = { run_id: run.id, notification_id: run.notification_id, site_id: run.site_id, subscriber_id: subscriberId, next_attempt_at: null, lease_until: null, created_at: claimedAt };
 
-    if (model.unreachable || random.chance(0.012)) {
+    if (model.unreachable || random.chance(0.004)) {
       // Retried with backoff (2 s, 4 s, 8 s, 16 s) before giving up.
       const failedAt = attemptAt + 30 * SECOND_MS + random.int(0, 5000);
-      const error = model.unreachable ? `connection: getaddrinfo EAI_AGAIN ${subscriber.pushHost} (gave up after 5 attempts)` : random.pick(RETRYABLE_FAILURES);
-      deliveries.push({ ...base, status: 'failed', attempts: 5, error, sent_at: null, delivered_at: null, clicked_at: null });
+      const failure = model.unreachable
+        ? { error: `connection: getaddrinfo EAI_AGAIN ${subscriber.pushHost} (gave up after 5 attempts)`, code: 'unreachable' as const }
+        : random.pick(RETRYABLE_FAILURES);
+      deliveries.push({ ...base, status: 'failed', attempts: 5, error: failure.error, reason: failure.code, push_service: pushService, sent_at: null, delivered_at: null, clicked_at: null });
       counters.failed += 1;
       rollup.add(failedAt, 'failed');
+      health.add(run.site_id, failedAt, pushService, 'failed', failure.code);
+      failures.add(run.notification_id, failure.code, pushService, failure.error);
       finishedAt = Math.max(finishedAt, failedAt);
-      lastError = error;
       return;
     }
 
     const sentAt = attemptAt;
     counters.sent += 1;
     rollup.add(sentAt, 'sent');
+    health.add(run.site_id, sentAt, pushService, 'accepted', '', sentAt - run.due_at);
+    firstSentAt = Math.min(firstSentAt ?? sentAt, sentAt);
     finishedAt = Math.max(finishedAt, sentAt);
     lastSentAt = Math.max(lastSentAt ?? 0, sentAt);
 
@@ -124,14 +185,29 @@ function playRun(run: RunRow, claimedAt: number, audience: string[], subscribers
     if (deliveredAt !== null) {
       counters.delivered += 1;
       rollup.add(deliveredAt, 'delivered');
+      lastDelivered.set(subscriberId, Math.max(lastDelivered.get(subscriberId) ?? 0, deliveredAt));
     }
     if (clickedAt !== null) {
       counters.clicked += 1;
       rollup.add(clickedAt, 'clicked');
     }
-    deliveries.push({ ...base, status: 'sent', attempts: 1, error: null, sent_at: sentAt, delivered_at: deliveredAt, clicked_at: clickedAt });
+    deliveries.push({ ...base, status: 'sent', attempts: 1, error: null, reason: null, push_service: null, sent_at: sentAt, delivered_at: deliveredAt, clicked_at: clickedAt });
   });
-  return { deliveries, counters, finishedAt, lastSentAt, lastError };
+  return { deliveries, counters, finishedAt, firstSentAt, lastSentAt };
+}
+
+/** "12 of 40 not accepted: 12 unreachable (fcm)", as completeRunIfFinished words it. */
+function failureSummary(deliveries: ReadonlyArray<Insertable<DeliveriesTable>>, targeted: number): string | null {
+  const groups = new Map<string, number>();
+  for (const delivery of deliveries) {
+    if (delivery.status !== 'failed') continue;
+    const key = `${delivery.reason} (${delivery.push_service})`;
+    groups.set(key, (groups.get(key) ?? 0) + 1);
+  }
+  if (!groups.size) return null;
+  const sorted = [...groups.entries()].sort(([a, x], [b, y]) => y - x || a.localeCompare(b));
+  const total = sorted.reduce((sum, [, count]) => sum + count, 0);
+  return `${total} of ${targeted} not accepted: ${sorted.map(([key, count]) => `${count} ${key}`).join(', ')}`;
 }
 
 interface HistoryInput {
@@ -147,6 +223,7 @@ interface HistoryInput {
 export async function playHistory(db: Kysely<Database>, input: HistoryInput): Promise<void> {
   const { siteId, now, subscribers, models } = input;
   const rollup = new HourlyRollup();
+  const recorders: Recorders = { rollup, health: new DeliveryHealthRollup(), failures: new FailureGroups(), lastDelivered: new Map() };
   for (const { row } of subscribers.values()) {
     rollup.add(row.subscribed_at, 'subscribed');
     if (row.unsubscribed_at !== null) rollup.add(row.unsubscribed_at, 'unsubscribed');
@@ -184,23 +261,25 @@ export async function playHistory(db: Kysely<Database>, input: HistoryInput): Pr
           : []
         : await repo.audienceAt(db, siteId, claimedAt, rules, run.subscriber_id);
 
-    if (notification.type === 'ONE_TIME' && ['draft', 'scheduled', 'failed'].includes(notification.status)) {
+    if (notification.type === 'ONE_TIME' && ['draft', 'scheduled', 'failed', 'completed_with_errors'].includes(notification.status)) {
       notification.status = 'sending';
-      notification.sent_at ??= claimedAt;
       notification.updated_at = claimedAt;
     }
-    const outcome = playRun(run, claimedAt, audience, subscribers, model, random, now, rollup);
+    const outcome = playRun(run, claimedAt, audience, subscribers, model, random, now, recorders);
     deliveries.push(...outcome.deliveries);
     notification.total_count += outcome.counters.total;
     notification.sent_count += outcome.counters.sent;
     notification.delivered_count += outcome.counters.delivered;
     notification.clicked_count += outcome.counters.clicked;
     notification.failed_count += outcome.counters.failed;
-    if (notification.type === 'TRIGGERED' && outcome.lastSentAt !== null) notification.sent_at = outcome.lastSentAt;
+    if (outcome.firstSentAt !== null) {
+      if (notification.type === 'TRIGGERED') notification.sent_at = outcome.lastSentAt;
+      else if (notification.type === 'RECURRING') notification.sent_at = Math.max(notification.sent_at ?? 0, run.due_at);
+      else notification.sent_at ??= outcome.firstSentAt;
+    }
 
-    const failedAll = outcome.counters.total > 0 && outcome.counters.failed >= outcome.counters.total;
-    const status = failedAll ? 'failed' : 'completed';
-    const lastError = failedAll ? outcome.lastError : run.last_error;
+    const status = finalRunStatus({ sent_count: outcome.counters.sent, failed_count: outcome.counters.failed, expired_count: 0 });
+    const lastError = status === 'completed' ? run.last_error : failureSummary(outcome.deliveries, outcome.counters.total);
     runChanges.push({
       id: run.id,
       changes: {
@@ -235,6 +314,9 @@ export async function playHistory(db: Kysely<Database>, input: HistoryInput): Pr
       await repo.updateNotification(trx, notification.id, notificationState(notification));
     }
     await repo.addHourlyStats(trx, rollup.rows(siteId));
+    await repo.insertNotificationFailures(trx, recorders.failures.all());
+    await repo.insertDeliveryStats(trx, recorders.health.all());
+    await repo.setLastDelivered(trx, recorders.lastDelivered);
   });
 }
 

@@ -8,6 +8,8 @@ import { sql, type Insertable, type Kysely, type Transaction, type Updateable } 
 import type {
   Database,
   DeliveriesTable,
+  DeliveryStatsHourlyTable,
+  NotificationFailuresTable,
   NotificationRow,
   NotificationsTable,
   NotificationRunsTable,
@@ -129,7 +131,7 @@ export async function updateNotification(db: Db, notificationId: string, changes
 
 /** Adds to the site's hourly rollup (rows for the same hour add up, as addToHourlyStats does). */
 export async function addHourlyStats(db: Db, rows: ReadonlyArray<Insertable<StatsHourlyTable>>): Promise<void> {
-  const columns = ['sent', 'delivered', 'clicked', 'failed', 'subscribed', 'unsubscribed'] as const;
+  const columns = ['sent', 'delivered', 'clicked', 'failed', 'subscribed', 'unsubscribed', 'lost_at_push_service'] as const;
   await insertInChunks(rows, (chunk) =>
     db
       .insertInto('stats_hourly')
@@ -139,6 +141,21 @@ export async function addHourlyStats(db: Db, rows: ReadonlyArray<Insertable<Stat
       )
       .execute(),
   );
+}
+
+/** The failure groups of the played-back sends (one row per notification, reason and push service). */
+export async function insertNotificationFailures(db: Db, rows: ReadonlyArray<Insertable<NotificationFailuresTable>>): Promise<void> {
+  await insertInChunks(rows, (chunk) => db.insertInto('notification_failures').values(chunk).execute());
+}
+
+/** The Delivery section's hourly rows of the played-back sends (distinct keys: history.ts adds them up first). */
+export async function insertDeliveryStats(db: Db, rows: ReadonlyArray<Insertable<DeliveryStatsHourlyTable>>): Promise<void> {
+  await insertInChunks(rows, (chunk) => db.insertInto('delivery_stats_hourly').values(chunk).execute());
+}
+
+/** Each subscriber's latest delivered beacon of the played-back history. */
+export async function setLastDelivered(db: Db, latest: ReadonlyMap<string, number>): Promise<void> {
+  for (const [subscriberId, at] of latest) await db.updateTable('subscribers').set({ last_delivered_at: at }).where('id', '=', subscriberId).execute();
 }
 
 /** What the demo holds, for the command's summary. */

@@ -32,7 +32,7 @@ export interface Metrics {
   /** The text Prometheus scrapes (`GET /metrics`). */
   scrape(): Promise<{ contentType: string; body: string }>;
   /** One push's outcome, by push service (`delivery/push-services.ts`) and outcome kind. */
-  pushFinished(pushService: string, outcome: string): void;
+  pushFinished(pushService: string, outcome: string, reason: string | undefined): void;
   /** How long a push service took to answer one request (or to fail it). */
   pushAnswered(pushService: string, seconds: number): void;
   /** A public subscribe request answered with `statusCode`. */
@@ -61,8 +61,8 @@ export function createMetrics(): Metrics {
 
   const pushes = new client.Counter({
     name: 'herald_pushes_total',
-    help: 'Push messages by push service and outcome (sent, gone, rate-limited, deferred, retryable, failed).',
-    labelNames: ['push_service', 'outcome'] as const,
+    help: 'Push messages by push service, outcome (sent, gone, rate-limited, deferred, retryable, failed) and reason code (unreachable, timeout, rate_limited, rejected, too_large, gone, server_error, invalid_subscription; "none" for a message sent).',
+    labelNames: ['push_service', 'outcome', 'reason'] as const,
     registers: [registry],
   });
   const pushLatency = new client.Histogram({
@@ -142,7 +142,7 @@ export function createMetrics(): Metrics {
     async scrape() {
       return { contentType: registry.contentType, body: await registry.metrics() };
     },
-    pushFinished: (pushService, outcome) => pushes.inc({ push_service: pushService, outcome }),
+    pushFinished: (pushService, outcome, reason) => pushes.inc({ push_service: pushService, outcome, reason: reason ?? 'none' }),
     pushAnswered: (pushService, seconds) => pushLatency.observe({ push_service: pushService }, seconds),
     subscribeAnswered: (statusCode) => subscribes.inc({ result: requestResultOf(statusCode, { 201: 'created', 200: 'updated' }) }),
     beaconAnswered: (statusCode) => beacons.inc({ result: requestResultOf(statusCode) }),

@@ -186,33 +186,59 @@ describe('push client: outcomes', () => {
     expect(byStatus(200)).toEqual({ kind: 'sent', status: 200 });
     expect(byStatus(201)).toEqual({ kind: 'sent', status: 201 });
     expect(byStatus(202)).toEqual({ kind: 'sent', status: 202 });
-    expect(byStatus(400)).toEqual({ kind: 'failed', status: 400, reason: '400 {"reason":"answer 400"}' });
-    expect(byStatus(401)).toMatchObject({ kind: 'failed', status: 401, vapidRejected: true, reason: expect.stringContaining('answer 401') });
-    expect(byStatus(403)).toMatchObject({ kind: 'failed', status: 403, vapidRejected: true });
+    expect(byStatus(400)).toEqual({ kind: 'failed', status: 400, reason: '400 {"reason":"answer 400"}', code: 'rejected' });
+    expect(byStatus(401)).toMatchObject({ kind: 'failed', status: 401, code: 'rejected', vapidRejected: true, reason: expect.stringContaining('answer 401') });
+    expect(byStatus(403)).toMatchObject({ kind: 'failed', status: 403, code: 'rejected', vapidRejected: true });
     expect(byStatus(404)).toMatchObject({ kind: 'gone', status: 404 });
     expect(byStatus(410)).toMatchObject({ kind: 'gone', status: 410 });
-    expect(byStatus(413)).toMatchObject({ kind: 'failed', status: 413 });
-    expect(byStatus(500)).toMatchObject({ kind: 'retryable', status: 500, reason: expect.stringContaining('answer 500') });
-    expect(byStatus(502)).toMatchObject({ kind: 'retryable', status: 502 });
-    expect(byStatus(503)).toMatchObject({ kind: 'retryable', status: 503 });
+    expect(byStatus(413)).toMatchObject({ kind: 'failed', status: 413, code: 'too_large' });
+    expect(byStatus(500)).toMatchObject({ kind: 'retryable', status: 500, code: 'server_error', reason: expect.stringContaining('answer 500') });
+    expect(byStatus(502)).toMatchObject({ kind: 'retryable', status: 502, code: 'server_error' });
+    expect(byStatus(503)).toMatchObject({ kind: 'retryable', status: 503, code: 'server_error' });
     expect(byStatus(503)).not.toHaveProperty('retryAt');
     expect(outcomes.get(100)).toMatchObject({ kind: 'gone', status: 410 });
     expect(outcomes.get(101)).toMatchObject({ kind: 'gone', status: 404 });
-    expect(outcomes.get(102)).toMatchObject({ kind: 'failed', reason: expect.stringContaining('not a point on the P-256 curve') });
-    expect(outcomes.get(103)).toMatchObject({ kind: 'failed', reason: expect.stringContaining('https') });
-    expect(outcomes.get(104)).toMatchObject({ kind: 'failed', reason: expect.stringContaining('Topic') });
-    expect(outcomes.get(105)).toMatchObject({ kind: 'failed', reason: expect.stringContaining('at most 3993 bytes') });
-    expect(outcomes.get(106)).toMatchObject({ kind: 'failed', reason: expect.stringMatching(/key/i) });
+    expect(outcomes.get(102)).toMatchObject({ kind: 'failed', code: 'invalid_subscription', reason: expect.stringContaining('not a point on the P-256 curve') });
+    expect(outcomes.get(103)).toMatchObject({ kind: 'failed', code: 'invalid_subscription', reason: expect.stringContaining('https') });
+    expect(outcomes.get(104)).toMatchObject({ kind: 'failed', code: 'rejected', reason: expect.stringContaining('Topic') });
+    expect(outcomes.get(105)).toMatchObject({ kind: 'failed', code: 'too_large', reason: expect.stringContaining('at most 3993 bytes') });
+    expect(outcomes.get(106)).toMatchObject({ kind: 'failed', code: 'rejected', reason: expect.stringMatching(/key/i) });
     // Nothing malformed reached the push service.
     expect(service.stats().requests).toBe(answers.length + 2);
   });
 
-  it('reports requests the real VAPID checks refuse as failed, never as gone', async () => {
+  it('reports requests the real VAPID checks refuse as failed, never as gone; a subscription of another key is a VAPID key mismatch', async () => {
     const service = await pushService();
     const client = pushClient();
     const locked = service.createSubscription({ applicationServerKey: generateVapidKeys().publicKey });
     const outcome = await client.send(message(locked, 1));
-    expect(outcome).toMatchObject({ kind: 'failed', status: 403, vapidRejected: true, reason: expect.stringContaining('does not match') });
+    expect(outcome).toMatchObject({ kind: 'failed', status: 403, code: 'rejected', vapidRejected: true, reason: expect.stringMatching(/^VAPID key mismatch.*does not match/) });
+  });
+
+  it('deactivates on bodies that name an invalid subscription (FCM, legacy GCM, Apple), and tells a VAPID key mismatch from other refusals', async () => {
+    const service = await pushService();
+    const client = pushClient();
+    const answers: Array<{ status: number; body: string; code: string; mismatch?: boolean }> = [
+      { status: 400, body: '{"error":{"code":400,"status":"INVALID_ARGUMENT","details":[{"errorCode":"UNREGISTERED"}]}}', code: 'invalid_subscription' },
+      { status: 400, body: '{"error":{"message":"Invalid registration token"}}', code: 'invalid_subscription' },
+      { status: 400, body: 'InvalidRegistration', code: 'invalid_subscription' },
+      { status: 403, body: '{"reason":"BadDeviceToken"}', code: 'invalid_subscription' },
+      { status: 403, body: 'the key in the authorization header does not correspond to the sender ID used to subscribe this user.', code: 'rejected', mismatch: true },
+      { status: 400, body: '<HTML><TITLE>UnauthorizedRegistration</TITLE></HTML>', code: 'rejected', mismatch: true },
+      { status: 403, body: '{"reason":"BadJwtToken"}', code: 'rejected' },
+      { status: 400, body: '{"reason":"bad request"}', code: 'rejected' },
+    ];
+    const subscriptions = answers.map((answer) => {
+      const subscription = service.createSubscription();
+      service.setAnswer({ status: answer.status, body: answer.body }, subscription.id);
+      return subscription;
+    });
+    const outcomes = await sendAll(client, subscriptions.map((s, i) => message(s, i)));
+    answers.forEach((answer, i) => {
+      const outcome = outcomes.get(i)!;
+      expect(outcome, answer.body).toMatchObject({ kind: 'failed', status: answer.status, code: answer.code });
+      expect((outcome as { reason: string }).reason.startsWith('VAPID key mismatch'), answer.body).toBe(answer.mismatch === true);
+    });
   });
 
   it('reports a refused connection as retryable', async () => {
@@ -224,7 +250,13 @@ describe('push client: outcomes', () => {
     });
     const client = pushClient();
     const outcome = await client.send({ ...message({ id: 'x', endpoint: `http://127.0.0.1:${port}/push/x`, keys: site2Keys() }, 1) });
-    expect(outcome).toMatchObject({ kind: 'retryable', reason: expect.stringContaining('ECONNREFUSED') });
+    expect(outcome).toMatchObject({ kind: 'retryable', code: 'unreachable', reason: expect.stringContaining('ECONNREFUSED') });
+  });
+
+  it('reports a host that does not resolve as unreachable, like a refused connection', async () => {
+    const client = pushClient();
+    const outcome = await client.send({ ...message({ id: 'x', endpoint: 'http://no-such-host.herald-test.invalid-tld-xyz/push/x', keys: site2Keys() }, 1) });
+    expect(outcome).toMatchObject({ kind: 'retryable', code: 'unreachable', reason: expect.stringMatching(/ENOTFOUND|EAI_AGAIN/) });
   });
 
   it('parses Retry-After as seconds or an HTTP date', () => {
@@ -319,9 +351,57 @@ describe('push client: back-pressure', () => {
     expect(outcomes.get(0)).toMatchObject({ kind: 'rate-limited', status: 429 });
     const retryAt = (outcomes.get(0) as { retryAt: number }).retryAt;
     expect(retryAt - before).toBeGreaterThanOrEqual(119_000);
-    for (let i = 1; i < 5; i++) expect(outcomes.get(i)).toEqual({ kind: 'deferred', retryAt, reason: `${limited.origin} is paused` });
+    for (let i = 1; i < 5; i++) expect(outcomes.get(i)).toEqual({ kind: 'deferred', retryAt, reason: `${limited.origin} is paused`, code: 'rate_limited' });
     for (let i = 10; i < 15; i++) expect(outcomes.get(i)).toMatchObject({ kind: 'sent' });
     expect(limited.stats().requests).toBe(1);
+  });
+
+  it('429 pauses only the VAPID key it throttled: another site on the same push service keeps sending (issue 10)', async () => {
+    const service = await pushService();
+    const throttledSite = { ...generateVapidKeys(), subject: vapidSubject('https://throttled.example', undefined) };
+    const otherSite = { ...generateVapidKeys(), subject: vapidSubject('https://other.example', undefined) };
+    const throttledSubscriptions = Array.from({ length: 5 }, () => service.createSubscription({ applicationServerKey: throttledSite.publicKey }));
+    const otherSubscriptions = Array.from({ length: 20 }, () => service.createSubscription({ applicationServerKey: otherSite.publicKey }));
+    service.setAnswer({ status: 429, retryAfter: 120 }, throttledSubscriptions[0]!.id);
+    const pauses: Array<{ origin: string; key: string }> = [];
+    const client = pushClient({ concurrency: 4, maxPauseWaitMs: 100, onOriginPaused: (origin, _until, _reason, key) => pauses.push({ origin, key }) });
+
+    // The throttled site's first message alone, so its 429 comes before anything else.
+    expect(await client.send(message(throttledSubscriptions[0]!, 0, { vapid: throttledSite }))).toMatchObject({ kind: 'rate-limited' });
+    const outcomes = await sendAll(client, [
+      ...throttledSubscriptions.slice(1).map((s, i) => message(s, 1 + i, { vapid: throttledSite })),
+      ...otherSubscriptions.map((s, i) => message(s, 100 + i, { vapid: otherSite })),
+    ]);
+
+    expect(pauses).toEqual([{ origin: service.origin, key: throttledSite.publicKey }]);
+    for (let i = 1; i < 5; i++) expect(outcomes.get(i)).toMatchObject({ kind: 'deferred', code: 'rate_limited' });
+    for (let i = 100; i < 120; i++) expect(outcomes.get(i)).toEqual({ kind: 'sent', status: 201 });
+    // One request of the throttled sender reached the service; every one of the other.
+    const throttledIds = new Set(throttledSubscriptions.map((s) => s.id));
+    expect(service.requests.filter((r) => throttledIds.has(r.subscriptionId!))).toHaveLength(1);
+    const lanes = client.stats().origins.find((o) => o.origin === service.origin)!.lanes;
+    expect(lanes.find((lane) => lane.vapidKey === throttledSite.publicKey)).toMatchObject({ paused: true });
+    expect(lanes.find((lane) => lane.vapidKey === otherSite.publicKey)).toMatchObject({ paused: false });
+  });
+
+  it('caps a Retry-After at the longest pause it honours: the messages are tried again then, not dropped', async () => {
+    const service = await pushService();
+    service.setAnswer({ status: 429, retryAfter: 7 * 24 * 3600 });
+    const client = pushClient({ maxRetryAfterMs: 2_000, maxPauseWaitMs: 0 });
+    const subscription = service.createSubscription();
+    const before = Date.now();
+    const outcome = await client.send(message(subscription, 1));
+    expect(outcome).toMatchObject({ kind: 'rate-limited', status: 429 });
+    const retryAt = (outcome as { retryAt: number }).retryAt;
+    expect(retryAt - before).toBeGreaterThanOrEqual(1_900);
+    expect(retryAt - before).toBeLessThan(3_000);
+    // The default cap is an hour.
+    const defaults = pushClient({ maxPauseWaitMs: 0 });
+    const start = Date.now();
+    const capped = (await defaults.send(message(subscription, 2))) as { kind: string; retryAt: number };
+    expect(capped.kind).toBe('rate-limited');
+    expect(capped.retryAt - start).toBeGreaterThanOrEqual(3_600_000 - 1_000);
+    expect(capped.retryAt - start).toBeLessThanOrEqual(3_600_000 + 1_000);
   });
 
   it('503 with Retry-After is retryable at that time and also holds the origin back', async () => {

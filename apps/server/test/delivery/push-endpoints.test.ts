@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PushClient } from '../../src/delivery/push-client';
-import { checkPushEndpoint, isPermanentlyRemovedEndpoint, pushOriginPolicy } from '../../src/delivery/push-endpoints';
+import { checkPushEndpoint, isPermanentlyRemovedEndpoint, pushOriginPolicy, pushServiceOf } from '../../src/delivery/push-endpoints';
 import { generateVapidKeys } from '../../src/delivery/vapid-keys';
 
 describe('push endpoint policy', () => {
@@ -62,6 +62,20 @@ describe('push endpoint policy', () => {
       ttl: 60,
     });
     await client.close();
-    expect(outcome).toEqual({ kind: 'failed', reason: 'http://169.254.169.254 is not a known push service' });
+    expect(outcome).toEqual({ kind: 'failed', reason: 'http://169.254.169.254 is not a known push service', code: 'rejected' });
+  });
+
+  it('names the push service of an endpoint from its host (issue 11 push_service)', () => {
+    expect(pushServiceOf('https://fcm.googleapis.com/fcm/send/abc')).toBe('fcm');
+    expect(pushServiceOf('https://android.googleapis.com/gcm/send/abc')).toBe('fcm');
+    expect(pushServiceOf('https://updates.push.services.mozilla.com/wpush/v2/abc')).toBe('mozilla');
+    expect(pushServiceOf('https://web.push.apple.com/QGx')).toBe('apple');
+    expect(pushServiceOf('https://wns2-by3p.notify.windows.com/w/?token=abc')).toBe('microsoft');
+    expect(pushServiceOf('https://FCM.GoogleAPIs.com/fcm/send/abc')).toBe('fcm');
+    // Look-alikes and anything else are "other".
+    expect(pushServiceOf('https://fcm.googleapis.com.evil.example/x')).toBe('other');
+    expect(pushServiceOf('https://notfcm.googleapis.co/x')).toBe('other');
+    expect(pushServiceOf('http://127.0.0.1:8080/push/1')).toBe('other');
+    expect(pushServiceOf('not a url')).toBe('other');
   });
 });

@@ -92,7 +92,9 @@ describe('metrics after a send', () => {
     const id = created.body.data.notification.id;
     expect((await h.t.request('POST', `/api/notifications/${id}/send`, { token: h.owner.token })).status).toBe(200);
     const done = await h.waitForStatus(id, ['completed', 'failed']);
-    expect(done.stats).toMatchObject({ total: 5, sent: 4, failed: 1 });
+    // The 410 is "expired" in the outcome model (docs/delivery.md, "Outcomes"), not a failure.
+    expect(done.stats).toMatchObject({ total: 5, sent: 4, failed: 0 });
+    expect(done.counts).toMatchObject({ targeted: 5, sent: 4, expired: 1, failed: 0 });
     const tokens = h.push.messages.map((m) => (m.payload as { token: string }).token);
     expect(tokens).toHaveLength(4);
     for (const token of tokens.slice(0, 2)) expect((await h.t.request('POST', '/api/public/events', { body: { type: 'delivered', token } })).status).toBe(200);
@@ -105,6 +107,7 @@ describe('metrics after a send', () => {
     expect(service).toBe('other');
     expect(moved('herald_pushes_total', { push_service: 'other', outcome: 'sent' })).toBe(4);
     expect(moved('herald_pushes_total', { push_service: 'other', outcome: 'gone' })).toBe(1);
+    expect(moved('herald_pushes_total', { push_service: 'other', outcome: 'gone', reason: 'gone' })).toBe(1);
     expect(moved('herald_pushes_total', { push_service: 'other', outcome: 'failed' })).toBe(0);
     expect(moved('herald_push_request_duration_seconds_count', { push_service: 'other' })).toBe(5);
     expect(moved('herald_subscribe_requests_total', { result: 'created' })).toBe(5);

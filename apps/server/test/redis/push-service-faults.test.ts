@@ -53,7 +53,7 @@ describe('push services misbehaving, two worker processes', () => {
   }
 
   const finished = (id: string, timeoutMs: number) =>
-    d.waitForNotification(id, ['completed', 'failed'], timeoutMs).catch(async (error: unknown) => {
+    d.waitForNotification(id, ['completed', 'completed_with_errors', 'failed'], timeoutMs).catch(async (error: unknown) => {
       console.error(await d.diagnose());
       throw error;
     });
@@ -106,9 +106,11 @@ describe('push services misbehaving, two worker processes', () => {
     // The other push service was not held up by the pause.
     const healthyDuringPause = (await healthy.requests()).filter((r) => r.receivedAt > lastLearned && r.receivedAt < firstThrottled + retryAfterSeconds * 1000);
     expect(healthyDuringPause.length).toBeGreaterThan(0);
-    // Back-pressure is not a failure: no attempt was used up by it.
+    // A 429 (and a message held back by the pause it started) is an attempt (issue 11), but one
+    // pause costs each delivery at most that one: everything was sent within a few attempts.
     const deliveries = await d.deliveriesOf(id);
-    expect(deliveries.every((r) => r.status === 'sent' && r.attempts === 1)).toBe(true);
+    expect(deliveries.every((r) => r.status === 'sent')).toBe(true);
+    expect(Math.max(...deliveries.map((r) => r.attempts))).toBeLessThanOrEqual(3);
   }, 240_000);
 
   it('500s for a while, then recovery: retried with backoff, everything arrives once, every subscriber kept', async () => {
@@ -181,7 +183,8 @@ describe('push services misbehaving, two worker processes', () => {
     const goneIds = new Set(subscriptions.throttled.slice(0, 100).map((s) => subscriberIdOf.get(s.id)!));
 
     const done = await finished(id, 120_000);
-    expect(done).toMatchObject({ status: 'completed', stats: { total: 2000, sent: 1900, failed: 100 } });
+    // 404/410 are expired subscriptions, not failures: the send completed (issue 11).
+    expect(done).toMatchObject({ status: 'completed', stats: { total: 2000, sent: 1900, failed: 0 }, counts: { targeted: 2000, sent: 1900, failed: 0, expired: 100 } });
     const subscribers = await d.db.selectFrom('subscribers').select(['id', 'is_active']).where('site_id', '=', siteId).execute();
     const inactive = subscribers.filter((s) => s.is_active === 0).map((s) => s.id);
     expect(inactive.sort()).toEqual([...goneIds].sort());
@@ -202,7 +205,9 @@ describe('push services misbehaving, two worker processes', () => {
 
     const done = await finished(id, 120_000);
     expect(done).toMatchObject({ status: 'failed', stats: { total: 1200, sent: 0, failed: 1200 } });
-    expect(done.last_error).toMatch(/VAPID rejected: 40[13]/);
+    expect(done.last_error).toBe('1200 of 1200 not accepted: 1200 rejected (other)');
+    const performance = await d.api('GET', `/notifications/${id}/performance`);
+    expect(performance.body.data.failures).toEqual([{ reason: 'rejected', push_service: 'other', count: 1200, sample_error: expect.stringMatching(/^VAPID rejected: 40[13]/) }]);
     const active = await d.db.selectFrom('subscribers').select('id').where('site_id', '=', siteId).where('is_active', '=', 1).execute();
     expect(active).toHaveLength(1200);
     // Our fault, not the push service's: one attempt each, no retry storm.

@@ -70,7 +70,7 @@ describe('Redis restarted empty mid-send, with the default lease', () => {
     const scraped = await fetch(`${metricsUrl}/metrics`, { headers: { authorization: 'Bearer worker-metrics-token-0123456789' } });
     expect(scraped.status).toBe(200);
     const text = await scraped.text();
-    expect(text).toMatch(/^herald_pushes_total\{push_service="other",outcome="sent"\} [1-9]\d*$/m);
+    expect(text).toMatch(/^herald_pushes_total\{push_service="other",outcome="sent",reason="none"\} [1-9]\d*$/m);
     expect(text).toMatch(/^herald_queue_jobs\{queue="send-batch",state="waiting"\} \d+$/m);
   }, 240_000);
 });

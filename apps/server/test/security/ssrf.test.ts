@@ -349,8 +349,11 @@ describe('what is sent is not fetched: image, icon and button URLs reach the bro
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const id = created.body.data.notification.id;
     expect((await h.t.request('POST', `/api/notifications/${id}/send`, { token: h.owner.token })).status).toBe(200);
-    const done = await h.waitForStatus(id, ['completed', 'failed']);
+    const done = await h.waitForStatus(id, ['completed', 'completed_with_errors', 'failed']);
     expect(done.stats).toMatchObject({ sent: 1, failed: 1 });
+    // Herald itself refused the stored endpoint: a rejected delivery, named as such.
+    const performance = await h.t.request('GET', `/api/notifications/${id}/performance`, { token: h.owner.token });
+    expect(performance.body.data.failures).toEqual([{ reason: 'rejected', push_service: 'other', count: 1, sample_error: `${new URL(canary.url('/')).origin} is not a known push service` }]);
 
     const payload = h.push.messages.map((m) => m.payload as Record<string, unknown>).find((m) => JSON.stringify(m).includes('/image.png'));
     expect(payload, 'the legitimate subscriber got the URLs to load itself').toBeDefined();

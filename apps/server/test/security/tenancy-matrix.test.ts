@@ -182,6 +182,17 @@ const MATRIX: Record<string, RouteCase> = {
       single(get(`/api/sites/${a.site.id}/subscribers/${b.subscriber.id}`), 404, "A's site with B's own subscriber"),
     ],
   },
+  'GET /api/sites/{siteId}/subscribers/stale': {
+    needs: 'viewer',
+    own: (x) => get(`/api/sites/${x.site.id}/subscribers/stale`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/subscribers/stale`))],
+  },
+  'POST /api/sites/{siteId}/subscribers/stale/deactivate': {
+    needs: 'admin',
+    own: (x) => post(`/api/sites/${x.site.id}/subscribers/stale/deactivate`),
+    attacks: (a) => [sweep(a, (id) => post(`/api/sites/${id}/subscribers/stale/deactivate`))],
+    phase: 8,
+  },
   'DELETE /api/subscribers/{id}': {
     needs: 'admin',
     own: (x) => del(`/api/subscribers/${x.subscriber.id}`),
@@ -283,6 +294,11 @@ const MATRIX: Record<string, RouteCase> = {
     own: (x) => get(`/api/notifications/${x.notification.id}/performance`),
     attacks: (a) => [sweep(a, (id) => get(`/api/notifications/${id}/performance`))],
   },
+  'GET /api/notifications/{id}/report.csv': {
+    needs: 'viewer',
+    own: (x) => get(`/api/notifications/${x.notification.id}/report.csv`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/notifications/${id}/report.csv`))],
+  },
 
   // ---- Segments
   'POST /api/sites/{siteId}/segments': {
@@ -315,6 +331,14 @@ const MATRIX: Record<string, RouteCase> = {
     needs: 'viewer',
     own: (x) => post(`/api/segments/${x.segment.id}/estimate`),
     attacks: (a) => [sweep(a, (id) => post(`/api/segments/${id}/estimate`))],
+  },
+  'GET /api/sites/{siteId}/audience': {
+    needs: 'viewer',
+    own: (x) => get(`/api/sites/${x.site.id}/audience?segment_id=${x.segment.id}`),
+    attacks: (a, b) => [
+      sweep(a, (id) => get(`/api/sites/${id}/audience`)),
+      single(get(`/api/sites/${b.site.id}/audience?segment_id=${a.segment.id}`), 400, "B's site counting A's segment"),
+    ],
   },
 
   // ---- API keys and events
@@ -473,6 +497,11 @@ const MATRIX: Record<string, RouteCase> = {
     needs: 'viewer',
     own: (x) => get(`/api/sites/${x.site.id}/analytics/engagement`),
     attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/analytics/engagement`))],
+  },
+  'GET /api/sites/{siteId}/analytics/delivery': {
+    needs: 'viewer',
+    own: (x) => get(`/api/sites/${x.site.id}/analytics/delivery?days=30`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/analytics/delivery`))],
   },
 
   // ---- Uploads

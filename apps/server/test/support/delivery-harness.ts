@@ -1,5 +1,6 @@
 // A Herald with its engine running in this process against the local push
 // service, for tests of what gets sent.
+import net from 'node:net';
 import type { Clock } from '../../src/platform/clock';
 import { createPushClient } from '../../src/roles';
 import { startEngine, type Engine } from '../../src/engine';
@@ -12,8 +13,18 @@ export interface DeliveryHarness {
   engine: Engine;
   owner: TestUser;
   site: any;
-  /** Subscribes a browser of the push service through the public API; returns its subscriber id and subscription. */
-  subscribe(options?: { userAgent?: string }): Promise<{ subscriberId: string; subscription: TestSubscription }>;
+  /**
+   * An origin on 127.0.0.1 where nothing listens (connections are refused),
+   * allowed like the push service: a push service Herald cannot reach.
+   */
+  unreachableOrigin: string;
+  /**
+   * Subscribes a browser of the push service through the public API; returns
+   * its subscriber id and subscription. `unreachable`: its endpoint is on
+   * `unreachableOrigin` instead. `applicationServerKey`: it was made for
+   * another VAPID key (the push service refuses this site's signature).
+   */
+  subscribe(options?: { userAgent?: string; unreachable?: boolean; applicationServerKey?: string }): Promise<{ subscriberId: string; subscription: TestSubscription }>;
   /** Polls a notification until its status is one of `statuses`. */
   waitForStatus(notificationId: string, statuses: string[], timeoutMs?: number): Promise<any>;
   close(): Promise<void>;
@@ -21,12 +32,23 @@ export interface DeliveryHarness {
 
 let addressCounter = 0;
 
+/** A port on 127.0.0.1 nothing listens on (taken, then released). */
+async function closedPort(): Promise<number> {
+  return new Promise<number>((resolve) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
 export async function createDeliveryHarness(options: { env?: Record<string, string>; clock?: Clock; engine?: boolean } = {}): Promise<DeliveryHarness> {
   const push = await PushService.start();
+  const unreachableOrigin = `http://127.0.0.1:${await closedPort()}`;
   const t = await createTestApp({
     clock: options.clock,
     env: {
-      EXTRA_PUSH_ORIGINS: push.origin,
+      EXTRA_PUSH_ORIGINS: `${push.origin},${unreachableOrigin}`,
       SCHEDULER_INTERVAL_MS: '50',
       DELIVERY_LEASE_SECONDS: '2',
       DELIVERY_RETRY_BASE_MS: '50',
@@ -44,8 +66,10 @@ export async function createDeliveryHarness(options: { env?: Record<string, stri
     engine,
     owner,
     site,
-    async subscribe({ userAgent = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0' } = {}) {
-      const subscription = push.createSubscription({ applicationServerKey: site.vapid_public_key });
+    unreachableOrigin,
+    async subscribe({ userAgent = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0', unreachable = false, applicationServerKey = site.vapid_public_key } = {}) {
+      const created = push.createSubscription({ applicationServerKey });
+      const subscription = unreachable ? { ...created, endpoint: created.endpoint.replace(push.origin, unreachableOrigin) } : created;
       addressCounter += 1;
       const response = await t.request('POST', `/api/public/sites/${site.id}/subscribers`, {
         body: { subscription: { endpoint: subscription.endpoint, keys: subscription.keys }, timezone: 'Europe/Paris', language: 'fr-FR' },

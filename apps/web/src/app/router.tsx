@@ -1,13 +1,18 @@
 import type { ComponentType } from 'react';
 import { createBrowserRouter, data, type RouteObject } from 'react-router';
+import { importOrReload } from '../lib/chunk-reload';
 import { registerNavigator } from '../lib/navigation';
 import { ErrorScreen } from './error-screen';
 import { ProtectedRoute } from './protected-route';
 import { AppShell } from './shell/app-shell';
 
-/** Loads a page's module when its route is first visited, so the landing page does not carry the dashboard. */
+/**
+ * Loads a page's module when its route is first visited, so the landing page
+ * does not carry the dashboard. A chunk gone after an upgrade reloads the page
+ * once (lib/chunk-reload.ts).
+ */
 function page<Name extends string>(load: () => Promise<Record<Name, ComponentType>>, name: Name): RouteObject['lazy'] {
-  return async () => ({ Component: (await load())[name] });
+  return async () => ({ Component: (await importOrReload(load))[name] });
 }
 
 /**

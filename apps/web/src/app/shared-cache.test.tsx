@@ -1,7 +1,7 @@
 import type { DashboardData, Segment } from '@herald/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { makeNotification } from '../test/notification-fixtures';
+import { makeNotification, makeRecent } from '../test/notification-fixtures';
 import { makeCampaign } from '../test/campaign-fixtures';
 import { mockApi, ok } from '../test/fetch-mock';
 import { makeSite, makeUser, signIn } from '../test/fixtures';
@@ -71,7 +71,7 @@ describe('screens sharing the cache (spec §9 5-minute stale time)', () => {
     const api = setUp({
       [DASHBOARD]: () =>
         sent
-          ? ok(dashboard(3, [{ id: 'n-1', title: 'Flash sale', message: draft.message, sent_at: '2026-05-13T10:00:00.000Z', click_rate: 0, sent_count: 3 }]))
+          ? ok(dashboard(3, [makeRecent({ id: 'n-1', title: 'Flash sale', message: draft.message, sent_at: '2026-05-13T10:00:00.000Z', sent_count: 3 })]))
           : ok(dashboard(0)),
       'GET /api/sites/site-1/notifications': () =>
         ok({ notifications: [sent ? { ...draft, status: 'completed' } : draft], counts: { all: 1, draft: sent ? 0 : 1, completed: sent ? 1 : 0 } }),

@@ -86,21 +86,39 @@ export async function apiRequest<S extends Envelope>(path: string, options: Requ
   return parsed.data.data;
 }
 
-/** A file the API answers with (CSV exports), with the same token and error handling as apiRequest. */
-export async function apiDownload(path: string): Promise<Blob> {
+/**
+ * A file from the API (a CSV report): the same bearer token and 401 handling
+ * as apiRequest, the body as a Blob, and the server's file name.
+ */
+export async function apiDownload(path: string): Promise<{ blob: Blob; fileName: string | undefined }> {
   const headers: Record<string, string> = {};
   const token = readStoredToken();
   if (token) headers.Authorization = `Bearer ${token}`;
   const response = await fetch(`${API_BASE}${path}`, { headers });
   if (response.status === 401) handleUnauthorized();
   if (!response.ok) {
-    let message: string | undefined;
+    let body: unknown;
     try {
-      message = readErrorMessage(JSON.parse(await response.text()));
+      body = await response.json();
     } catch {
-      message = undefined;
+      body = undefined;
     }
-    throw new ApiError(response.status, message);
+    throw new ApiError(response.status, readErrorMessage(body));
   }
-  return response.blob();
+  const disposition = response.headers.get('content-disposition') ?? '';
+  const fileName = /filename="([^"]+)"/.exec(disposition)?.[1];
+  return { blob: await response.blob(), fileName };
+}
+
+/** Hands a downloaded file to the browser's "save" (a temporary object URL on a clicked link). */
+export function saveFile(blob: Blob, fileName: string): void {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = fileName;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // The click has started the download; the URL is no longer needed once this task ends.
+  setTimeout(() => URL.revokeObjectURL(url), 0);
 }

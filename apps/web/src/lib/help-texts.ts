@@ -13,7 +13,12 @@ export const DASHBOARD_HELP = {
     'New subscribers × value per subscriber + clicks × value per click, in the currency set under Settings → Value Goals.',
   performanceChart: 'Sent, delivered and clicked notifications per day over the last 7 days, in your site’s timezone.',
   weeklyEngagement: 'Clicks on your notifications by day of the week over the last 7 days, in your site’s timezone.',
-  recentNotifications: 'Your latest sent notifications with their click-through rate (CTR = clicks ÷ delivered × 100) and how many were sent.',
+  recentNotifications:
+    'Your latest sends with their click-through rate (CTR = clicks ÷ delivered × 100), how many the push services accepted (sent) and how many failed. A send no push service accepted is listed as failed.',
+  deliveryHealth:
+    'How the push services answered this site’s sends, per service: accepted, failed (with the reason), expired subscriptions (404/410) and the median time from a send being due to its acceptance; below, subscriptions gained against those lost each day.',
+  staleSubscribers:
+    'Active subscribers who subscribed 90+ days ago and whose browser has not reported a single delivered notification in 90 days. Cleaning them up (deactivating them) is the best practice: they only inflate the audience.',
   recurringNotifications: 'Notifications that repeat on a schedule. Inactive ones are paused and send nothing.',
   welcomeCampaigns: 'Sequences sent to every new subscriber. Only one campaign can be active; changes only affect people who subscribe afterwards.',
 } as const;

@@ -44,12 +44,12 @@ describe('segment options shared by the target selects', () => {
     const { router, user } = renderApp('/notifications/new');
     const go = (path: string) => act(() => router.navigate(path));
 
-    await waitFor(async () => expect(await targetOptions()).toEqual(['All Subscribers', 'Night owls (~7 subscribers)']));
+    await waitFor(async () => expect(await targetOptions()).toEqual(['All Subscribers', 'Night owls (7)']));
     await go('/campaigns/new');
-    expect(await targetOptions()).toEqual(['All Subscribers', 'Night owls (~7 subscribers)']);
+    expect(await targetOptions()).toEqual(['All Subscribers', 'Night owls (7)']);
     await go('/rss-feeds');
     await user.click(await screen.findByRole('button', { name: '+ Add Feed' }));
-    expect(await targetOptions()).toEqual(['All Subscribers', 'Night owls (~7 subscribers)']);
+    expect(await targetOptions()).toEqual(['All Subscribers', 'Night owls (7)']);
     // One fetch served all three forms.
     expect(api.callsTo(SEGMENTS)).toHaveLength(1);
 
@@ -61,7 +61,7 @@ describe('segment options shared by the target selects', () => {
     await user.click(within(form).getByRole('button', { name: 'Create Segment' }));
     await waitFor(() => expect(dialogs.alerts).toEqual(['Segment created successfully!']));
 
-    const withNew = ['All Subscribers', 'Firefox fans (~42 subscribers)', 'Night owls (~7 subscribers)'];
+    const withNew = ['All Subscribers', 'Firefox fans (42)', 'Night owls (7)'];
     await go('/notifications/new');
     await waitFor(async () => expect(await targetOptions()).toEqual(withNew));
     await go('/campaigns/new');

@@ -32,8 +32,10 @@ export function useSegmentOptions(siteId: string | undefined) {
 
 const countFormat = new Intl.NumberFormat('en-US');
 
-/** "VIP buyers (~1,200 subscribers)": the spec §3 estimated_count (active subscribers matching now). */
+/**
+ * "VIP buyers (1,200)": the spec §3 estimated_count (active subscribers
+ * matching now), kept short so a narrow select does not cut it off.
+ */
 export function segmentOptionLabel(option: SegmentOption): string {
-  const count = option.estimated_count;
-  return `${option.name} (~${countFormat.format(count)} ${count === 1 ? 'subscriber' : 'subscribers'})`;
+  return `${option.name} (${countFormat.format(option.estimated_count)})`;
 }

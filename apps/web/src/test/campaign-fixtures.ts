@@ -16,7 +16,7 @@ export function makeStep(sequence_order: number, delay_minutes: number, override
       actions: [],
       ...overrides,
     },
-    stats: { sent: 0, delivered: 0, clicked: 0, failed: 0 },
+    stats: { targeted: 0, sent: 0, failed: 0, expired: 0, skipped: 0, pending: 0, delivered: 0, clicked: 0 },
   };
 }
 
@@ -34,7 +34,7 @@ export function makeCampaign(overrides: Partial<WelcomeCampaign> = {}): WelcomeC
     updated_at: '2026-03-01T09:00:00.000Z',
     steps_count: steps.length,
     steps,
-    stats: { enrolled: 12, sent: 30, delivered: 28, clicked: 7, failed: 2, click_rate: 25 },
+    stats: { enrolled: 12, targeted: 32, sent: 30, failed: 2, expired: 0, skipped: 0, pending: 0, delivered: 28, clicked: 7, click_rate: 25 },
     ...overrides,
   };
 }

@@ -1,6 +1,28 @@
-import type { Notification, NotificationPerformance } from '@herald/contracts';
+import { pendingOf, type Notification, type NotificationPerformance, type OutcomeCounts, type RecentNotification } from '@herald/contracts';
 
 // Test data shaped exactly like the server's responses (contracts' Notification).
+
+/** Outcome counts; `pending` follows from the others unless given. */
+export function makeCounts(overrides: Partial<OutcomeCounts> = {}): OutcomeCounts {
+  const base = { targeted: 0, sent: 0, failed: 0, expired: 0, skipped: 0, delivered: 0, clicked: 0, ...overrides };
+  return { ...base, pending: overrides.pending ?? pendingOf(base) };
+}
+
+/** A dashboard Recent Notifications entry, completed unless told otherwise. */
+export function makeRecent(overrides: Partial<RecentNotification> & Pick<RecentNotification, 'id' | 'title'>): RecentNotification {
+  const counts = overrides.counts ?? makeCounts({ targeted: overrides.sent_count ?? 0, sent: overrides.sent_count ?? 0 });
+  return {
+    message: 'A message',
+    sent_at: '2026-05-01T12:00:00.000Z',
+    finished_at: '2026-05-01T12:01:00.000Z',
+    click_rate: 0,
+    sent_count: counts.sent,
+    status: 'completed',
+    failed_count: counts.failed,
+    counts,
+    ...overrides,
+  };
+}
 
 export function makeNotification(overrides: Partial<Notification> = {}): Notification {
   return {
@@ -25,6 +47,8 @@ export function makeNotification(overrides: Partial<Notification> = {}): Notific
     recurringSchedule: null,
     trigger: null,
     stats: { total: 0, sent: 0, delivered: 0, clicked: 0, failed: 0 },
+    counts: makeCounts(),
+    fire_count: overrides.type === 'TRIGGERED' ? 0 : null,
     ...overrides,
   };
 }
@@ -39,7 +63,13 @@ export function makePerformance(overrides: Partial<NotificationPerformance> = {}
     failed: 0,
     click_rate: 0,
     delivery_rate: 0,
+    reach_rate: 0,
+    failure_rate: 0,
+    status: 'completed',
     last_error: null,
+    counts: makeCounts(),
+    failures: [],
+    retrying: [],
     runs: [],
     ...overrides,
   };

@@ -12,6 +12,7 @@ import * as m0006 from './0006_rss_feeds';
 import * as m0008 from './0008_auth_hardening';
 import * as m0009 from './0009_identity_and_endpoints';
 import * as m0010 from './0010_uploads_by_user';
+import * as m0011 from './0011_send_outcomes';
 import * as m0012 from './0012_onboarding';
 import * as m0013 from './0013_secret_fingerprints';
 import * as m0014 from './0014_teams';
@@ -31,6 +32,7 @@ const modules: Record<string, MigrationModule> = {
   '0008_auth_hardening': m0008,
   '0009_identity_and_endpoints': m0009,
   '0010_uploads_by_user': m0010,
+  '0011_send_outcomes': m0011,
   '0012_onboarding': m0012,
   '0013_secret_fingerprints': m0013,
   '0014_teams': m0014,

@@ -27,6 +27,8 @@ export interface SubscribersTable {
   test_device_name: ColumnType<string | null, string | null | undefined, string | null>;
   subscribed_at: Millis;
   last_seen_at: Millis | null;
+  /** The latest delivered beacon of a push to it (stale subscribers have none for 90+ days). */
+  last_delivered_at: Millis | null;
   unsubscribed_at: Millis | null;
   updated_at: Millis;
 }

@@ -6,7 +6,16 @@ import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { RateLimitsTable, SecretFingerprintsTable, SessionsTable, UploadsTable, UsersTable, UserTokensTable } from './accounts';
 import type { SegmentsTable, SiteEventsTable, SubscribersTable, SubscriberTagsTable } from './audience';
 import type { RssFeedItemsTable, RssFeedsTable, WelcomeCampaignEnrollmentsTable, WelcomeCampaignsTable, WelcomeCampaignStepsTable } from './campaigns';
-import type { DeliveriesTable, NotificationRunsTable, NotificationsTable, NotificationTriggersTable, RecurringSchedulesTable, StatsHourlyTable } from './sending';
+import type {
+  DeliveriesTable,
+  DeliveryStatsHourlyTable,
+  NotificationFailuresTable,
+  NotificationRunsTable,
+  NotificationsTable,
+  NotificationTriggersTable,
+  RecurringSchedulesTable,
+  StatsHourlyTable,
+} from './sending';
 import type { PromptStatsTable, SiteApiKeysTable, SitesTable, TestDeviceLinksTable } from './sites';
 import type { AuditLogTable, SiteInvitationsTable, SiteMembersTable } from './teams';
 
@@ -35,6 +44,8 @@ export interface Database {
   notification_runs: NotificationRunsTable;
   deliveries: DeliveriesTable;
   stats_hourly: StatsHourlyTable;
+  notification_failures: NotificationFailuresTable;
+  delivery_stats_hourly: DeliveryStatsHourlyTable;
   recurring_schedules: RecurringSchedulesTable;
   notification_triggers: NotificationTriggersTable;
   welcome_campaigns: WelcomeCampaignsTable;

@@ -1,7 +1,7 @@
 // What is sent: notifications, their runs (one per send), the per-subscriber
 // deliveries of each run, the hourly rollup, and the schedules and triggers
 // that create runs.
-import type { NotificationSource, NotificationStatus, NotificationType, RecurringInterval } from '@herald/contracts';
+import type { FailureReason, NotificationSource, NotificationStatus, NotificationType, PushServiceName, RecurringInterval, SkipCause } from '@herald/contracts';
 import type { Generated } from 'kysely';
 import type { Counter, Flag, Millis } from './columns';
 
@@ -27,12 +27,18 @@ export interface NotificationsTable {
   sent_count: Counter;
   delivered_count: Counter;
   clicked_count: Counter;
+  /** Deliveries that will not arrive, expired and skipped excluded. */
   failed_count: Counter;
+  /** Deliveries the push service answered 404/410 for (their subscribers were deactivated). */
+  expired_count: Counter;
+  /** Deliveries not sent because the subscriber was no longer active. */
+  skipped_count: Counter;
   created_at: Millis;
   updated_at: Millis;
 }
 
-export type RunStatus = 'pending' | 'sending' | 'completed' | 'failed' | 'cancelled';
+/** A finished run is completed, completed_with_errors (some failed) or failed (none accepted). */
+export type RunStatus = 'pending' | 'sending' | 'completed' | 'completed_with_errors' | 'failed' | 'cancelled';
 
 /**
  * One send of a notification: a one-time send, one occurrence of a recurring
@@ -61,10 +67,13 @@ export interface NotificationRunsTable {
   delivered_count: Counter;
   clicked_count: Counter;
   failed_count: Counter;
+  expired_count: Counter;
+  skipped_count: Counter;
   created_at: Millis;
 }
 
-export type DeliveryStatus = 'pending' | 'sent' | 'failed' | 'gone';
+/** gone = expired (404/410); skipped = not sent, the subscriber was inactive by then. */
+export type DeliveryStatus = 'pending' | 'sent' | 'failed' | 'gone' | 'skipped';
 
 export interface DeliveriesTable {
   id: Generated<number>;
@@ -77,6 +86,10 @@ export interface DeliveriesTable {
   next_attempt_at: Millis | null;
   lease_until: Millis | null;
   error: string | null;
+  /** The code of its last failure (also while it waits for a retry), or the skip cause. */
+  reason: FailureReason | SkipCause | null;
+  /** The push service of its last failure. */
+  push_service: PushServiceName | null;
   sent_at: Millis | null;
   delivered_at: Millis | null;
   clicked_at: Millis | null;
@@ -92,7 +105,37 @@ export interface StatsHourlyTable {
   clicked: Counter;
   failed: Counter;
   subscribed: Counter;
+  /** Every subscription lost, whatever the cause (unsubscribed, removed, gone at the push service). */
   unsubscribed: Counter;
+  /** Of those, subscribers deactivated because their push service said the subscription is gone or invalid. */
+  lost_at_push_service: Counter;
+}
+
+/** Per notification, reason and push service: the failed deliveries, kept in the result transaction. */
+export interface NotificationFailuresTable {
+  notification_id: string;
+  reason: FailureReason;
+  push_service: PushServiceName;
+  count: Counter;
+  sample_error: string | null;
+}
+
+export type DeliveryHealthOutcome = 'accepted' | 'failed' | 'expired';
+
+/**
+ * Per site, hour, push service and outcome: what the dashboard's Delivery
+ * section reads. `reason` is the failure code ('' otherwise); accepted rows
+ * are split by `latency_bucket`, the time from due to accepted (a histogram:
+ * medians come from it).
+ */
+export interface DeliveryStatsHourlyTable {
+  site_id: string;
+  hour_start: Millis;
+  push_service: PushServiceName;
+  outcome: DeliveryHealthOutcome;
+  reason: FailureReason | '';
+  latency_bucket: number;
+  count: Counter;
 }
 
 /**

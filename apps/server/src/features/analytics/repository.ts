@@ -2,7 +2,8 @@
 // notifications' own counters through an index; none touches `deliveries`,
 // so a report costs the same for 100 subscribers as for 10 million.
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Database, NotificationRow } from '../../db/schema';
+import type { Database, DeliveryHealthOutcome, NotificationRow } from '../../db/schema';
+import type { FailureReason, PushServiceName } from '@herald/contracts';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -14,6 +15,7 @@ export interface HourlyStats {
   failed: number;
   subscribed: number;
   unsubscribed: number;
+  lost_at_push_service: number;
 }
 
 /** A site's hourly rows in [fromHour, toHour), oldest first (a range scan of the primary key). */
@@ -21,7 +23,7 @@ export async function hourlyStats(db: Db, siteId: string, fromHour: number, toHo
   if (toHour <= fromHour) return [];
   const rows = await db
     .selectFrom('stats_hourly')
-    .select(['hour_start', 'sent', 'delivered', 'clicked', 'failed', 'subscribed', 'unsubscribed'])
+    .select(['hour_start', 'sent', 'delivered', 'clicked', 'failed', 'subscribed', 'unsubscribed', 'lost_at_push_service'])
     .where('site_id', '=', siteId)
     .where('hour_start', '>=', fromHour)
     .where('hour_start', '<', toHour)
@@ -36,7 +38,30 @@ export async function hourlyStats(db: Db, siteId: string, fromHour: number, toHo
     failed: Number(row.failed),
     subscribed: Number(row.subscribed),
     unsubscribed: Number(row.unsubscribed),
+    lost_at_push_service: Number(row.lost_at_push_service),
   }));
+}
+
+export interface DeliveryHealthRow {
+  push_service: PushServiceName;
+  outcome: DeliveryHealthOutcome;
+  reason: FailureReason | '';
+  latency_bucket: number;
+  count: number;
+}
+
+/** A site's delivery_stats_hourly in [fromHour, toHour), summed over the hours (a range scan of the primary key). */
+export async function deliveryHealth(db: Db, siteId: string, fromHour: number, toHour: number): Promise<DeliveryHealthRow[]> {
+  if (toHour <= fromHour) return [];
+  const rows = await db
+    .selectFrom('delivery_stats_hourly')
+    .select(['push_service', 'outcome', 'reason', 'latency_bucket', (eb) => eb.fn.sum<number>('count').as('count')])
+    .where('site_id', '=', siteId)
+    .where('hour_start', '>=', fromHour)
+    .where('hour_start', '<', toHour)
+    .groupBy(['push_service', 'outcome', 'reason', 'latency_bucket'])
+    .execute();
+  return rows.map((row) => ({ ...row, latency_bucket: Number(row.latency_bucket), count: Number(row.count) }));
 }
 
 /** Subscriptions gained minus lost from `fromHour` on: how far the active count moved since then. */
@@ -69,28 +94,82 @@ export async function hasSendingActivity(db: Db, siteId: string): Promise<boolea
   return row !== undefined;
 }
 
-export type SentNotification = Pick<NotificationRow, 'id' | 'title' | 'message' | 'sent_at' | 'sent_count' | 'delivered_count' | 'clicked_count'>;
+export type SentNotification = Pick<
+  NotificationRow,
+  | 'id'
+  | 'title'
+  | 'message'
+  | 'status'
+  | 'sent_at'
+  | 'completed_at'
+  | 'total_count'
+  | 'sent_count'
+  | 'failed_count'
+  | 'expired_count'
+  | 'skipped_count'
+  | 'delivered_count'
+  | 'clicked_count'
+>;
+
+const SENT_COLUMNS = [
+  'id',
+  'title',
+  'message',
+  'status',
+  'sent_at',
+  'completed_at',
+  'total_count',
+  'sent_count',
+  'failed_count',
+  'expired_count',
+  'skipped_count',
+  'delivered_count',
+  'clicked_count',
+] as const;
 
 /**
- * The latest sent notifications of the site, newest first (index
- * notifications_site_sent). Drip steps are left out as on the notifications
+ * The latest sends of the site, newest first: those a push service accepted
+ * something of (by sent_at, index notifications_site_sent), and those that
+ * failed outright (no sent_at; by when they finished, index
+ * notifications_site_status) — a failed send belongs on the dashboard with
+ * its failures, not hidden. Drip steps are left out as on the notifications
  * list: they belong to their campaign.
  */
 export async function latestSentNotifications(db: Db, siteId: string, limit: number): Promise<SentNotification[]> {
-  const rows = await db
-    .selectFrom('notifications')
-    .select(['id', 'title', 'message', 'sent_at', 'sent_count', 'delivered_count', 'clicked_count'])
-    .where('site_id', '=', siteId)
-    .where('sent_at', 'is not', null)
-    .where('source', '!=', 'campaign')
-    .orderBy('sent_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
+  const [sent, failed] = await Promise.all([
+    db
+      .selectFrom('notifications')
+      .select(SENT_COLUMNS)
+      .where('site_id', '=', siteId)
+      .where('sent_at', 'is not', null)
+      .where('source', '!=', 'campaign')
+      .orderBy('sent_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute(),
+    db
+      .selectFrom('notifications')
+      .select(SENT_COLUMNS)
+      .where('site_id', '=', siteId)
+      .where('status', '=', 'failed')
+      .where('sent_at', 'is', null)
+      .where('source', '!=', 'campaign')
+      .orderBy('completed_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute(),
+  ]);
+  const when = (row: { sent_at: number | null; completed_at: number | null }) => Number(row.sent_at ?? row.completed_at ?? 0);
+  const rows = [...sent, ...failed].sort((a, b) => when(b) - when(a) || (a.id < b.id ? 1 : -1)).slice(0, limit);
   return rows.map((row) => ({
     ...row,
     sent_at: row.sent_at === null ? null : Number(row.sent_at),
+    completed_at: row.completed_at === null ? null : Number(row.completed_at),
+    total_count: Number(row.total_count),
     sent_count: Number(row.sent_count),
+    failed_count: Number(row.failed_count),
+    expired_count: Number(row.expired_count),
+    skipped_count: Number(row.skipped_count),
     delivered_count: Number(row.delivered_count),
     clicked_count: Number(row.clicked_count),
   }));

@@ -1,6 +1,8 @@
 import {
   dashboardQuery,
   dashboardResponse,
+  deliveryHealthQuery,
+  deliveryHealthResponse,
   engagementQuery,
   engagementResponse,
   siteIdParam,
@@ -32,6 +34,20 @@ export function analyticsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request) => ok(await analytics.dashboard(currentUser(request).id, request.params.siteId, request.query)),
+    );
+
+    app.get(
+      '/sites/:siteId/analytics/delivery',
+      {
+        schema: {
+          tags,
+          summary: 'Delivery health for the last `days` local days (default 7): per push service accepted, failed by reason, expired, median time to accept; subscriptions gained and lost per day',
+          params: siteIdParam,
+          querystring: deliveryHealthQuery,
+          response: { 200: deliveryHealthResponse },
+        },
+      },
+      async (request) => ok(await analytics.deliveryHealth(currentUser(request).id, request.params.siteId, request.query)),
     );
 
     app.get(

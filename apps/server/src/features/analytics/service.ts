@@ -4,10 +4,17 @@ import {
   ANALYTICS_MAX_RANGE_DAYS,
   DASHBOARD_LIST_LIMIT,
   WEEKDAY_NAMES,
+  pendingOf,
   percentChange,
   rate,
   type DashboardData,
   type DashboardQuery,
+  type DeliveryHealthData,
+  type DeliveryHealthQuery,
+  type DeliveryHealthService,
+  type FailureReason,
+  type MedianAcceptTime,
+  type PushServiceName,
   type EngagementData,
   type EngagementQuery,
   type SubscriberGrowthData,
@@ -16,9 +23,9 @@ import {
 } from '@herald/contracts';
 import type { AppContext } from '../../context';
 import { badRequest } from '../../platform/errors';
-import { iso } from '../../platform/responses';
+import { iso, isoOrNull } from '../../platform/responses';
 import { requireSiteRole } from '../sites/service';
-import { HOUR_MS, hourStart } from './site-counters';
+import { HOUR_MS, LATENCY_BUCKET_UPPER_MS, hourStart } from './site-counters';
 import { LocalDayRange, addDays, daysBetween, todayOf, weekdayIndex, type LocalDate } from './local-days';
 import * as repo from './repository';
 
@@ -47,6 +54,54 @@ function totalsByDay(range: LocalDayRange, rows: repo.HourlyStats[]): Totals[] {
 }
 
 const money = (amount: number) => Math.round(amount * 100) / 100;
+
+interface ServiceTally {
+  accepted: number;
+  failed: number;
+  expired: number;
+  failures: Map<FailureReason, number>;
+  /** Accepted deliveries by latency bucket (1 … LATENCY_BUCKET_UPPER_MS.length + 1). */
+  latency: Map<number, number>;
+}
+
+const newTally = (): ServiceTally => ({ accepted: 0, failed: 0, expired: 0, failures: new Map(), latency: new Map() });
+
+function addHealthRow(tally: ServiceTally, row: repo.DeliveryHealthRow): void {
+  if (row.outcome === 'accepted') {
+    tally.accepted += row.count;
+    tally.latency.set(row.latency_bucket, (tally.latency.get(row.latency_bucket) ?? 0) + row.count);
+  } else if (row.outcome === 'expired') {
+    tally.expired += row.count;
+  } else {
+    tally.failed += row.count;
+    const reason = (row.reason || 'rejected') as FailureReason;
+    tally.failures.set(reason, (tally.failures.get(reason) ?? 0) + row.count);
+  }
+}
+
+/** The bucket holding the middle accepted delivery: "within" its upper bound, or "over" the last bound for the slowest bucket. */
+function medianOf(latency: Map<number, number>, accepted: number): MedianAcceptTime {
+  if (accepted === 0) return null;
+  const middle = Math.ceil(accepted / 2);
+  let seen = 0;
+  for (const bucket of [...latency.keys()].sort((a, b) => a - b)) {
+    seen += latency.get(bucket)!;
+    if (seen < middle) continue;
+    const upper = LATENCY_BUCKET_UPPER_MS[bucket - 1];
+    return upper === undefined ? { over_ms: LATENCY_BUCKET_UPPER_MS[LATENCY_BUCKET_UPPER_MS.length - 1]! } : { within_ms: upper };
+  }
+  return null;
+}
+
+function summarise(tally: ServiceTally): Omit<DeliveryHealthService, 'push_service'> {
+  return {
+    accepted: tally.accepted,
+    failed: tally.failed,
+    expired: tally.expired,
+    failures: [...tally.failures.entries()].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason)),
+    median_accept: medianOf(tally.latency, tally.accepted),
+  };
+}
 
 /**
  * The range of the subscribers and engagement reports: local days `from`…`to`
@@ -135,14 +190,29 @@ export function createAnalyticsService(ctx: Pick<AppContext, 'db' | 'clock'>) {
         },
         chart: days.dates.map((date, i) => ({ date, sent: byDay[i]!.sent, delivered: byDay[i]!.delivered, clicked: byDay[i]!.clicked })),
         engagement: WEEKDAY_NAMES.map((name, i) => ({ name, clicks: clicksByWeekday[i]! })),
-        recentNotifications: recent.map((n) => ({
-          id: n.id,
-          title: n.title,
-          message: n.message,
-          sent_at: iso(n.sent_at!),
-          click_rate: rate(n.clicked_count, n.delivered_count),
-          sent_count: n.sent_count,
-        })),
+        recentNotifications: recent.map((n) => {
+          const counts = {
+            targeted: n.total_count,
+            sent: n.sent_count,
+            failed: n.failed_count,
+            expired: n.expired_count,
+            skipped: n.skipped_count,
+            delivered: n.delivered_count,
+            clicked: n.clicked_count,
+          };
+          return {
+            id: n.id,
+            title: n.title,
+            message: n.message,
+            sent_at: isoOrNull(n.sent_at),
+            finished_at: isoOrNull(n.completed_at),
+            click_rate: rate(n.clicked_count, n.delivered_count),
+            sent_count: n.sent_count,
+            status: n.status,
+            failed_count: n.failed_count,
+            counts: { ...counts, pending: pendingOf(counts) },
+          };
+        }),
         hasData,
       };
     },
@@ -200,6 +270,50 @@ export function createAnalyticsService(ctx: Pick<AppContext, 'db' | 'clock'>) {
         return { prompt, shown, subscribed, conversion_rate: shown ? Math.round((subscribed / shown) * 10_000) / 100 : 0 };
       });
       return { from, to, interval: query.interval, timezone: timeZone, totals, series, prompts };
+    },
+
+    /**
+     * The Delivery section: for the last `days` local days, per push service,
+     * what was accepted, what failed and why, what expired, and the median
+     * time from due to accepted (from the latency histogram); and per day the
+     * subscriptions gained against those lost. Reads delivery_stats_hourly and
+     * stats_hourly only — a few hundred rows, whatever was sent.
+     */
+    async deliveryHealth(userId: string, siteId: string, query: DeliveryHealthQuery): Promise<DeliveryHealthData> {
+      const site = await requireSiteRole(ctx, userId, siteId, 'viewer');
+      const timeZone = site.timezone;
+      const today = todayOf(clock.now(), timeZone);
+      const range = new LocalDayRange(addDays(today, -(query.days - 1)), today, timeZone);
+      const [healthRows, hourly] = await Promise.all([
+        repo.deliveryHealth(db, site.id, range.firstHour, range.endHour),
+        repo.hourlyStats(db, site.id, range.firstHour, range.endHour),
+      ]);
+
+      const byService = new Map<PushServiceName, ServiceTally>();
+      const total = newTally();
+      for (const row of healthRows) {
+        const tally = byService.get(row.push_service) ?? newTally();
+        byService.set(row.push_service, tally);
+        for (const target of [tally, total]) addHealthRow(target, row);
+      }
+      const services = [...byService.entries()]
+        .map(([pushService, tally]) => ({ push_service: pushService, ...summarise(tally) }))
+        .sort((a, b) => b.accepted + b.failed + b.expired - (a.accepted + a.failed + a.expired) || a.push_service.localeCompare(b.push_service));
+
+      const churn = range.dates.map((date) => ({ date, new: 0, lost: 0, lost_at_push_service: 0 }));
+      for (const row of hourly) {
+        const index = range.dayIndexOf(row.hour_start);
+        if (index < 0) continue;
+        churn[index]!.new += row.subscribed;
+        churn[index]!.lost += row.unsubscribed;
+        churn[index]!.lost_at_push_service += row.lost_at_push_service;
+      }
+      const churnTotals = churn.reduce((sum, day) => ({ new: sum.new + day.new, lost: sum.lost + day.lost, lost_at_push_service: sum.lost_at_push_service + day.lost_at_push_service }), {
+        new: 0,
+        lost: 0,
+        lost_at_push_service: 0,
+      });
+      return { days: query.days, from: range.first, to: range.last, timezone: timeZone, totals: summarise(total), services, churn, churn_totals: churnTotals };
     },
 
     /** Sent, delivered, clicked and failed pushes with their rates, in total and per local day. */

@@ -5,10 +5,11 @@
 // here; analytics reads.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../../db/schema';
+import type { DeliveryHealthEntry } from '../../delivery/ports';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-export type HourlyCounter = 'sent' | 'delivered' | 'clicked' | 'failed' | 'subscribed' | 'unsubscribed';
+export type HourlyCounter = 'sent' | 'delivered' | 'clicked' | 'failed' | 'subscribed' | 'unsubscribed' | 'lost_at_push_service';
 
 export const HOUR_MS = 3_600_000;
 
@@ -54,7 +55,7 @@ export async function addSendToSiteCounters(
   db: Db,
   siteId: string,
   at: number,
-  counters: Partial<Record<'sent' | 'failed' | 'delivered' | 'clicked' | 'unsubscribed', number>>,
+  counters: Partial<Record<'sent' | 'failed' | 'delivered' | 'clicked' | 'unsubscribed' | 'lost_at_push_service', number>>,
 ): Promise<void> {
   if (counters.unsubscribed) await adjustActiveSubscriberCount(db, siteId, -counters.unsubscribed);
   await addToHourlyStats(db, siteId, at, counters);
@@ -74,6 +75,51 @@ export async function addToPromptStats(db: Db, siteId: string, at: number, promp
       oc.columns(['site_id', 'hour_start', 'prompt']).doUpdateSet((eb) =>
         Object.fromEntries(entries.map(([column]) => [column, eb(`prompt_stats.${column}`, '+', eb.ref(`excluded.${column}`))])),
       ),
+    )
+    .execute();
+}
+
+/**
+ * Upper bounds (ms) of the buckets the time from due to accepted is counted
+ * in; the last bucket holds everything slower. A median read from these is
+ * "at most the bucket's bound": exact enough to tell seconds from minutes
+ * from hours, and it costs one row per bucket instead of one per delivery.
+ */
+export const LATENCY_BUCKET_UPPER_MS = [1_000, 2_000, 5_000, 10_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000, 3_600_000, 7_200_000, 21_600_000, 86_400_000] as const;
+
+/** The bucket of a latency: 1 for ≤ 1 s … LATENCY_BUCKET_UPPER_MS.length + 1 for over a day (0 is "not accepted"). */
+export function latencyBucket(latencyMs: number): number {
+  const index = LATENCY_BUCKET_UPPER_MS.findIndex((upper) => latencyMs <= upper);
+  return (index < 0 ? LATENCY_BUCKET_UPPER_MS.length : index) + 1;
+}
+
+/**
+ * The delivery engine's AddToDeliveryHealth port: results of a send by push
+ * service, outcome, reason and (accepted) latency bucket, added to the site's
+ * hourly rows in the result transaction, after stats_hourly (runs.ts's row
+ * order). The dashboard's Delivery section reads only these rows.
+ */
+export async function addToDeliveryHealth(db: Db, siteId: string, at: number, entries: readonly DeliveryHealthEntry[]): Promise<void> {
+  if (!entries.length) return;
+  const groups = new Map<string, { push_service: DeliveryHealthEntry['pushService']; outcome: DeliveryHealthEntry['outcome']; reason: string; latency_bucket: number; count: number }>();
+  for (const entry of entries) {
+    const reason = entry.outcome === 'failed' ? (entry.reason ?? 'rejected') : '';
+    const bucket = entry.outcome === 'accepted' ? latencyBucket(entry.latencyMs ?? 0) : 0;
+    const key = `${entry.pushService} ${entry.outcome} ${reason} ${bucket}`;
+    const group = groups.get(key) ?? { push_service: entry.pushService, outcome: entry.outcome, reason, latency_bucket: bucket, count: 0 };
+    group.count += 1;
+    groups.set(key, group);
+  }
+  const hour = hourStart(at);
+  // One order for every writer: two transactions adding to the same rows never wait on each other crosswise.
+  const ordered = [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, group]) => group);
+  await db
+    .insertInto('delivery_stats_hourly')
+    .values(ordered.map((group) => ({ site_id: siteId, hour_start: hour, ...group, reason: group.reason as never })))
+    .onConflict((oc) =>
+      oc
+        .columns(['site_id', 'hour_start', 'push_service', 'outcome', 'reason', 'latency_bucket'])
+        .doUpdateSet((eb) => ({ count: eb('delivery_stats_hourly.count', '+', eb.ref('excluded.count')) })),
     )
     .execute();
 }

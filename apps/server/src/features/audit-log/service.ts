@@ -1,4 +1,4 @@
-import { AUDIT_ACTION_LABELS, csvCell, type AuditEntry, type AuditLogPage, type AuditLogQuery } from '@herald/contracts';
+import { AUDIT_ACTION_LABELS, type AuditEntry, type AuditLogPage, type AuditLogQuery } from '@herald/contracts';
 import type { AppContext } from '../../context';
 import type { AuditLogRow } from '../../db/schema';
 import type { DueWorkSource } from '../../jobs/scheduler';
@@ -7,6 +7,7 @@ import { iso } from '../../platform/responses';
 import { requireSiteRole } from '../sites/service';
 import { recordAudit } from './record';
 import * as repo from './repository';
+import { csvLine } from '../../platform/csv';
 
 const DAY_MS = 86_400_000;
 /** An export holds at most this many entries (newest first); narrower dates get the rest. */
@@ -65,7 +66,7 @@ export function createAuditLogService(ctx: AppContext) {
     /** The filtered log as CSV (cells neutralised against formula injection); the export itself is logged. */
     async exportCsv(userId: string, siteId: string, query: Filters): Promise<string> {
       await requireSiteRole(ctx, userId, siteId, 'admin');
-      const lines = [['time', 'actor', 'actor_type', 'action', 'subject_type', 'subject', 'subject_id', 'changed_fields', 'detail', 'address'].map(csvCell).join(',')];
+      const lines = [csvLine(['time', 'actor', 'actor_type', 'action', 'subject_type', 'subject', 'subject_id', 'changed_fields', 'detail', 'address'])];
       const filter = filterOf(siteId, query);
       let before: repo.AuditFilter['before'];
       let total = 0;
@@ -74,7 +75,7 @@ export function createAuditLogService(ctx: AppContext) {
         for (const row of rows) {
           const entry = toEntry(row);
           lines.push(
-            [
+            csvLine([
               entry.at,
               entry.actor.label,
               entry.actor.type,
@@ -85,9 +86,7 @@ export function createAuditLogService(ctx: AppContext) {
               entry.changed_fields.join(' '),
               JSON.stringify(entry.detail),
               entry.address ?? '',
-            ]
-              .map(csvCell)
-              .join(','),
+            ]),
           );
         }
         total += rows.length;
@@ -96,7 +95,7 @@ export function createAuditLogService(ctx: AppContext) {
         before = { createdAt: last.created_at, id: last.id };
       }
       await recordAudit(ctx, { siteId, actor: { userId }, action: 'export_run', subject: { type: 'audit_log' }, detail: { rows: total, ...query } });
-      return `${lines.join('\r\n')}\r\n`;
+      return lines.join('');
     },
   };
 }

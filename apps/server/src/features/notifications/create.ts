@@ -60,6 +60,8 @@ export function newNotificationRow(fields: NewNotification, now: number): Notifi
     delivered_count: 0,
     clicked_count: 0,
     failed_count: 0,
+    expired_count: 0,
+    skipped_count: 0,
     created_at: now,
     updated_at: now,
   };

@@ -83,7 +83,7 @@ export async function fireDueOccurrence(db: Kysely<Database>, due: repo.DueSched
       subscriber_id: null,
       created_at: now,
     });
-    await repo.recordOccurrenceSent(trx, schedule.notification_id, occurrence);
+    // Its "Last sent" moves to this occurrence once a push service accepts a push of it (addToRunCounters).
     if (finished) await repo.completeScheduledNotification(trx, schedule.notification_id, now);
     return { fired: true, occurrenceIndex: index, skipped: index - expectedIndex, finished };
   });

@@ -1,4 +1,5 @@
-import type { Insertable, Kysely, Transaction, Updateable } from 'kysely';
+import { NOTIFICATION_STATUSES, type FailureReason, type PushServiceName } from '@herald/contracts';
+import { sql, type Insertable, type Kysely, type Transaction, type Updateable } from 'kysely';
 import { membershipsOf } from '../../db/membership';
 import type {
   Database,
@@ -32,9 +33,9 @@ export function findNotification(db: Db, notificationId: string): Promise<Notifi
 }
 
 /** The site's notifications for the list page; drip-campaign steps live with their campaign, not here. */
-export function listNotifications(db: Db, siteId: string, filter: { status?: NotificationStatus; type?: NotificationType }): Promise<NotificationRow[]> {
+export function listNotifications(db: Db, siteId: string, filter: { status?: NotificationStatus[]; type?: NotificationType }): Promise<NotificationRow[]> {
   let query = db.selectFrom('notifications').selectAll().where('site_id', '=', siteId).where('source', '!=', 'campaign');
-  if (filter.status) query = query.where('status', '=', filter.status);
+  if (filter.status?.length) query = query.where('status', 'in', filter.status);
   if (filter.type) query = query.where('type', '=', filter.type);
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(500).execute();
 }
@@ -47,12 +48,14 @@ export async function countNotificationsByStatus(db: Db, siteId: string): Promis
     .where('source', '!=', 'campaign')
     .groupBy('status')
     .execute();
-  const counts: Record<string, number> = { all: 0 };
+  // Every status has an entry (0 when none), and `all` is their sum: the list's filters add up.
+  const counts: Record<string, number> = Object.fromEntries(NOTIFICATION_STATUSES.map((status) => [status, 0]));
+  let all = 0;
   for (const row of rows) {
     counts[row.status] = Number(row.n);
-    counts.all = (counts.all ?? 0) + Number(row.n);
+    all += Number(row.n);
   }
-  return counts;
+  return { ...counts, all };
 }
 
 export async function insertNotification(db: Db, row: Insertable<NotificationsTable>): Promise<void> {
@@ -114,14 +117,22 @@ export function listRunsOfNotification(db: Db, notificationId: string, limit = 5
 }
 
 /**
- * Puts a failed run's failed deliveries back to pending and the run back to
+ * Puts a finished run's failed deliveries back to pending and the run back to
  * sending with an expired lease: the scheduler's recovery sweep re-enqueues them.
- * Subscriptions that are gone stay gone.
+ * Subscriptions that are gone stay gone. The failure groups lose what is
+ * tried again, so the report counts each delivery once.
  */
 export async function reopenFailedRun(db: Db, run: RunRow, now: number): Promise<number> {
+  const groups = await db
+    .selectFrom('deliveries')
+    .select(['reason', 'push_service', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('run_id', '=', run.id)
+    .where('status', '=', 'failed')
+    .groupBy(['reason', 'push_service'])
+    .execute();
   const reset = await db
     .updateTable('deliveries')
-    .set({ status: 'pending', attempts: 0, next_attempt_at: null, lease_until: null, error: null })
+    .set({ status: 'pending', attempts: 0, next_attempt_at: null, lease_until: null, error: null, reason: null, push_service: null })
     .where('run_id', '=', run.id)
     .where('status', '=', 'failed')
     .executeTakeFirst();
@@ -143,7 +154,87 @@ export async function reopenFailedRun(db: Db, run: RunRow, now: number): Promise
     .set((eb) => ({ failed_count: eb('failed_count', '-', count) }))
     .where('id', '=', run.notification_id)
     .execute();
+  for (const group of groups) {
+    if (!group.reason || !group.push_service) continue;
+    await db
+      .updateTable('notification_failures')
+      .set({ count: sql<number>`case when count > ${Number(group.n)} then count - ${Number(group.n)} else 0 end` })
+      .where('notification_id', '=', run.notification_id)
+      .where('reason', '=', group.reason as FailureReason)
+      .where('push_service', '=', group.push_service)
+      .execute();
+  }
+  await db.deleteFrom('notification_failures').where('notification_id', '=', run.notification_id).where('count', '<=', 0).execute();
   return count;
+}
+
+/** A notification's failure groups, most first (notification_failures, kept in the result transactions). */
+export function failuresOfNotification(db: Db, notificationId: string) {
+  return db
+    .selectFrom('notification_failures')
+    .select(['reason', 'push_service', 'count', 'sample_error'])
+    .where('notification_id', '=', notificationId)
+    .where('count', '>', 0)
+    .orderBy('count', 'desc')
+    .orderBy('reason')
+    .orderBy('push_service')
+    .execute();
+}
+
+export interface RetryingGroup {
+  reason: FailureReason;
+  push_service: PushServiceName;
+  count: number;
+  attempt: number;
+  next_attempt_at: number | null;
+  sample_error: string | null;
+}
+
+/**
+ * Deliveries of the notification's runs in progress that wait for another
+ * attempt, by reason and push service: read through the partial index on
+ * pending deliveries, so it costs what is still pending, never the send.
+ */
+export async function retryingOfNotification(db: Db, notificationId: string): Promise<RetryingGroup[]> {
+  const sending = db.selectFrom('notification_runs').select('id').where('notification_id', '=', notificationId).where('status', '=', 'sending');
+  const rows = await db
+    .selectFrom('deliveries')
+    .select([
+      'reason',
+      'push_service',
+      (eb) => eb.fn.countAll<number>().as('n'),
+      (eb) => eb.fn.max('attempts').as('attempt'),
+      (eb) => eb.fn.min('next_attempt_at').as('next_attempt_at'),
+      (eb) => eb.fn.max('error').as('sample_error'),
+    ])
+    .where('run_id', 'in', sending)
+    .where('status', '=', sql<'pending'>`'pending'`)
+    .where('reason', 'is not', null)
+    .groupBy(['reason', 'push_service'])
+    .execute();
+  return rows
+    .filter((row) => row.reason !== 'inactive')
+    .map((row) => ({
+      reason: row.reason as FailureReason,
+      push_service: row.push_service ?? 'other',
+      count: Number(row.n),
+      attempt: Number(row.attempt ?? 0),
+      next_attempt_at: row.next_attempt_at === null ? null : Number(row.next_attempt_at),
+      sample_error: row.sample_error ?? null,
+    }))
+    .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
+}
+
+/** How many runs each notification had (a triggered one: how many times its event fired it). */
+export async function runCountsOfNotifications(db: Db, notificationIds: string[]): Promise<Map<string, number>> {
+  if (!notificationIds.length) return new Map();
+  const rows = await db
+    .selectFrom('notification_runs')
+    .select(['notification_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('notification_id', 'in', notificationIds)
+    .groupBy('notification_id')
+    .execute();
+  return new Map(rows.map((row) => [row.notification_id, Number(row.n)]));
 }
 
 // ---------------------------------------------------------------------------
@@ -258,11 +349,6 @@ export async function claimScheduleOccurrence(
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** A recurring notification's "sent" date is its latest occurrence (lists show when it last went out). */
-export async function recordOccurrenceSent(db: Db, notificationId: string, occurrenceAt: number): Promise<void> {
-  await db.updateTable('notifications').set({ sent_at: occurrenceAt }).where('id', '=', notificationId).execute();
-}
-
 /** A recurring notification whose schedule has no occurrence left is completed (spec §4). */
 export async function completeScheduledNotification(db: Db, notificationId: string, now: number): Promise<void> {
   await db
@@ -315,4 +401,41 @@ export async function hasRunInProgress(db: Db, notificationId: string): Promise<
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** The runs of a notification after `afterId` in id order, a page at a time (the CSV report walks all of them). */
+export function runsOfNotificationPage(db: Db, notificationId: string, afterId: string | null, limit: number) {
+  let query = db.selectFrom('notification_runs').select(['id', 'due_at']).where('notification_id', '=', notificationId);
+  if (afterId !== null) query = query.where('id', '>', afterId);
+  return query.orderBy('id').limit(limit).execute();
+}
+
+/**
+ * One page of a run's deliveries with their subscriber's description, by
+ * subscriber id after `afterSubscriberId` (keyset over the unique
+ * (run_id, subscriber_id) index: memory stays flat however large the send).
+ */
+export function reportDeliveriesPage(db: Db, runId: string, afterSubscriberId: string | null, limit: number) {
+  let query = db
+    .selectFrom('deliveries')
+    .leftJoin('subscribers', 'subscribers.id', 'deliveries.subscriber_id')
+    .select([
+      'deliveries.subscriber_id',
+      'deliveries.status',
+      'deliveries.reason',
+      'deliveries.push_service',
+      'deliveries.error',
+      'deliveries.attempts',
+      'deliveries.next_attempt_at',
+      'deliveries.sent_at',
+      'deliveries.delivered_at',
+      'deliveries.clicked_at',
+      'subscribers.endpoint',
+      'subscribers.browser',
+      'subscribers.os',
+      'subscribers.country',
+    ])
+    .where('deliveries.run_id', '=', runId);
+  if (afterSubscriberId !== null) query = query.where('deliveries.subscriber_id', '>', afterSubscriberId);
+  return query.orderBy('deliveries.subscriber_id').limit(limit).execute();
 }

@@ -1,15 +1,32 @@
 // The API shape of a notification (spec §3), with its schedule or trigger.
-import type { Notification } from '@herald/contracts';
+import { pendingOf, type Notification, type OutcomeCounts } from '@herald/contracts';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, NotificationRow, NotificationTriggerRow, RecurringScheduleRow } from '../../db/schema';
 import { iso, isoOrNull } from '../../platform/responses';
 import { actionsOf } from './create';
 import * as repo from './repository';
 
-/** A notification's schedule or trigger, loaded next to it (issue 4). */
+/** A notification's schedule or trigger, loaded next to it (issue 4), and a triggered one's number of firings. */
 export interface NotificationAutomation {
   schedule?: RecurringScheduleRow;
   trigger?: NotificationTriggerRow;
+  fireCount?: number;
+}
+
+type CountedRow = Pick<NotificationRow, 'total_count' | 'sent_count' | 'failed_count' | 'expired_count' | 'skipped_count' | 'delivered_count' | 'clicked_count'>;
+
+/** The outcome model's counts of a notification or a run (contracts delivery-outcomes.ts). */
+export function outcomeCountsOf(row: CountedRow): OutcomeCounts {
+  const counts = {
+    targeted: row.total_count,
+    sent: row.sent_count,
+    failed: row.failed_count,
+    expired: row.expired_count,
+    skipped: row.skipped_count,
+    delivered: row.delivered_count,
+    clicked: row.clicked_count,
+  };
+  return { ...counts, pending: pendingOf(counts) };
 }
 
 /** Spec §3 recurringSchedule; `nextRunAt` only while the schedule will fire (scheduled and active). */
@@ -48,13 +65,19 @@ export function toNotificationResponse(row: NotificationRow, automation: Notific
     recurringSchedule: row.type === 'RECURRING' && automation.schedule ? toRecurringScheduleResponse(row, automation.schedule) : null,
     trigger: row.type === 'TRIGGERED' && automation.trigger ? { event: automation.trigger.event_name, delay_minutes: automation.trigger.delay_minutes } : null,
     stats: { total: row.total_count, sent: row.sent_count, delivered: row.delivered_count, clicked: row.clicked_count, failed: row.failed_count },
+    counts: outcomeCountsOf(row),
+    fire_count: row.type === 'TRIGGERED' ? (automation.fireCount ?? 0) : null,
   };
 }
 
-/** Maps notifications to responses with their schedules and triggers: two queries for any number of rows (no N+1). */
+/** Maps notifications to responses with their schedules, triggers and firings: three queries for any number of rows (no N+1). */
 export async function toNotificationResponses(db: Kysely<Database> | Transaction<Database>, rows: NotificationRow[]): Promise<Notification[]> {
   const recurringIds = rows.filter((row) => row.type === 'RECURRING').map((row) => row.id);
   const triggeredIds = rows.filter((row) => row.type === 'TRIGGERED').map((row) => row.id);
-  const [schedules, triggers] = await Promise.all([repo.schedulesOfNotifications(db, recurringIds), repo.triggersOfNotifications(db, triggeredIds)]);
-  return rows.map((row) => toNotificationResponse(row, { schedule: schedules.get(row.id), trigger: triggers.get(row.id) }));
+  const [schedules, triggers, fireCounts] = await Promise.all([
+    repo.schedulesOfNotifications(db, recurringIds),
+    repo.triggersOfNotifications(db, triggeredIds),
+    repo.runCountsOfNotifications(db, triggeredIds),
+  ]);
+  return rows.map((row) => toNotificationResponse(row, { schedule: schedules.get(row.id), trigger: triggers.get(row.id), fireCount: fireCounts.get(row.id) }));
 }

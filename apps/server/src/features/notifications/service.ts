@@ -25,7 +25,8 @@ import { requireSegmentOfSite } from '../segments/service';
 import { requireSiteRole } from '../sites/service';
 import { actionsOf, newNotificationRow } from './create';
 import * as repo from './repository';
-import { toNotificationResponse, toNotificationResponses } from './responses';
+import { notificationReportCsv } from './report';
+import { outcomeCountsOf, toNotificationResponse, toNotificationResponses } from './responses';
 import { PAST_TOLERANCE_MS, newScheduleRow, readSchedule, writeRecurringSchedule } from './schedule-writer';
 
 const DAY_MS = 86_400_000;
@@ -113,7 +114,7 @@ export function createNotificationsService(ctx: AppContext) {
   }
 
   return {
-    async list(userId: string, siteId: string, filter: { status?: NotificationStatus; type?: NotificationType }) {
+    async list(userId: string, siteId: string, filter: { status?: NotificationStatus[]; type?: NotificationType }) {
       await requireSiteRole(ctx, userId, siteId, 'viewer');
       const [rows, counts] = await Promise.all([repo.listNotifications(db, siteId, filter), repo.countNotificationsByStatus(db, siteId)]);
       return { notifications: await toNotificationResponses(db, rows), counts };
@@ -295,7 +296,8 @@ export function createNotificationsService(ctx: AppContext) {
       await db.transaction().execute(async (trx) => {
         const result = await trx
           .updateTable('notifications')
-          .set({ status: 'sending', sent_at: now, scheduled_at: null, updated_at: now })
+          // sent_at waits for the first push a push service accepts ("Sent <date>" only once something was).
+          .set({ status: 'sending', scheduled_at: null, updated_at: now })
           .where('id', '=', id)
           .where('status', '=', 'draft')
           .executeTakeFirst();
@@ -369,10 +371,13 @@ export function createNotificationsService(ctx: AppContext) {
       return respond(copy.id);
     },
 
-    /** Spec §4: a failed notification can be retried: its failed deliveries are sent again. */
+    /**
+     * Spec §4: a failed notification can be retried: its failed deliveries are
+     * sent again. So can one completed with errors (the failed part of it).
+     */
     async retry(userId: string, id: string): Promise<Notification> {
       const existing = await changeableNotification(userId, id);
-      if (existing.status !== 'failed') throw conflict('Only failed notifications can be retried');
+      if (existing.status !== 'failed' && existing.status !== 'completed_with_errors') throw conflict('Only failed notifications (or ones completed with errors) can be retried');
       const now = clock.now();
       await db.transaction().execute(async (trx) => {
         // The one-time send's run, or (feed items) the run that created it: the latest.
@@ -385,11 +390,25 @@ export function createNotificationsService(ctx: AppContext) {
       return toNotificationResponse((await repo.findNotification(db, id))!);
     },
 
+    /** The CSV report of a notification (one line per delivery), after the ownership check. */
+    async reportCsv(userId: string, id: string): Promise<{ fileName: string; lines: AsyncGenerator<string> }> {
+      const row = await ownedNotification(userId, id, 'viewer');
+      return { fileName: `herald-notification-${row.id}.csv`, lines: notificationReportCsv(db, row.id) };
+    },
+
+    /**
+     * The notification's report: the outcome counts, failures grouped by
+     * reason and push service (notification_failures), what waits for a
+     * retry right now, the spec's rates plus reach and failure share, and
+     * its latest runs.
+     */
     async performance(userId: string, id: string): Promise<NotificationPerformance> {
       const row = await ownedNotification(userId, id, 'viewer');
-      const runs = await repo.listRunsOfNotification(db, id);
+      const [runs, failures, retrying] = await Promise.all([repo.listRunsOfNotification(db, id), repo.failuresOfNotification(db, id), repo.retryingOfNotification(db, id)]);
+      const counts = outcomeCountsOf(row);
       return {
         notification_id: row.id,
+        status: row.status,
         total: row.total_count,
         sent: row.sent_count,
         delivered: row.delivered_count,
@@ -397,7 +416,20 @@ export function createNotificationsService(ctx: AppContext) {
         failed: row.failed_count,
         click_rate: rate(row.clicked_count, row.delivered_count),
         delivery_rate: rate(row.delivered_count, row.sent_count),
+        reach_rate: rate(row.delivered_count, counts.targeted),
+        failure_rate: rate(row.failed_count, counts.targeted),
         last_error: row.last_error,
+        counts,
+        failures: failures.map((group) => ({ reason: group.reason, push_service: group.push_service, count: Number(group.count), sample_error: group.sample_error })),
+        retrying: retrying.map((group) => ({
+          reason: group.reason,
+          push_service: group.push_service,
+          count: group.count,
+          attempt: group.attempt,
+          max_attempts: ctx.config.deliveryMaxAttempts,
+          next_attempt_at: isoOrNull(group.next_attempt_at),
+          sample_error: group.sample_error,
+        })),
         runs: runs.map(toRunSummary),
       };
     },
@@ -413,6 +445,7 @@ function toRunSummary(run: RunRow) {
     finished_at: isoOrNull(run.finished_at),
     last_error: run.last_error,
     stats: { total: run.total_count, sent: run.sent_count, delivered: run.delivered_count, clicked: run.clicked_count, failed: run.failed_count },
+    counts: outcomeCountsOf(run),
   };
 }
 

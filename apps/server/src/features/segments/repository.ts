@@ -93,7 +93,7 @@ export async function notificationsUsingSegment(db: Db, siteId: string, segmentI
     .where('site_id', '=', siteId)
     .where('segment_id', '=', segmentId)
     .where((eb) =>
-      eb.not(eb.and([eb('type', '=', 'ONE_TIME'), eb('source', '!=', 'campaign'), eb('status', 'in', ['completed', 'cancelled', 'failed'])])),
+      eb.not(eb.and([eb('type', '=', 'ONE_TIME'), eb('source', '!=', 'campaign'), eb('status', 'in', ['completed', 'completed_with_errors', 'cancelled', 'failed'])])),
     )
     .orderBy('created_at')
     .limit(50)

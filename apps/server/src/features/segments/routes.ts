@@ -1,4 +1,6 @@
 import {
+  audienceQuery,
+  audienceResponse,
   createSegmentBody,
   idParam,
   segmentDeletedResponse,
@@ -41,6 +43,20 @@ export function segmentsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/sites/:siteId/segments',
       { schema: { tags, summary: 'List a site’s segments with their current counts', params: siteIdParam, response: { 200: segmentListResponse } } },
       async (request) => ok({ segments: await segments.list(currentUser(request).id, request.params.siteId) }),
+    );
+
+    app.get(
+      '/sites/:siteId/audience',
+      {
+        schema: {
+          tags,
+          summary: 'How many active subscribers a send would reach now: all of them, or a segment’s (segment_id)',
+          params: siteIdParam,
+          querystring: audienceQuery,
+          response: { 200: audienceResponse },
+        },
+      },
+      async (request) => ok(await segments.audience(currentUser(request).id, request.params.siteId, request.query.segment_id)),
     );
 
     app.get('/segments/:id', { schema: { tags, summary: 'Get a segment with its current count', params: idParam, response: { 200: segmentResponse } } }, async (request) =>

@@ -146,6 +146,16 @@ export function createSegmentsService(ctx: AppContext) {
       });
     },
 
+    /**
+     * Issue 11 "reach before sending": the active subscribers a send to all
+     * subscribers, or to one of the site's segments, would reach now.
+     */
+    async audience(userId: string, siteId: string, segmentId: string | undefined): Promise<{ count: number; segment_id: string | null }> {
+      await requireSiteRole(ctx, userId, siteId, 'viewer');
+      const rules = segmentId ? rulesOf(await requireSegmentOfSite(db, siteId, segmentId)) : {};
+      return { count: await repo.countMatchingSubscribers(db, siteId, rules, clock.now()), segment_id: segmentId ?? null };
+    },
+
     /** POST /segments/{id}/estimate: counts again, now. */
     async estimate(userId: string, id: string): Promise<{ estimated_count: number }> {
       const row = await ownedSegment(userId, id, 'viewer');

@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
 import { membershipsOf } from '../../db/membership';
 import type { Database, SubscriberRow, SubscribersTable } from '../../db/schema';
 import type { WithMemberRole } from '../../platform/site-roles';
@@ -128,6 +128,59 @@ export async function deactivateSubscriber(
   if (expectedEndpointHash !== undefined) query = query.where('endpoint_hash', '=', expectedEndpointHash);
   const row = await query.returning('site_id').executeTakeFirst();
   return row ? { siteId: row.site_id } : undefined;
+}
+
+/** Active, subscribed on or before `cutoff`, and no delivered beacon since then (or ever): index subscribers_site_active_delivered. */
+function staleCondition(eb: ExpressionBuilder<Database, 'subscribers'>, siteId: string, cutoff: number) {
+  return eb.and([
+    eb('site_id', '=', siteId),
+    eb('is_active', '=', 1),
+    eb.or([eb('last_delivered_at', 'is', null), eb('last_delivered_at', '<', cutoff)]),
+    eb('subscribed_at', '<=', cutoff),
+  ]);
+}
+
+export async function countStaleSubscribers(db: Db, siteId: string, cutoff: number): Promise<number> {
+  const row = await db
+    .selectFrom('subscribers')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where((eb) => staleCondition(eb, siteId, cutoff))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function countActiveSubscribers(db: Db, siteId: string): Promise<number> {
+  const row = await db
+    .selectFrom('subscribers')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('site_id', '=', siteId)
+    .where('is_active', '=', 1)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Deactivates up to `limit` stale subscribers (by id, so each call takes a bounded batch); returns how many. */
+export async function deactivateStaleSubscribers(db: Db, siteId: string, cutoff: number, now: number, limit: number): Promise<number> {
+  const ids = await db
+    .selectFrom('subscribers')
+    .select('id')
+    .where((eb) => staleCondition(eb, siteId, cutoff))
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  if (!ids.length) return 0;
+  // The condition again: a subscriber that got a delivery (or left) since the select is not touched.
+  const result = await db
+    .updateTable('subscribers')
+    .set({ is_active: 0, unsubscribed_at: now, updated_at: now })
+    .where((eb) => staleCondition(eb, siteId, cutoff))
+    .where(
+      'id',
+      'in',
+      ids.map((row) => row.id),
+    )
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
 
 export interface SubscriberFilters {

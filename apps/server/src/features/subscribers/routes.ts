@@ -4,6 +4,8 @@ import {
   publicUnsubscribeResponse,
   siteIdParam,
   siteSubscriberParams,
+  staleCleanupResponse,
+  staleSubscribersResponse,
   subscribeBody,
   subscribeResponse,
   subscriberResponse,
@@ -115,6 +117,32 @@ function dashboardSubscriberRoutes(ctx: AppContext, subscribers: SubscribersServ
         },
       },
       async (request) => ok(await subscribers.list(currentUser(request).id, request.params.siteId, request.query)),
+    );
+
+    app.get(
+      '/sites/:siteId/subscribers/stale',
+      {
+        schema: {
+          tags,
+          summary: 'Stale subscribers: active, but no delivered push for 90+ days (spec §9 best practice)',
+          params: siteIdParam,
+          response: { 200: staleSubscribersResponse },
+        },
+      },
+      async (request) => ok(await subscribers.staleSubscribers(currentUser(request).id, request.params.siteId)),
+    );
+
+    app.post(
+      '/sites/:siteId/subscribers/stale/deactivate',
+      {
+        schema: {
+          tags,
+          summary: 'Deactivate the stale subscribers; answers the counts before and after',
+          params: siteIdParam,
+          response: { 200: staleCleanupResponse },
+        },
+      },
+      async (request) => ok(await subscribers.deactivateStaleSubscribers(currentUser(request).id, request.params.siteId)),
     );
 
     app.get(

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { UNKNOWN, type SubscribeBody, type Subscriber, type SubscribersList } from '@herald/contracts';
+import { STALE_SUBSCRIBER_DAYS, UNKNOWN, type StaleCleanup, type StaleSubscribersSummary, type SubscribeBody, type Subscriber, type SubscribersList } from '@herald/contracts';
 import type { Kysely, Transaction } from 'kysely';
 import type { AppContext } from '../../context';
 import { isUniqueViolation } from '../../db/database';
@@ -127,8 +127,18 @@ export interface SubscribeResult {
   created: boolean;
 }
 
+const DAY_MS = 86_400_000;
+/** Stale subscribers are deactivated this many per transaction: a big clean-up never holds the table long. */
+const STALE_CLEANUP_BATCH = 1000;
+
 export function createSubscribersService(ctx: AppContext) {
   const { db, clock, config } = ctx;
+
+  async function staleSummary(siteId: string, now: number): Promise<StaleSubscribersSummary> {
+    const since = now - STALE_SUBSCRIBER_DAYS * DAY_MS;
+    const [active, stale] = await Promise.all([repo.countActiveSubscribers(db, siteId), repo.countStaleSubscribers(db, siteId, since)]);
+    return { days: STALE_SUBSCRIBER_DAYS, since: iso(since), active, stale };
+  }
 
   async function upsertSubscription(
     trx: Db,
@@ -277,6 +287,41 @@ export function createSubscribersService(ctx: AppContext) {
       const row = await repo.findSubscriberById(db, subscriberId);
       if (!row || row.site_id !== siteId) throw notFound('Subscriber');
       return withTags(row);
+    },
+
+    /** Spec §9 best practice: how many active subscribers got no delivered push for 90+ days. */
+    async staleSubscribers(userId: string, siteId: string): Promise<StaleSubscribersSummary> {
+      await requireSiteRole(ctx, userId, siteId, 'viewer');
+      return staleSummary(siteId, clock.now());
+    },
+
+    /**
+     * The one-click clean-up: deactivates the stale subscribers, in batches,
+     * each batch with its counters (active count, hourly unsubscribed) in its
+     * own transaction. Answers the counts before and after.
+     */
+    async deactivateStaleSubscribers(userId: string, siteId: string): Promise<StaleCleanup> {
+      // Removing subscribers is the admin's, as for DELETE /subscribers/{id}.
+      const site = await requireSiteRole(ctx, userId, siteId, 'admin');
+      const now = clock.now();
+      const before = await staleSummary(siteId, now);
+      const since = now - STALE_SUBSCRIBER_DAYS * DAY_MS;
+      let deactivated = 0;
+      // Bounded: at most as many batches as there were stale subscribers to begin with, plus one.
+      for (let batch = 0; batch <= Math.ceil(before.stale / STALE_CLEANUP_BATCH); batch++) {
+        const count = await db.transaction().execute(async (trx) => {
+          const changed = await repo.deactivateStaleSubscribers(trx, siteId, since, now, STALE_CLEANUP_BATCH);
+          if (changed) {
+            await adjustActiveSubscriberCount(trx, siteId, -changed);
+            await addToHourlyStats(trx, siteId, now, { unsubscribed: changed });
+          }
+          return changed;
+        });
+        deactivated += count;
+        if (count < STALE_CLEANUP_BATCH) break;
+      }
+      await recordAudit(ctx, { siteId, actor: { userId }, action: 'deleted', subject: { type: 'subscriber', id: null, label: `Stale subscribers of ${site.name}` }, detail: { deactivated } });
+      return { deactivated, before, after: await staleSummary(siteId, now) };
     },
 
     /** Spec §4: removal is an unsubscribe — the row stays, inactive. Admin or higher: it is the audience itself. */

@@ -7,7 +7,7 @@ type Db = Kysely<Database> | Transaction<Database>;
 export function findDeliveryForBeacon(db: Db, deliveryId: number) {
   return db
     .selectFrom('deliveries')
-    .select(['id', 'run_id', 'notification_id', 'site_id', 'status', 'delivered_at', 'clicked_at'])
+    .select(['id', 'run_id', 'notification_id', 'site_id', 'subscriber_id', 'status', 'delivered_at', 'clicked_at'])
     .where('id', '=', deliveryId)
     .executeTakeFirst();
 }
@@ -27,4 +27,18 @@ export async function markClicked(db: Db, deliveryId: number, at: number, delive
     .where('clicked_at', 'is', null)
     .executeTakeFirst();
   return Number(updated.numUpdatedRows) > 0;
+}
+
+/**
+ * The subscriber's latest delivered push (stale subscribers have none for 90+
+ * days). After the delivery's row and before the counters: the row order of
+ * runs.ts's result transactions.
+ */
+export async function recordDeliveredTo(db: Db, subscriberId: string, at: number): Promise<void> {
+  await db
+    .updateTable('subscribers')
+    .set({ last_delivered_at: at })
+    .where('id', '=', subscriberId)
+    .where((eb) => eb.or([eb('last_delivered_at', 'is', null), eb('last_delivered_at', '<', at)]))
+    .execute();
 }

@@ -31,11 +31,13 @@ export function createTrackingService(ctx: Pick<AppContext, 'db' | 'clock' | 'se
 
         if (type === 'delivered') {
           if (!(await repo.markDelivered(trx, deliveryId, now))) return { counted: false };
+          await repo.recordDeliveredTo(trx, delivery.subscriber_id, now);
           await addToRunCounters(trx, addToSiteCounters, run, now, { delivered: 1 });
           return { counted: true };
         }
 
         if (!(await repo.markClicked(trx, deliveryId, now, delivery.delivered_at ?? now))) return { counted: false };
+        if (delivery.delivered_at === null) await repo.recordDeliveredTo(trx, delivery.subscriber_id, now);
         await addToRunCounters(trx, addToSiteCounters, run, now, { clicked: 1, delivered: delivery.delivered_at === null ? 1 : 0 });
         return { counted: true };
       });

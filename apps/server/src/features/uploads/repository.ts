@@ -54,8 +54,8 @@ export async function deleteUpload(db: Db, id: string): Promise<void> {
   await db.deleteFrom('uploads').where('id', '=', id).execute();
 }
 
-/** Notification statuses that can still send (a failed one can be retried); completed and cancelled ones are history. */
-const STILL_SENDING: NotificationStatus[] = ['draft', 'scheduled', 'sending', 'failed'];
+/** Notification statuses that can still send (a failed one, or one completed with errors, can be retried); completed and cancelled ones are history. */
+const STILL_SENDING: NotificationStatus[] = ['draft', 'scheduled', 'sending', 'failed', 'completed_with_errors'];
 
 export interface UploadUse {
   kind: 'notification' | 'welcome campaign' | 'RSS feed' | 'site';

@@ -1,5 +1,6 @@
 // SQL of welcome campaigns: campaigns, their versioned steps, enrolments,
 // and the drip runs (notification_runs with `drip:` dedupe keys) they create.
+import { pendingOf, type OutcomeCounts } from '@herald/contracts';
 import type { SegmentUse } from '../segments/segment-uses';
 import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
 import type { DatabaseKind } from '../../db/database';
@@ -122,11 +123,21 @@ export async function stepsOfVersions(db: Db, versions: Array<{ campaignId: stri
   return byCampaign;
 }
 
-export interface SendCounters {
-  sent: number;
-  delivered: number;
-  clicked: number;
-  failed: number;
+export type SendCounters = OutcomeCounts;
+
+const COUNTER_COLUMNS = ['total_count', 'sent_count', 'failed_count', 'expired_count', 'skipped_count', 'delivered_count', 'clicked_count'] as const;
+
+function countersOf(row: Record<(typeof COUNTER_COLUMNS)[number], number | string | null>): SendCounters {
+  const counts = {
+    targeted: Number(row.total_count ?? 0),
+    sent: Number(row.sent_count ?? 0),
+    failed: Number(row.failed_count ?? 0),
+    expired: Number(row.expired_count ?? 0),
+    skipped: Number(row.skipped_count ?? 0),
+    delivered: Number(row.delivered_count ?? 0),
+    clicked: Number(row.clicked_count ?? 0),
+  };
+  return { ...counts, pending: pendingOf(counts) };
 }
 
 /** Counters of the given step notifications, by notification id. */
@@ -134,10 +145,10 @@ export async function countersOfNotifications(db: Db, notificationIds: string[])
   if (!notificationIds.length) return new Map();
   const rows = await db
     .selectFrom('notifications')
-    .select(['id', 'sent_count', 'delivered_count', 'clicked_count', 'failed_count'])
+    .select(['id', ...COUNTER_COLUMNS])
     .where('id', 'in', notificationIds)
     .execute();
-  return new Map(rows.map((r) => [r.id, { sent: Number(r.sent_count), delivered: Number(r.delivered_count), clicked: Number(r.clicked_count), failed: Number(r.failed_count) }]));
+  return new Map(rows.map((r) => [r.id, countersOf(r)]));
 }
 
 /** What each campaign's steps did, across every version of its steps. */
@@ -146,19 +157,11 @@ export async function campaignTotals(db: Db, campaignIds: string[]): Promise<Map
   const rows = await db
     .selectFrom('welcome_campaign_steps')
     .innerJoin('notifications', 'notifications.id', 'welcome_campaign_steps.notification_id')
-    .select((eb) => [
-      'welcome_campaign_steps.campaign_id as campaign_id',
-      eb.fn.sum<number>('notifications.sent_count').as('sent'),
-      eb.fn.sum<number>('notifications.delivered_count').as('delivered'),
-      eb.fn.sum<number>('notifications.clicked_count').as('clicked'),
-      eb.fn.sum<number>('notifications.failed_count').as('failed'),
-    ])
+    .select((eb) => ['welcome_campaign_steps.campaign_id as campaign_id', ...COUNTER_COLUMNS.map((column) => eb.fn.sum<number>(`notifications.${column}`).as(column))])
     .where('welcome_campaign_steps.campaign_id', 'in', campaignIds)
     .groupBy('welcome_campaign_steps.campaign_id')
     .execute();
-  return new Map(
-    rows.map((r) => [r.campaign_id, { sent: Number(r.sent ?? 0), delivered: Number(r.delivered ?? 0), clicked: Number(r.clicked ?? 0), failed: Number(r.failed ?? 0) }]),
-  );
+  return new Map(rows.map((r) => [r.campaign_id, countersOf(r)]));
 }
 
 export async function enrollmentCounts(db: Db, campaignIds: string[]): Promise<Map<string, number>> {

@@ -22,7 +22,7 @@ import { createNotification } from '../notifications/create';
 import { sentStepContent, utmParamsOf, type AuthoredStepContent } from './step-content';
 import { requireSegmentOfSite } from '../segments/service';
 
-const NO_COUNTERS: repo.SendCounters = { sent: 0, delivered: 0, clicked: 0, failed: 0 };
+const NO_COUNTERS: repo.SendCounters = { targeted: 0, sent: 0, failed: 0, expired: 0, skipped: 0, pending: 0, delivered: 0, clicked: 0 };
 
 function parseActions(json: string | null): ActionButton[] {
   return json ? (JSON.parse(json) as ActionButton[]) : [];

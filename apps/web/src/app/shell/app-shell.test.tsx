@@ -135,6 +135,29 @@ describe('shell (spec §2 Shell)', () => {
     expect(pathname()).toBe('/settings');
   });
 
+  it('sidebar: on narrow screens it closes after switching site, showing that site’s page (issue 11)', async () => {
+    setViewportWidth(375);
+    signedInWith([makeSite({ id: 'a', name: 'Alpha Shop' }), makeSite({ id: 'b', name: 'Beta Shop' })]);
+    const { user: actor } = renderApp('/settings');
+
+    await actor.click(await screen.findByRole('button', { name: 'Open navigation' }));
+    await screen.findByRole('option', { name: 'Beta Shop' });
+    await actor.selectOptions(screen.getByTestId('site-selector'), 'b');
+    expect(screen.queryByRole('navigation', { name: 'Main' })).not.toBeInTheDocument();
+    expect(useSitesStore.getState().currentSite?.id).toBe('b');
+  });
+
+  it('sidebar: on wide screens it stays open after switching site', async () => {
+    setViewportWidth(1280);
+    signedInWith([makeSite({ id: 'a', name: 'Alpha Shop' }), makeSite({ id: 'b', name: 'Beta Shop' })]);
+    const { user: actor } = renderApp('/settings');
+
+    await screen.findByRole('option', { name: 'Beta Shop' });
+    await actor.selectOptions(screen.getByTestId('site-selector'), 'b');
+    expect(useSitesStore.getState().currentSite?.id).toBe('b');
+    expect(screen.getByRole('navigation', { name: 'Main' })).toBeInTheDocument();
+  });
+
   it('sidebar: Escape closes it on narrow screens', async () => {
     setViewportWidth(375);
     signedInWith([]);

@@ -65,7 +65,7 @@ export function Sidebar({ overlay, onClose }: SidebarProps) {
       </div>
 
       <div className="flex flex-col gap-4 border-b border-slate-200 p-4">
-        <SiteSelector />
+        <SiteSelector onChosen={overlay ? onClose : undefined} />
         <RoleGatedLink to="/notifications/new" needed="editor" action="create notifications" className="w-full" icon={<Plus className="size-4" aria-hidden="true" />}>
           New Notification
         </RoleGatedLink>

@@ -3,8 +3,12 @@ import { useId } from 'react';
 import { Select } from '../../components/ui';
 import { useSitesStore } from '../../lib/sites-store';
 
-/** Spec §2 Shell: switches the site every page works on. */
-export function SiteSelector() {
+/**
+ * Spec §2 Shell: switches the site every page works on. `onChosen` runs after
+ * a switch: on phones and tablets the floating sidebar closes, as it does after
+ * a navigation, so the chosen site's page is not left hidden behind it.
+ */
+export function SiteSelector({ onChosen }: { onChosen?: () => void }) {
   const id = useId();
   const sites = useSitesStore((s) => s.sites);
   const currentSite = useSitesStore((s) => s.currentSite);
@@ -24,7 +28,10 @@ export function SiteSelector() {
         id={id}
         value={currentSite?.id ?? ''}
         disabled={sites.length === 0}
-        onChange={(event) => setCurrentSite(sites.find((s) => s.id === event.target.value) ?? null)}
+        onChange={(event) => {
+          setCurrentSite(sites.find((s) => s.id === event.target.value) ?? null);
+          onChosen?.();
+        }}
         data-testid="site-selector"
       >
         <option value="" disabled>

@@ -11,6 +11,5 @@ export { TabPanel, Tabs, type TabItem } from './tabs';
 export { Tooltip } from './tooltip';
 export { PageHeader } from './page-header';
 export { DateTime, formatDateTime } from './date-time';
-export { ProgressBar } from './progress-bar';
 export { Switch } from './switch';
 export { ToggleGroup, type ToggleItem } from './toggle-group';

@@ -1,6 +1,6 @@
 import { auditLogResponse, type AuditAction, type AuditLogPage } from '@herald/contracts';
 import { useInfiniteQuery } from '@tanstack/react-query';
-import { apiDownload, apiRequest } from '../../lib/api-client';
+import { apiDownload, apiRequest, saveFile } from '../../lib/api-client';
 
 // Settings → Audit log (docs/product.md, "Teams").
 
@@ -45,13 +45,6 @@ export function useAuditLogQuery(siteId: string, filters: AuditFilters, enabled:
 
 /** The filtered log as a CSV file, saved by the browser. */
 export async function downloadAuditCsv(siteId: string, filters: AuditFilters): Promise<void> {
-  const blob = await apiDownload(`${auditPath(siteId)}/export?${filterQuery(filters).toString()}`);
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = 'audit-log.csv';
-  document.body.append(link);
-  link.click();
-  link.remove();
-  URL.revokeObjectURL(url);
+  const { blob, fileName } = await apiDownload(`${auditPath(siteId)}/export?${filterQuery(filters).toString()}`);
+  saveFile(blob, fileName ?? 'audit-log.csv');
 }

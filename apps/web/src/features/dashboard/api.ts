@@ -1,5 +1,17 @@
-import { DASHBOARD_DEFAULT_DAYS, dashboardResponse, envelope, notificationListResponse, type DashboardData, type Notification } from '@herald/contracts';
-import { useQuery } from '@tanstack/react-query';
+import {
+  DASHBOARD_DEFAULT_DAYS,
+  dashboardResponse,
+  deliveryHealthResponse,
+  envelope,
+  notificationListResponse,
+  staleCleanupResponse,
+  staleSubscribersResponse,
+  type DashboardData,
+  type DeliveryHealthData,
+  type Notification,
+  type StaleSubscribersSummary,
+} from '@herald/contracts';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { ApiError, apiRequest } from '../../lib/api-client';
 import { siteAnalyticsKey } from '../../lib/site-queries';
@@ -14,6 +26,40 @@ export function fetchDashboard(siteId: string, days = DASHBOARD_DEFAULT_DAYS): P
 
 export function useDashboardQuery(siteId: string, days = DASHBOARD_DEFAULT_DAYS) {
   return useQuery({ queryKey: dashboardQueryKey(siteId, days), queryFn: () => fetchDashboard(siteId, days) });
+}
+
+/** The Delivery section (issue 11): per push service, from the hourly rollups. Under the analytics key: Refresh and sends refetch it. */
+export const deliveryHealthKey = (siteId: string, days: number) => [...siteAnalyticsKey(siteId), 'delivery', days] as const;
+
+export function fetchDeliveryHealth(siteId: string, days: number): Promise<DeliveryHealthData> {
+  return apiRequest(`/sites/${encodeURIComponent(siteId)}/analytics/delivery?days=${days}`, { schema: deliveryHealthResponse });
+}
+
+export function useDeliveryHealthQuery(siteId: string, days: number) {
+  return useQuery({ queryKey: deliveryHealthKey(siteId, days), queryFn: () => fetchDeliveryHealth(siteId, days) });
+}
+
+export const staleSubscribersKey = (siteId: string) => [...siteAnalyticsKey(siteId), 'stale-subscribers'] as const;
+
+export function fetchStaleSubscribers(siteId: string): Promise<StaleSubscribersSummary> {
+  return apiRequest(`/sites/${encodeURIComponent(siteId)}/subscribers/stale`, { schema: staleSubscribersResponse });
+}
+
+export function useStaleSubscribersQuery(siteId: string) {
+  return useQuery({ queryKey: staleSubscribersKey(siteId), queryFn: () => fetchStaleSubscribers(siteId) });
+}
+
+/** The one-click clean-up: deactivates the stale subscribers; the dashboard's figures and the subscriber list are fetched again. */
+export function useStaleCleanupMutation(siteId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => apiRequest(`/sites/${encodeURIComponent(siteId)}/subscribers/stale/deactivate`, { method: 'POST', schema: staleCleanupResponse }),
+    onSuccess: (result) => {
+      queryClient.setQueryData(staleSubscribersKey(siteId), result.after);
+      void queryClient.invalidateQueries({ queryKey: siteAnalyticsKey(siteId) });
+      void queryClient.invalidateQueries({ queryKey: ['sites', siteId, 'subscribers'] });
+    },
+  });
 }
 
 /** What the dashboard's Refresh fetches again: its figures and both panels. */

@@ -21,6 +21,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { refusalText } from '../../lib/site-role';
 import { INSTALL_CHECK_LABELS } from '../onboarding/components/install-check-list';
+import { REASON_LABELS } from '../../components/send-outcome';
 import { HELP_ARTICLES, findArticle } from './help-articles';
 
 // The help centre was written while the features were built; these checks
@@ -53,6 +54,20 @@ describe('help articles match the product', () => {
     expect(audit).toContain(`"${roleNeededMessage('admin')}"`);
     for (const label of ['Who (email)', 'Action', 'From', 'To', 'Apply filters', 'Load more', 'Export CSV']) expect(audit, label).toContain(`**${label}**`);
   });
+
+
+  it('describes the outcome model and every failure reason by the name the dashboard shows (issue 11)', () => {
+    const tracking = text('delivery-tracking');
+    expect(tracking).toContain('**targeted = sent + failed + expired + skipped + pending**');
+    for (const [reason, label] of Object.entries(REASON_LABELS)) {
+      // 404/410 is "Expired" in the counts, not a failure reason.
+      if (reason !== 'gone') expect(tracking, reason).toContain(`**${label}**`);
+    }
+    expect(tracking).toContain('**Reach** = delivered ÷ targeted × 100');
+    expect(text('notification-statuses')).toContain('## Completed with errors');
+    expect(text('list-hygiene')).toContain('**Delivery → Clean up**');
+  });
+
 
   it('has 38 articles, each with a title, a summary and text', () => {
     expect(HELP_ARTICLES).toHaveLength(38);

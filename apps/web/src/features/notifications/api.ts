@@ -9,7 +9,7 @@ import {
 } from '@herald/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
-import { apiRequest } from '../../lib/api-client';
+import { apiDownload, apiRequest, saveFile } from '../../lib/api-client';
 import { invalidateSiteAnalytics } from '../../lib/site-queries';
 
 // Spec §7 Notifications (plus cancel, duplicate, retry from §4) and the
@@ -22,7 +22,22 @@ export const SENDING_POLL_MS = 2000;
 export const DUE_SOON_POLL_MS = 30_000;
 const DUE_SOON_WINDOW_MS = 60 * 60_000;
 
-export type StatusFilter = 'all' | Extract<NotificationStatus, 'draft' | 'scheduled' | 'sending' | 'completed'>;
+/**
+ * The list's filters (spec §2: all, draft, scheduled, sending, completed;
+ * issue 11: plus failed and cancelled, so the counts add up to All).
+ * "Completed" holds the sends completed with errors too.
+ */
+export type StatusFilter = 'all' | Extract<NotificationStatus, 'draft' | 'scheduled' | 'sending' | 'completed' | 'failed' | 'cancelled'>;
+
+/** The statuses a filter shows. */
+export const FILTER_STATUSES: Record<Exclude<StatusFilter, 'all'>, NotificationStatus[]> = {
+  draft: ['draft'],
+  scheduled: ['scheduled'],
+  sending: ['sending'],
+  completed: ['completed', 'completed_with_errors'],
+  failed: ['failed'],
+  cancelled: ['cancelled'],
+};
 
 const notificationsKey = (siteId: string) => ['sites', siteId, 'notifications'] as const;
 export const notificationListKey = (siteId: string, filter: StatusFilter) => [...notificationsKey(siteId), filter] as const;
@@ -32,7 +47,7 @@ export const performanceKey = (id: string) => ['notifications', id, 'performance
 const byId = (id: string) => `/notifications/${encodeURIComponent(id)}`;
 
 export function fetchNotifications(siteId: string, filter: StatusFilter) {
-  const query = filter === 'all' ? '' : `?status=${filter}`;
+  const query = filter === 'all' ? '' : `?status=${FILTER_STATUSES[filter].join(',')}`;
   return apiRequest(`/sites/${encodeURIComponent(siteId)}/notifications${query}`, { schema: notificationListResponse });
 }
 
@@ -74,6 +89,12 @@ export function useNotificationQuery(id: string) {
 
 export function fetchPerformance(id: string) {
   return apiRequest(`${byId(id)}/performance`, { schema: performanceResponse });
+}
+
+/** Downloads the notification's CSV report (one line per delivery) and saves it. */
+export async function downloadReport(id: string): Promise<void> {
+  const { blob, fileName } = await apiDownload(`${byId(id)}/report.csv`);
+  saveFile(blob, fileName ?? `herald-notification-${id}.csv`);
 }
 
 export function usePerformanceQuery(id: string, live: boolean) {

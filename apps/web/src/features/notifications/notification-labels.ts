@@ -1,15 +1,4 @@
 import type { Notification, NotificationStatus, NotificationType, RecurringInterval } from '@herald/contracts';
-import type { BadgeTone } from '../../components/ui';
-
-/** Spec §4 statuses: what each badge says and how it looks. */
-export const STATUS_BADGES: Record<NotificationStatus, { label: string; tone: BadgeTone }> = {
-  draft: { label: 'Draft', tone: 'neutral' },
-  scheduled: { label: 'Scheduled', tone: 'info' },
-  sending: { label: 'Sending', tone: 'accent' },
-  completed: { label: 'Completed', tone: 'success' },
-  cancelled: { label: 'Cancelled', tone: 'warning' },
-  failed: { label: 'Failed', tone: 'danger' },
-};
 
 export const TYPE_LABELS: Record<NotificationType, string> = {
   ONE_TIME: 'One-time',
@@ -45,6 +34,11 @@ export function delayText(minutes: number): string {
 /** A triggered notification's rule in words: `When "signup" happens, sent after 15 minutes`. */
 export function triggerText(trigger: NonNullable<Notification['trigger']>): string {
   return `When “${trigger.event}” happens, sent ${delayText(trigger.delay_minutes)}`;
+}
+
+/** "Fired 3 times": how often a triggered notification's event sent it. */
+export function firedText(count: number): string {
+  return count === 0 ? 'Not fired yet' : `Fired ${count === 1 ? 'once' : `${new Intl.NumberFormat('en-US').format(count)} times`}`;
 }
 
 /** Spec §4: draft and scheduled notifications are editable; the others are view-only. */

@@ -4,8 +4,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_HELP } from '../../../lib/help-texts';
 import { deferred, fail, mockApi, ok } from '../../../test/fetch-mock';
 import { makeSite, makeUser, signIn } from '../../../test/fixtures';
-import { renderApp } from '../../../test/render-app';
+import { captureDialogs, renderApp } from '../../../test/render-app';
 import { recurrenceText } from '../dashboard-format';
+import { makeCounts, makeRecent } from '../../../test/notification-fixtures';
 
 const site = makeSite({ id: 'site-1', name: 'Acme Store', settings: { ...makeSite().settings, timezone: 'Asia/Tokyo', valueCurrency: 'EUR' } });
 
@@ -23,8 +24,8 @@ function dashboard(overrides: Partial<DashboardData> = {}): DashboardData {
     chart: days.map((date, i) => ({ date, sent: i === 3 ? 600 : 0, delivered: i === 3 ? 540 : 0, clicked: i === 3 ? 61 : 0 })),
     engagement: ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'].map((name) => ({ name: name as 'Mon', clicks: name === 'Sun' ? 61 : 0 })),
     recentNotifications: [
-      { id: 'n-2', title: 'Summer sale', message: 'Everything 20% off until Sunday', sent_at: '2026-05-10T14:30:00.000Z', click_rate: 12.5, sent_count: 1234 },
-      { id: 'n-1', title: 'New arrivals', message: 'Fresh stock in the shop', sent_at: '2026-05-01T12:00:00.000Z', click_rate: 0, sent_count: 1 },
+      makeRecent({ id: 'n-2', title: 'Summer sale', message: 'Everything 20% off until Sunday', sent_at: '2026-05-10T14:30:00.000Z', click_rate: 12.5, sent_count: 1234 }),
+      makeRecent({ id: 'n-1', title: 'New arrivals', message: 'Fresh stock in the shop', sent_at: '2026-05-01T12:00:00.000Z', click_rate: 0, sent_count: 1 }),
     ],
     hasData: true,
     ...overrides,
@@ -54,6 +55,8 @@ function recurring(id: string, title: string, intervalType: 'DAILY' | 'WEEKLY' |
     recurringSchedule: { intervalType, intervalValue, startDate: '2026-05-01T09:00:00', endDate: null, isActive, nextRunAt: null },
     trigger: null,
     stats: { total: 0, sent: 0, delivered: 0, clicked: 0, failed: 0 },
+    counts: makeCounts(),
+    fire_count: null,
   };
 }
 
@@ -280,6 +283,125 @@ describe('dashboard page (spec §2 Dashboard)', () => {
     renderApp('/dashboard');
     await waitFor(() => expect(within(panel('Recurring Notifications')).getByRole('alert')).toHaveTextContent('Could not load recurring notifications.'), { timeout: 5000 });
     expect(screen.getByRole('heading', { name: 'Total Subscribers' })).toBeInTheDocument();
+  });
+});
+
+describe('dashboard: send outcomes and delivery health (issue 11)', () => {
+  beforeAll(async () => {
+    await import('./dashboard-page');
+  }, 30_000);
+
+  const HEALTH = 'GET /api/sites/site-1/analytics/delivery';
+  const STALE = 'GET /api/sites/site-1/subscribers/stale';
+  const CLEANUP = 'POST /api/sites/site-1/subscribers/stale/deactivate';
+  const health = (days: number) => ({
+    days,
+    from: '2026-05-07',
+    to: '2026-05-13',
+    timezone: 'Asia/Tokyo',
+    totals: { accepted: 60, failed: 34, expired: 4, failures: [{ reason: 'unreachable', count: 34 }], median_accept: { within_ms: 2000 } },
+    services: [
+      { push_service: 'fcm', accepted: 50, failed: 0, expired: 4, failures: [], median_accept: { within_ms: 1000 } },
+      { push_service: 'mozilla', accepted: 10, failed: 34, expired: 0, failures: [{ reason: 'unreachable', count: 34 }], median_accept: { over_ms: 86_400_000 } },
+    ],
+    churn: Array.from({ length: days }, (_, i) => ({ date: `2026-05-${String(7 + (i % 7)).padStart(2, '0')}`, new: i === 0 ? 5 : 0, lost: i === 0 ? 3 : 0, lost_at_push_service: i === 0 ? 2 : 0 })),
+    churn_totals: { new: 5, lost: 3, lost_at_push_service: 2 },
+  });
+  const stale = (count: number, active: number) => ({ days: 90, since: '2026-02-12T00:00:00.000Z', active, stale: count });
+
+  it('lists a failed send as failed with its failures, and a send with errors with its share', async () => {
+    const failedSend = makeRecent({
+      id: 'n-3',
+      title: 'Broken send',
+      sent_at: null,
+      finished_at: '2026-05-11T01:00:00.000Z',
+      status: 'failed',
+      counts: makeCounts({ targeted: 32, failed: 32 }),
+    });
+    const withErrors = makeRecent({ id: 'n-4', title: 'Summer sale', status: 'completed_with_errors', counts: makeCounts({ targeted: 94, sent: 60, failed: 34, delivered: 50 }) });
+    setUp({ data: dashboard({ recentNotifications: [failedSend, withErrors] }), routes: { [HEALTH]: ok(health(7)), [STALE]: ok(stale(0, 10)) } });
+    renderApp('/dashboard');
+
+    const broken = await screen.findByTestId('recent-n-3');
+    expect(broken).toHaveTextContent('Failed');
+    expect(broken).toHaveTextContent('Failed May 11, 2026, 10:00 AM');
+    expect(within(broken).getByTestId('recent-sent')).toHaveTextContent('0 sent');
+    expect(within(broken).getByTestId('recent-failed')).toHaveTextContent('32 failed (100%)');
+    expect(broken).not.toHaveTextContent('CTR');
+    expect(within(screen.getByTestId('recent-n-4')).getByTestId('recent-failed')).toHaveTextContent('34 failed (36.2%)');
+  });
+
+  it('shows delivery by push service, failures by reason, medians and churn, for 7 or 30 days', async () => {
+    const api = setUp({ routes: { [HEALTH]: (call) => ok(health(Number(call.url.searchParams.get('days')))), [STALE]: ok(stale(0, 10)) } });
+    const { user } = renderApp('/dashboard');
+
+    const fcm = await screen.findByTestId('health-fcm');
+    expect(fcm).toHaveTextContent('Google FCM (Chrome, Edge, Opera)');
+    expect(within(fcm).getByTestId('health-accepted')).toHaveTextContent('50');
+    expect(within(fcm).getByTestId('health-expired')).toHaveTextContent('4');
+    expect(within(fcm).getByTestId('health-median')).toHaveTextContent('within 1 s');
+    const mozilla = screen.getByTestId('health-mozilla');
+    expect(within(mozilla).getByTestId('health-failed')).toHaveTextContent('34');
+    expect(within(mozilla).getByRole('list', { name: 'Failures at Mozilla (Firefox)' })).toHaveTextContent('34 · Push service unreachable');
+    expect(within(mozilla).getByTestId('health-median')).toHaveTextContent('over 24 h');
+    expect(screen.getByTestId('churn-totals')).toHaveTextContent('5 new subscriptions · 3 lost (2 expired at the push service, 1 unsubscribed or removed)');
+    expect(api.callsTo(HEALTH)[0]!.url.searchParams.get('days')).toBe('7');
+
+    await user.click(within(screen.getByRole('group', { name: 'Delivery period' })).getByRole('button', { name: '30 days' }));
+    await waitFor(() => expect(api.callsTo(HEALTH).at(-1)!.url.searchParams.get('days')).toBe('30'));
+  });
+
+  it('cleans up stale subscribers on one click, after a confirm, and says the counts before and after', async () => {
+    let cleaned = false;
+    const api = setUp({
+      routes: {
+        [HEALTH]: ok(health(7)),
+        [STALE]: () => ok(cleaned ? stale(0, 90) : stale(40, 130)),
+        [CLEANUP]: () => {
+          cleaned = true;
+          return ok({ deactivated: 40, before: stale(40, 130), after: stale(0, 90) });
+        },
+      },
+    });
+    const refused = captureDialogs(false);
+    const { user } = renderApp('/dashboard');
+    const box = await screen.findByTestId('stale-subscribers');
+    await waitFor(() => expect(within(box).getByTestId('stale-count')).toHaveTextContent('40'));
+    expect(box).toHaveTextContent('40 of 130 active subscribers got nothing delivered in 90+ days.');
+
+    await user.click(within(box).getByRole('button', { name: 'Clean up' }));
+    expect(refused.confirms).toEqual(['Deactivate 40 stale subscribers? They will no longer receive notifications.']);
+    expect(api.callsTo(CLEANUP)).toHaveLength(0);
+
+    const accepted = captureDialogs(true);
+    await user.click(within(box).getByRole('button', { name: 'Clean up' }));
+    await waitFor(() => expect(accepted.alerts).toEqual(['Deactivated 40 stale subscribers. Active subscribers: 130 before, 90 now.']));
+    await waitFor(() => expect(within(screen.getByTestId('stale-subscribers')).getByTestId('stale-count')).toHaveTextContent('0'));
+    expect(within(screen.getByTestId('stale-subscribers')).getByRole('button', { name: 'Clean up' })).toBeDisabled();
+  });
+
+  it('Refresh during an outage keeps the figures on screen and says they could not be refreshed', async () => {
+    let down = false;
+    setUp({
+      routes: {
+        'GET /api/sites/site-1/analytics/dashboard': () => (down ? { status: 502, text: '<html>Bad gateway</html>' } : ok(dashboard())),
+        [HEALTH]: ok(health(7)),
+        [STALE]: ok(stale(0, 10)),
+      },
+    });
+    const { user } = renderApp('/dashboard');
+    await screen.findByRole('heading', { name: 'Total Subscribers' });
+    down = true;
+    await user.click(screen.getByRole('button', { name: 'Refresh' }));
+
+    const banner = await screen.findByText('Could not refresh', {}, { timeout: 5000 });
+    expect(banner.closest('[role="status"]')).toHaveTextContent(/Herald could not be reached\. The figures below are from \d/);
+    expect(within(card('Total Subscribers')).getByText('1,234')).toBeInTheDocument();
+    expect(screen.queryByText('Could not load analytics')).not.toBeInTheDocument();
+
+    down = false;
+    await user.click(within(banner.closest('[role="status"]') as HTMLElement).getByRole('button', { name: 'Try again' }));
+    await waitFor(() => expect(screen.queryByText('Could not refresh')).not.toBeInTheDocument());
   });
 });
 

@@ -6,6 +6,7 @@ import { errorMessage } from '../../../lib/api-client';
 import { DASHBOARD_HELP } from '../../../lib/help-texts';
 import { useCurrentSite } from '../../../lib/sites-store';
 import { dashboardRefreshKeys, useDashboardQuery } from '../api';
+import { DeliveryHealth } from '../components/delivery-health';
 import { MetricCard } from '../components/metric-card';
 import { EngagementChart } from '../components/engagement-chart';
 import { PerformanceChart } from '../components/performance-chart';
@@ -40,15 +41,17 @@ export function DashboardPage() {
   return <SiteDashboard key={currentSite.id} site={currentSite} />;
 }
 
-/** "Updated 9:41 AM": when the figures on screen were fetched, in the site's timezone. */
-function updatedAtText(updatedAt: number, timeZone: string): string {
+/** "9:41 AM": when the figures on screen were fetched, in the site's timezone. */
+function fetchedAtText(updatedAt: number, timeZone: string): string {
   const options: Intl.DateTimeFormatOptions = { timeStyle: 'short' };
   try {
-    return `Updated ${new Intl.DateTimeFormat('en-US', { ...options, timeZone }).format(updatedAt)}`;
+    return new Intl.DateTimeFormat('en-US', { ...options, timeZone }).format(updatedAt);
   } catch {
-    return `Updated ${new Intl.DateTimeFormat('en-US', options).format(updatedAt)}`;
+    return new Intl.DateTimeFormat('en-US', options).format(updatedAt);
   }
 }
+
+const updatedAtText = (updatedAt: number, timeZone: string) => `Updated ${fetchedAtText(updatedAt, timeZone)}`;
 
 /**
  * Figures stay fresh for 5 minutes (spec §9); deliveries and clicks keep
@@ -81,14 +84,31 @@ function SiteDashboard({ site }: { site: Site }) {
       <PageHeader
         title="Dashboard"
         description={query.data ? `${site.name}: the last ${query.data.period.days} days, in ${query.data.period.timezone} time.` : site.name}
-        actions={query.isSuccess ? <RefreshControl site={site} updatedAt={query.dataUpdatedAt} fetching={query.isFetching} /> : undefined}
+        actions={query.data ? <RefreshControl site={site} updatedAt={query.dataUpdatedAt} fetching={query.isFetching} /> : undefined}
       />
       <div className="mb-6 empty:hidden">
         <SetupChecklist site={site} placement="dashboard" />
       </div>
       {query.isPending ? (
         <Loading />
-      ) : query.isError ? (
+      ) : query.data ? (
+        <>
+          {/* A Refresh that failed (Herald unreachable, say) keeps the figures on screen and says they are not current. */}
+          {query.isError ? (
+            <Alert tone="warning" title="Could not refresh" className="mb-6">
+              <div className="flex flex-wrap items-center gap-3">
+                <span>
+                  {errorMessage(query.error, 'Herald could not be reached.')} The figures below are from {fetchedAtText(query.dataUpdatedAt, site.settings.timezone)}.
+                </span>
+                <Button variant="secondary" size="sm" onClick={() => void query.refetch()}>
+                  Try again
+                </Button>
+              </div>
+            </Alert>
+          ) : null}
+          <DashboardContent site={site} data={query.data} />
+        </>
+      ) : (
         <Alert tone="error" title="Could not load analytics">
           <div className="flex flex-wrap items-center gap-3">
             {errorMessage(query.error, 'Please try again.')}
@@ -97,8 +117,6 @@ function SiteDashboard({ site }: { site: Site }) {
             </Button>
           </div>
         </Alert>
-      ) : (
-        <DashboardContent site={site} data={query.data} />
       )}
     </>
   );
@@ -162,6 +180,10 @@ function DashboardContent({ site, data }: { site: Site; data: DashboardData }) {
           <WelcomeCampaignsPanel siteId={site.id} timeZone={period.timezone} />
         </div>
       </div>
+
+      <section aria-labelledby="delivery-health">
+        <DeliveryHealth siteId={site.id} />
+      </section>
     </div>
   );
 }

@@ -36,7 +36,8 @@ const FAILURES: Record<NotificationCommand, string> = {
 /**
  * The spec §4 state machine as buttons: Send Now (draft), Edit (draft,
  * scheduled) or View (others), Delete (draft, scheduled), Cancel
- * (scheduled), Duplicate (completed, cancelled, failed), Retry (failed), and
+ * (scheduled), Duplicate (completed, cancelled, failed), Retry (failed, and
+ * completed with errors: its failed part), and
  * Pause/Resume for a scheduled recurring notification (its active flag).
  */
 export function NotificationActions({ notification, placement, onDeleted }: NotificationActionsProps) {
@@ -130,12 +131,12 @@ export function NotificationActions({ notification, placement, onDeleted }: Noti
           Cancel
         </Button>
       ) : null}
-      {status === 'failed' ? (
+      {status === 'failed' || status === 'completed_with_errors' ? (
         <Button size="sm" variant="secondary" onClick={() => run('retry')} disabled={busy} {...gate} loading={running === 'retry'} icon={icon(RotateCcw)}>
           Retry
         </Button>
       ) : null}
-      {status === 'completed' || status === 'cancelled' || status === 'failed' ? (
+      {status === 'completed' || status === 'completed_with_errors' || status === 'cancelled' || status === 'failed' ? (
         <Button size="sm" variant="secondary" onClick={() => run('duplicate')} disabled={busy} {...gate} loading={running === 'duplicate'} icon={icon(Copy)}>
           Duplicate
         </Button>

@@ -1,12 +1,14 @@
 import type { Notification } from '@herald/contracts';
-import { Badge, ProgressBar, Spinner } from '../../../components/ui';
-import { formatCount, STATUS_BADGES, TYPE_LABELS } from '../notification-labels';
+import { OutcomeBar, statusBadgeOf } from '../../../components/send-outcome';
+import { Badge, Spinner } from '../../../components/ui';
+import { TYPE_LABELS } from '../notification-labels';
 
-export function StatusBadge({ status }: { status: Notification['status'] }) {
-  const { label, tone } = STATUS_BADGES[status];
+/** The status badge; an armed triggered notification reads "Waiting for event" (issue 11). */
+export function StatusBadge({ notification }: { notification: Pick<Notification, 'status' | 'type'> }) {
+  const { label, tone } = statusBadgeOf(notification);
   return (
     <Badge tone={tone} className="shrink-0">
-      {status === 'sending' ? <Spinner className="[&_svg]:size-3" /> : null}
+      {notification.status === 'sending' ? <Spinner className="[&_svg]:size-3" /> : null}
       <span data-testid="status-badge">{label}</span>
     </Badge>
   );
@@ -23,21 +25,14 @@ export function TypeBadge({ type }: { type: Notification['type'] }) {
 }
 
 /**
- * Live progress of a notification being sent: deliveries attempted (sent +
- * failed) out of the audience counted at fan-out. Before fan-out has counted
- * the audience, total is 0 and it says so.
+ * Live progress of a notification being sent: accepted, failed, expired and
+ * skipped as separate segments on the track of what is pending, out of the
+ * audience counted at fan-out (before that, "Preparing recipients...").
  */
-export function SendingProgress({ notification }: { notification: Pick<Notification, 'title' | 'stats'> }) {
-  const { total, sent, failed } = notification.stats;
-  const processed = sent + failed;
-  const text = total > 0 ? `${formatCount(processed)} of ${formatCount(total)} sent` : 'Preparing recipients...';
+export function SendingProgress({ notification }: { notification: Pick<Notification, 'title' | 'counts'> }) {
   return (
-    <div className="flex flex-col gap-1.5" data-testid="sending-progress">
-      <div className="flex items-center justify-between gap-3 text-xs text-slate-700">
-        <span className="font-medium">{text}</span>
-        {failed > 0 ? <span className="text-red-700">{formatCount(failed)} failed</span> : null}
-      </div>
-      <ProgressBar label={`Sending progress of ${notification.title}`} value={processed} max={total} valueText={text} />
+    <div data-testid="sending-progress">
+      <OutcomeBar counts={notification.counts} label={`Sending progress of ${notification.title}`} />
     </div>
   );
 }

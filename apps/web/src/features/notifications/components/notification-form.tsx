@@ -9,8 +9,9 @@ import {
   type Site,
 } from '@herald/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { Info, Plus, Trash2 } from 'lucide-react';
-import { useMemo } from 'react';
+import { CalendarClock, Info, Plus, Send, Trash2 } from 'lucide-react';
+import { useMemo, useRef, useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
 import { Controller, useFieldArray, useForm, useWatch, type Control, type FieldErrors, type UseFormRegister } from 'react-hook-form';
 import { Link, useNavigate } from 'react-router';
 import { ImagePicker } from '../../../components/image-picker';
@@ -19,8 +20,9 @@ import { Alert, Button, ButtonLink, Card, CardContent, CardDescription, CardHead
 import { errorMessage } from '../../../lib/api-client';
 import { NOTIFICATION_HELP } from '../../../lib/help-texts';
 import { cn } from '../../../lib/class-names';
-import { notify } from '../../../lib/dialogs';
-import { useCreateNotificationMutation, useUpdateNotificationMutation } from '../api';
+import { audienceKey } from '../../../lib/audience';
+import { confirmAction, notify } from '../../../lib/dialogs';
+import { useCreateNotificationMutation, useNotificationCommandMutation, useUpdateNotificationMutation } from '../api';
 import {
   DEFAULT_FORM_VALUES,
   EMPTY_ACTION,
@@ -52,10 +54,14 @@ function Counter({ length, max, testId }: { length: number; max: number; testId:
   );
 }
 
+/** What the submit was for: save (a draft, or scheduled when a time is given), schedule (a time is required), or send now. */
+type Intent = 'save' | 'schedule' | 'send';
+
 /**
  * Spec §2 Notification form (create and edit) with its live preview. Submits
  * the §3 payload with status "DRAFT"; the server makes it "scheduled" when a
- * schedule time is given.
+ * schedule time is given. A one-time draft can also be scheduled or sent
+ * from here (issue 11), with the list's Send Now confirm and alert (spec §2).
  */
 export function NotificationForm({ site, notification, initialType }: NotificationFormProps) {
   const navigate = useNavigate();
@@ -69,22 +75,69 @@ export function NotificationForm({ site, notification, initialType }: Notificati
   const values = useWatch({ control: form.control }) as NotificationFormValues;
   const create = useCreateNotificationMutation();
   const update = useUpdateNotificationMutation();
-  const pending = create.isPending || update.isPending;
+  const command = useNotificationCommandMutation();
+  const queryClient = useQueryClient();
+  const pending = create.isPending || update.isPending || command.isPending;
   const bounds = scheduleBounds(timeZone);
+  const intent = useRef<Intent>('save');
+  /** The intent being carried out, for the button that shows it working. */
+  const [running, setRunning] = useState<Intent | null>(null);
+  // Schedule and Send Now are for one-time notifications that are (or will be) drafts.
+  const canSendFromHere = values.type === 'ONE_TIME' && (!notification || notification.status === 'draft' || notification.status === 'scheduled');
 
-  const submit = form.handleSubmit((formValues) => {
+  /** Issue 11: a target of nobody warns before it is saved or sent (when its reach is known). */
+  function reachConfirmed(segmentId: string): boolean {
+    if (!site) return true;
+    const reach = queryClient.getQueryData<number>(audienceKey(site.id, segmentId || null));
+    return reach !== 0 || confirmAction('This notification would reach 0 subscribers right now. Save it anyway?');
+  }
+
+  const submit = form.handleSubmit(async (formValues) => {
     if (!site) return;
-    const body = toNotificationBody(formValues);
-    const done = {
-      onSuccess: () => {
-        notify(notification ? 'Notification updated successfully!' : 'Notification created successfully!');
-        void navigate('/notifications');
-      },
-      onError: (error: unknown) => notify(errorMessage(error, notification ? 'Failed to update notification' : 'Failed to create notification')),
-    };
-    if (notification) update.mutate({ id: notification.id, changes: body }, done);
-    else create.mutate({ siteId: site.id, body }, done);
+    const chosen = intent.current;
+    intent.current = 'save';
+    setRunning(chosen);
+    try {
+      await carryOut(chosen, formValues);
+    } finally {
+      setRunning(null);
+    }
   });
+
+  async function carryOut(chosen: Intent, formValues: NotificationFormValues): Promise<void> {
+    if (!site) return;
+    if (chosen === 'schedule' && !formValues.scheduled_at) {
+      form.setError('scheduled_at', { message: 'Pick a time to schedule it for' }, { shouldFocus: true });
+      return;
+    }
+    if (chosen === 'send' && !confirmAction('Are you sure you want to send this notification?')) return;
+    if (!reachConfirmed(formValues.segment_id)) return;
+    // Sent now, it goes out as a draft first (the server sends drafts only).
+    const body = toNotificationBody(chosen === 'send' ? { ...formValues, scheduled_at: '' } : formValues);
+    let saved: Notification;
+    try {
+      saved = notification ? await update.mutateAsync({ id: notification.id, changes: body }) : await create.mutateAsync({ siteId: site.id, body });
+    } catch (error) {
+      notify(errorMessage(error, notification ? 'Failed to update notification' : 'Failed to create notification'));
+      return;
+    }
+    if (chosen !== 'send') {
+      notify(notification ? 'Notification updated successfully!' : 'Notification created successfully!');
+      void navigate('/notifications');
+      return;
+    }
+    try {
+      await command.mutateAsync({ id: saved.id, command: 'send' });
+    } catch (error) {
+      // Saved as a draft: its page says so and offers Send Now again.
+      notify(errorMessage(error, 'Failed to send notification'));
+      void navigate(`/notifications/${encodeURIComponent(saved.id)}`);
+      return;
+    }
+    notify('Notification sent successfully!');
+    // Its page shows the send as it happens: accepted, failed, pending.
+    void navigate(`/notifications/${encodeURIComponent(saved.id)}`);
+  }
 
   return (
     <form
@@ -131,6 +184,7 @@ export function NotificationForm({ site, notification, initialType }: Notificati
                 render={({ field, fieldState }) => (
                   <SegmentSelectField
                     siteId={site?.id}
+                    showReach
                     tooltip={NOTIFICATION_HELP.segment}
                     name={field.name}
                     value={field.value}
@@ -340,9 +394,27 @@ export function NotificationForm({ site, notification, initialType }: Notificati
         <ButtonLink to="/notifications" variant="secondary">
           Cancel
         </ButtonLink>
-        <Button type="submit" loading={pending} data-testid="save-notification">
+        <Button type="submit" variant={canSendFromHere ? 'secondary' : 'primary'} loading={running === 'save'} disabled={pending} data-testid="save-notification">
           {notification ? (pending ? 'Saving...' : 'Save Changes') : pending ? 'Creating...' : 'Create Notification'}
         </Button>
+        {canSendFromHere ? (
+          <>
+            <Button
+              type="submit"
+              variant="secondary"
+              disabled={pending}
+              loading={running === 'schedule'}
+              onClick={() => (intent.current = 'schedule')}
+              icon={<CalendarClock className="size-4" aria-hidden="true" />}
+              data-testid="schedule-notification"
+            >
+              Schedule
+            </Button>
+            <Button type="submit" disabled={pending} loading={running === 'send'} onClick={() => (intent.current = 'send')} icon={<Send className="size-4" aria-hidden="true" />} data-testid="send-notification">
+              Send Now
+            </Button>
+          </>
+        ) : null}
       </div>
     </form>
   );

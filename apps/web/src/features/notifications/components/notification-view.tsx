@@ -1,12 +1,14 @@
 import type { Notification, NotificationPerformance, Site } from '@herald/contracts';
-import { ExternalLink } from 'lucide-react';
-import { useEffect, useRef, type ReactNode } from 'react';
+import { Download, ExternalLink, RefreshCw } from 'lucide-react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useNavigate } from 'react-router';
-import { Alert, Button, Card, CardContent, CardHeader, CardTitle, DateTime, Spinner } from '../../../components/ui';
+import { nextStep, PUSH_SERVICE_LABELS, REASON_LABELS, shareText } from '../../../components/send-outcome';
+import { Alert, Button, Card, CardContent, CardHeader, CardTitle, DateTime, Spinner, Tooltip } from '../../../components/ui';
 import { errorMessage } from '../../../lib/api-client';
+import { notify } from '../../../lib/dialogs';
 import { useSegmentOptions } from '../../../lib/segment-options';
-import { usePerformanceQuery } from '../api';
-import { formatCount, formatPercent, repeatsText, triggerText, TYPE_LABELS } from '../notification-labels';
+import { downloadReport, usePerformanceQuery } from '../api';
+import { firedText, formatCount, formatPercent, repeatsText, triggerText, TYPE_LABELS } from '../notification-labels';
 import { NotificationActions } from './notification-actions';
 import { SendingProgress, StatusBadge } from './notification-badges';
 import { NotificationPreview } from './notification-preview';
@@ -56,29 +58,37 @@ export function NotificationView({ notification, site, timeZone }: NotificationV
   const segmentName = notification.segment_id
     ? (segments.data?.find((s) => s.id === notification.segment_id)?.name ?? (segments.isPending ? 'Loading...' : 'Deleted segment'))
     : 'All Subscribers';
-  const failure = notification.status === 'failed' ? (notification.last_error ?? performance.data?.last_error ?? null) : null;
+  const failure = notification.last_error ?? performance.data?.last_error ?? null;
+  const { counts } = notification;
 
   return (
     <div className="flex flex-col gap-6">
       <div className="flex flex-wrap items-center gap-3">
-        <StatusBadge status={notification.status} />
+        <StatusBadge notification={notification} />
         <NotificationActions notification={notification} placement="view" onDeleted={() => void navigate('/notifications')} />
       </div>
 
       {notification.status === 'failed' ? (
-        <Alert tone="error" title="This notification failed">
+        <Alert tone="error" title="This notification failed: no push service accepted it">
           <p data-testid="failure-reason">{failure ?? 'No reason was recorded.'}</p>
         </Alert>
       ) : null}
+      {notification.status === 'completed_with_errors' ? (
+        <Alert tone="warning" title={`Completed with errors: ${formatCount(counts.failed)} of ${formatCount(counts.targeted)} failed (${shareText(counts.failed, counts.targeted)})`}>
+          <p data-testid="failure-reason">{failure ?? 'See the reasons below.'}</p>
+        </Alert>
+      ) : null}
       {notification.status === 'sending' ? (
-        <Card className="p-4 sm:p-5">
+        <Card className="flex flex-col gap-4 p-4 sm:p-5">
           <SendingProgress notification={notification} />
+          {performance.data?.retrying.length ? <RetryingNotice groups={performance.data.retrying} timeZone={timeZone} /> : null}
         </Card>
       ) : null}
 
       <div className="grid gap-6 lg:grid-cols-5">
         <div className="flex min-w-0 flex-col gap-6 lg:col-span-3">
-          <PerformanceCard query={performance} recurring={notification.type === 'RECURRING'} timeZone={timeZone} />
+          <PerformanceCard notification={notification} query={performance} recurring={notification.type === 'RECURRING'} timeZone={timeZone} />
+          {performance.data && (performance.data.failures.length > 0 || performance.data.counts.failed > 0) ? <FailuresCard performance={performance.data} /> : null}
 
           <Card>
             <CardHeader>
@@ -122,7 +132,16 @@ export function NotificationView({ notification, site, timeZone }: NotificationV
                     {notification.recurringSchedule.isActive ? '' : ' (paused)'}
                   </Row>
                 ) : null}
-                {notification.trigger ? <Row label="Trigger">{triggerText(notification.trigger)}</Row> : null}
+                {notification.trigger ? (
+                  <Row label="Trigger">
+                    {triggerText(notification.trigger)} · {firedText(notification.fire_count ?? 0)}
+                  </Row>
+                ) : null}
+                {notification.recurringSchedule?.nextRunAt ? (
+                  <Row label="Next run">
+                    <DateTime value={notification.recurringSchedule.nextRunAt} timeZone={timeZone} />
+                  </Row>
+                ) : null}
                 <Row label="Created">
                   <DateTime value={notification.created_at} timeZone={timeZone} />
                 </Row>
@@ -166,24 +185,75 @@ export function NotificationView({ notification, site, timeZone }: NotificationV
   );
 }
 
-const METRICS = [
-  { key: 'sent', label: 'Sent' },
-  { key: 'delivered', label: 'Delivered' },
-  { key: 'clicked', label: 'Clicked' },
-  { key: 'failed', label: 'Failed' },
-  { key: 'click_rate', label: 'Click Rate' },
-  { key: 'delivery_rate', label: 'Delivery Rate' },
+/** The outcome counts, in the order a send goes (contracts delivery-outcomes.ts). */
+const COUNTS = [
+  { key: 'targeted', label: 'Targeted', help: 'Subscribers the send was meant for when it went out.' },
+  { key: 'sent', label: 'Sent', help: 'Accepted by the push services (not yet shown on the device).' },
+  { key: 'delivered', label: 'Delivered', help: 'Shown on the device: the service worker reported it.' },
+  { key: 'clicked', label: 'Clicked', help: 'Opened by a click.' },
+  { key: 'failed', label: 'Failed', help: 'Not accepted, and given up; the reasons are listed below. Expired subscriptions are counted apart.' },
+  { key: 'expired', label: 'Expired', help: 'The push service said the subscription no longer exists (404/410): the subscriber was deactivated.' },
+  { key: 'skipped', label: 'Skipped', help: 'Not sent: the subscriber had unsubscribed (or was removed) by then.' },
+  { key: 'pending', label: 'Pending', help: 'Still to be sent, or waiting for another attempt.' },
 ] as const;
 
-function metricValue(data: NotificationPerformance, key: (typeof METRICS)[number]['key']): string {
-  return key === 'click_rate' || key === 'delivery_rate' ? formatPercent(data[key]) : formatCount(data[key]);
+/** Rates with their denominators: the spec's click and delivery rates (§9), and reach beside them. */
+const RATES = [
+  { key: 'click_rate', label: 'Click Rate', help: 'Clicked ÷ delivered (spec).' },
+  { key: 'delivery_rate', label: 'Delivery Rate', help: 'Delivered ÷ sent, where sent is what the push services accepted (spec).' },
+  { key: 'reach_rate', label: 'Reach', help: 'Delivered ÷ targeted: how many of the people it was meant for got it.' },
+] as const;
+
+function Metric({ label, help, value, testId }: { label: string; help: string; value: string; testId: string }) {
+  return (
+    <div className="rounded-lg border border-slate-200 bg-slate-50 px-3 py-2.5">
+      <dt className="flex items-center gap-1 text-xs font-medium text-slate-600">
+        <span>{label}</span>
+        <Tooltip label={`About ${label}`} content={help} />
+      </dt>
+      <dd className="mt-0.5 text-lg font-semibold text-slate-900 tabular-nums" data-testid={testId}>
+        {value}
+      </dd>
+    </div>
+  );
 }
 
-function PerformanceCard({ query, recurring, timeZone }: { query: ReturnType<typeof usePerformanceQuery>; recurring: boolean; timeZone: string }) {
+function ExportButton({ notificationId }: { notificationId: string }) {
+  const [busy, setBusy] = useState(false);
+  return (
+    <Button
+      size="sm"
+      variant="secondary"
+      loading={busy}
+      icon={<Download className="size-4" aria-hidden="true" />}
+      onClick={() => {
+        setBusy(true);
+        downloadReport(notificationId)
+          .catch((error: unknown) => notify(errorMessage(error, 'Failed to export the report')))
+          .finally(() => setBusy(false));
+      }}
+    >
+      Export CSV
+    </Button>
+  );
+}
+
+function PerformanceCard({
+  notification,
+  query,
+  recurring,
+  timeZone,
+}: {
+  notification: Notification;
+  query: ReturnType<typeof usePerformanceQuery>;
+  recurring: boolean;
+  timeZone: string;
+}) {
   return (
     <Card>
-      <CardHeader>
+      <CardHeader className="flex flex-row flex-wrap items-center justify-between gap-3">
         <CardTitle>Performance</CardTitle>
+        <ExportButton notificationId={notification.id} />
       </CardHeader>
       <CardContent>
         {query.isPending ? (
@@ -199,22 +269,87 @@ function PerformanceCard({ query, recurring, timeZone }: { query: ReturnType<typ
           </Alert>
         ) : (
           <>
-            <dl className="grid grid-cols-2 gap-3 sm:grid-cols-3">
-              {METRICS.map((metric) => (
-                <div key={metric.key} className="rounded-lg border border-slate-200 bg-slate-50 px-3 py-2.5">
-                  <dt className="text-xs font-medium text-slate-600">{metric.label}</dt>
-                  <dd className="mt-0.5 text-lg font-semibold text-slate-900 tabular-nums" data-testid={`performance-${metric.key.replace('_', '-')}`}>
-                    {metricValue(query.data, metric.key)}
-                  </dd>
-                </div>
+            <dl className="grid grid-cols-2 gap-3 sm:grid-cols-4" aria-label="Outcome counts">
+              {COUNTS.map((metric) => (
+                <Metric key={metric.key} label={metric.label} help={metric.help} value={formatCount(query.data.counts[metric.key])} testId={`performance-${metric.key}`} />
               ))}
             </dl>
-            <p className="mt-3 text-xs text-slate-600">Click rate = clicks ÷ delivered. Delivery rate = delivered ÷ sent.</p>
+            <dl className="mt-3 grid grid-cols-2 gap-3 sm:grid-cols-3" aria-label="Rates">
+              {RATES.map((metric) => (
+                <Metric key={metric.key} label={metric.label} help={metric.help} value={formatPercent(query.data[metric.key])} testId={`performance-${metric.key.replace('_', '-')}`} />
+              ))}
+            </dl>
+            <p className="mt-3 text-xs text-slate-600">
+              Click rate = clicks ÷ delivered. Delivery rate = delivered ÷ sent (accepted by the push services). Reach = delivered ÷ targeted.
+            </p>
             {recurring ? <RunsTable runs={query.data.runs} timeZone={timeZone} /> : null}
           </>
         )}
       </CardContent>
     </Card>
+  );
+}
+
+/** Failed deliveries grouped by reason and push service, each with what to do about it. */
+function FailuresCard({ performance }: { performance: NotificationPerformance }) {
+  const grouped = performance.failures.reduce((sum, group) => sum + group.count, 0);
+  const unexplained = Math.max(0, performance.counts.failed - grouped);
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Why deliveries failed</CardTitle>
+      </CardHeader>
+      <CardContent>
+        <ul className="flex flex-col gap-3" aria-label="Failure reasons">
+          {performance.failures.map((group) => (
+            <li key={`${group.reason}-${group.push_service}`} className="rounded-lg border border-red-200 bg-red-50/60 p-3" data-testid="failure-group">
+              <p className="text-sm font-semibold text-red-900">
+                <span className="tabular-nums">{formatCount(group.count)}</span> · {REASON_LABELS[group.reason]} · {PUSH_SERVICE_LABELS[group.push_service]}
+              </p>
+              <p className="mt-1 text-sm text-slate-800">{nextStep(group.reason, group.push_service)}</p>
+              {group.sample_error ? (
+                <p className="mt-1 font-mono text-xs break-all text-slate-600">
+                  <span className="font-sans font-medium">Example: </span>
+                  {group.sample_error}
+                </p>
+              ) : null}
+            </li>
+          ))}
+        </ul>
+        {unexplained > 0 ? (
+          <p className="mt-3 text-xs text-slate-600">
+            {formatCount(unexplained)} {unexplained === 1 ? 'failure was' : 'failures were'} recorded before Herald kept reasons.
+          </p>
+        ) : null}
+      </CardContent>
+    </Card>
+  );
+}
+
+/** Live while a send retries: why deliveries wait, attempt n of N, and when the next try is. */
+function RetryingNotice({ groups, timeZone }: { groups: NotificationPerformance['retrying']; timeZone: string }) {
+  return (
+    <div className="rounded-lg border border-amber-200 bg-amber-50 p-3" role="status" data-testid="retrying">
+      <p className="flex items-center gap-1.5 text-sm font-semibold text-amber-900">
+        <RefreshCw className="size-4" aria-hidden="true" /> Waiting to try again
+      </p>
+      <ul className="mt-2 flex flex-col gap-2">
+        {groups.map((group) => (
+          <li key={`${group.reason}-${group.push_service}`} className="text-sm text-slate-800">
+            <span className="font-medium">
+              {formatCount(group.count)} · {REASON_LABELS[group.reason]} · {PUSH_SERVICE_LABELS[group.push_service]}
+            </span>
+            : attempt {group.attempt} of {group.max_attempts}
+            {group.next_attempt_at ? (
+              <>
+                , next try <DateTime value={group.next_attempt_at} timeZone={timeZone} />
+              </>
+            ) : null}
+            . {nextStep(group.reason, group.push_service)}
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }
 
@@ -228,10 +363,12 @@ function RunsTable({ runs, timeZone }: { runs: NotificationPerformance['runs']; 
           <tr>
             <th scope="col" className="px-3 py-2 font-semibold">Run</th>
             <th scope="col" className="px-3 py-2 font-semibold">Status</th>
+            <th scope="col" className="px-3 py-2 text-right font-semibold">Targeted</th>
             <th scope="col" className="px-3 py-2 text-right font-semibold">Sent</th>
             <th scope="col" className="px-3 py-2 text-right font-semibold">Delivered</th>
             <th scope="col" className="px-3 py-2 text-right font-semibold">Clicked</th>
             <th scope="col" className="px-3 py-2 text-right font-semibold">Failed</th>
+            <th scope="col" className="px-3 py-2 text-right font-semibold">Expired</th>
           </tr>
         </thead>
         <tbody className="divide-y divide-slate-200">
@@ -241,13 +378,15 @@ function RunsTable({ runs, timeZone }: { runs: NotificationPerformance['runs']; 
                 <DateTime value={run.started_at ?? run.due_at} timeZone={timeZone} />
               </th>
               <td className="px-3 py-2">
-                <span className="capitalize">{run.status}</span>
+                <span>{run.status === 'completed_with_errors' ? 'Completed with errors' : run.status.charAt(0).toUpperCase() + run.status.slice(1)}</span>
                 {run.last_error ? <span className="block text-xs text-red-700">{run.last_error}</span> : null}
               </td>
-              <td className="px-3 py-2 text-right tabular-nums">{formatCount(run.stats.sent)}</td>
-              <td className="px-3 py-2 text-right tabular-nums">{formatCount(run.stats.delivered)}</td>
-              <td className="px-3 py-2 text-right tabular-nums">{formatCount(run.stats.clicked)}</td>
-              <td className="px-3 py-2 text-right tabular-nums">{formatCount(run.stats.failed)}</td>
+              <td className="px-3 py-2 text-right tabular-nums">{formatCount(run.counts.targeted)}</td>
+              <td className="px-3 py-2 text-right tabular-nums">{formatCount(run.counts.sent)}</td>
+              <td className="px-3 py-2 text-right tabular-nums">{formatCount(run.counts.delivered)}</td>
+              <td className="px-3 py-2 text-right tabular-nums">{formatCount(run.counts.clicked)}</td>
+              <td className="px-3 py-2 text-right tabular-nums">{formatCount(run.counts.failed)}</td>
+              <td className="px-3 py-2 text-right tabular-nums">{formatCount(run.counts.expired)}</td>
             </tr>
           ))}
         </tbody>

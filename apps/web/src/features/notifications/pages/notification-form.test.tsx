@@ -5,7 +5,7 @@ import { NOTIFICATION_HELP } from '../../../lib/help-texts';
 import { fail, mockApi, ok } from '../../../test/fetch-mock';
 import { makeSite, makeUser, signIn } from '../../../test/fixtures';
 import { captureDialogs, renderApp } from '../../../test/render-app';
-import { makeNotification, makePerformance } from '../../../test/notification-fixtures';
+import { makeCounts, makeNotification, makePerformance } from '../../../test/notification-fixtures';
 
 // "Now" is fixed (Date only; timers stay real) so schedule rules and
 // timezone conversions can be checked by hand: 12:00 UTC is 07:00 in New York.
@@ -50,7 +50,7 @@ describe('notification form: fields and validation (spec §2, §5)', () => {
     const type = await screen.findByRole('combobox', { name: /Notification Type/ });
     expect([...(type as HTMLSelectElement).options].map((o) => o.value)).toEqual(['ONE_TIME', 'RECURRING', 'TRIGGERED']);
     const segment = screen.getByRole('combobox', { name: 'Target Segment' });
-    await waitFor(() => expect([...(segment as HTMLSelectElement).options].map((o) => o.textContent)).toEqual(['All Subscribers', 'VIP buyers (~1,200 subscribers)']));
+    await waitFor(() => expect([...(segment as HTMLSelectElement).options].map((o) => o.textContent)).toEqual(['All Subscribers', 'VIP buyers (1,200)']));
     expect(api.callsTo(SEGMENTS)).toHaveLength(1);
 
     expect(screen.getByTestId('title-counter')).toHaveTextContent('0/50');
@@ -434,6 +434,96 @@ describe('notification form: what it sends (spec §3)', () => {
   });
 });
 
+describe('notification form: reach, Schedule and Send Now (issue 11)', () => {
+  const AUDIENCE = 'GET /api/sites/site-1/audience';
+  const audience = (counts: Record<string, number>) => (call: { url: URL }) => {
+    const segment = call.url.searchParams.get('segment_id');
+    return ok({ count: counts[segment ?? 'all'] ?? 0, segment_id: segment });
+  };
+
+  it('shows whom it would reach: All Subscribers (N), the segment’s count, "Will reach N subscribers", and a warning for nobody', async () => {
+    setUp({ [SEGMENTS]: ok({ segments: [{ id: 'seg-1', name: 'Nobody yet', estimated_count: 0 }] }), [AUDIENCE]: audience({ all: 1234, 'seg-1': 0 }) });
+    const { user } = renderApp('/notifications/new');
+
+    const segment = await screen.findByRole('combobox', { name: 'Target Segment' });
+    await waitFor(() => expect([...(segment as HTMLSelectElement).options].map((o) => o.textContent)).toEqual(['All Subscribers (1,234)', 'Nobody yet (0)']));
+    expect(await screen.findByTestId('reach')).toHaveTextContent('Will reach 1,234 subscribers');
+    await user.selectOptions(segment, 'seg-1');
+    await waitFor(() => expect(screen.getByTestId('reach')).toHaveTextContent('Will reach 0 subscribers: nobody would get it now.'));
+  });
+
+  it('a target of nobody asks before saving', async () => {
+    const api = setUp({ [SEGMENTS]: ok({ segments: [{ id: 'seg-1', name: 'Nobody yet', estimated_count: 0 }] }), [AUDIENCE]: audience({ all: 3, 'seg-1': 0 }), [CREATE]: created });
+    const dialogs = captureDialogs(false);
+    const { user } = renderApp('/notifications/new');
+    await fillContent(user);
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Target Segment' }), 'seg-1');
+    await screen.findByText(/nobody would get it now/);
+
+    await save(user);
+    expect(dialogs.confirms).toEqual(['This notification would reach 0 subscribers right now. Save it anyway?']);
+    expect(api.callsTo(CREATE)).toHaveLength(0);
+  });
+
+  it('Send Now asks the spec’s question, creates the draft, sends it, alerts "Notification sent successfully!" and opens it', async () => {
+    const api = setUp({
+      [AUDIENCE]: audience({ all: 3 }),
+      [CREATE]: created,
+      'POST /api/notifications/new-1/send': ok({ notification: makeNotification({ id: 'new-1', status: 'sending' }) }),
+      'GET /api/notifications/new-1': ok({ notification: makeNotification({ id: 'new-1', status: 'sending', title: 'Flash sale' }) }),
+      'GET /api/notifications/new-1/performance': ok(makePerformance({ notification_id: 'new-1' })),
+    });
+    const dialogs = captureDialogs(true);
+    const { user, pathname } = renderApp('/notifications/new');
+    await fillContent(user);
+    // A time typed for later does not hold back a send now.
+    setDateTime(/^Schedule Time/, '2026-03-02T09:00');
+
+    await user.click(screen.getByRole('button', { name: 'Send Now' }));
+    await waitFor(() => expect(dialogs.alerts).toEqual(['Notification sent successfully!']));
+    expect(dialogs.confirms).toEqual(['Are you sure you want to send this notification?']);
+    expect(api.callsTo(CREATE)[0]!.body).toMatchObject({ title: 'Flash sale', status: 'DRAFT', scheduled_at: null });
+    expect(api.callsTo('POST /api/notifications/new-1/send')).toHaveLength(1);
+    await waitFor(() => expect(pathname()).toBe('/notifications/new-1'));
+  });
+
+  it('Send Now answered "Cancel" sends nothing', async () => {
+    const api = setUp({ [AUDIENCE]: audience({ all: 3 }), [CREATE]: created });
+    const dialogs = captureDialogs(false);
+    const { user } = renderApp('/notifications/new');
+    await fillContent(user);
+    await user.click(screen.getByRole('button', { name: 'Send Now' }));
+    expect(dialogs.confirms).toEqual(['Are you sure you want to send this notification?']);
+    expect(api.calls.filter((c) => c.method === 'POST')).toHaveLength(0);
+  });
+
+  it('Schedule needs a time, then saves the notification scheduled', async () => {
+    const api = setUp({ [AUDIENCE]: audience({ all: 3 }), [CREATE]: created });
+    const dialogs = captureDialogs(true);
+    const { user, pathname } = renderApp('/notifications/new');
+    await fillContent(user);
+
+    await user.click(screen.getByRole('button', { name: 'Schedule' }));
+    expect(await screen.findByText('Pick a time to schedule it for')).toBeInTheDocument();
+    expect(api.callsTo(CREATE)).toHaveLength(0);
+
+    setDateTime(/^Schedule Time/, '2026-03-02T09:00');
+    await user.click(screen.getByRole('button', { name: 'Schedule' }));
+    await waitFor(() => expect(dialogs.alerts).toEqual(['Notification created successfully!']));
+    expect(api.callsTo(CREATE)[0]!.body).toMatchObject({ scheduled_at: '2026-03-02T09:00' });
+    await waitFor(() => expect(pathname()).toBe('/notifications'));
+  });
+
+  it('offers Schedule and Send Now for one-time notifications only', async () => {
+    setUp({ [AUDIENCE]: audience({ all: 3 }) });
+    const { user } = renderApp('/notifications/new');
+    expect(await screen.findByRole('button', { name: 'Send Now' })).toBeInTheDocument();
+    await user.selectOptions(screen.getByRole('combobox', { name: /Notification Type/ }), 'RECURRING');
+    expect(screen.queryByRole('button', { name: 'Send Now' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Schedule' })).not.toBeInTheDocument();
+  });
+});
+
 describe('notification form: live preview (spec §2)', () => {
   it('shows placeholders, then the typed text (as text, never HTML) and the destination URL’s host in four styles', async () => {
     setUp();
@@ -593,7 +683,18 @@ describe('notification view mode (spec §4: view-only statuses)', () => {
     sent_at: '2026-02-20T15:00:00.000Z',
     completed_at: '2026-02-20T15:02:00.000Z',
   });
-  const performance = makePerformance({ notification_id: 'c1', total: 200, sent: 175, delivered: 160, clicked: 12, failed: 25, click_rate: 7.5, delivery_rate: 91.43 });
+  const performance = makePerformance({
+    notification_id: 'c1',
+    total: 200,
+    sent: 175,
+    delivered: 160,
+    clicked: 12,
+    failed: 25,
+    click_rate: 7.5,
+    delivery_rate: 91.43,
+    reach_rate: 80,
+    counts: makeCounts({ targeted: 200, sent: 175, failed: 20, expired: 4, skipped: 1, delivered: 160, clicked: 12 }),
+  });
 
   it('shows every field read-only with the performance numbers', async () => {
     const api = setUp({ 'GET /api/notifications/c1': ok({ notification: completed }), 'GET /api/notifications/c1/performance': ok(performance) });
@@ -612,9 +713,18 @@ describe('notification view mode (spec §4: view-only statuses)', () => {
     expect(await screen.findByTestId('performance-sent')).toHaveTextContent('175');
     expect(screen.getByTestId('performance-delivered')).toHaveTextContent('160');
     expect(screen.getByTestId('performance-clicked')).toHaveTextContent('12');
-    expect(screen.getByTestId('performance-failed')).toHaveTextContent('25');
+    // The outcome model: failed, expired and skipped apart, adding up to targeted.
+    expect(screen.getByTestId('performance-targeted')).toHaveTextContent('200');
+    expect(screen.getByTestId('performance-failed')).toHaveTextContent('20');
+    expect(screen.getByTestId('performance-expired')).toHaveTextContent('4');
+    expect(screen.getByTestId('performance-skipped')).toHaveTextContent('1');
+    expect(screen.getByTestId('performance-pending')).toHaveTextContent('0');
     expect(screen.getByTestId('performance-click-rate')).toHaveTextContent('7.5%');
     expect(screen.getByTestId('performance-delivery-rate')).toHaveTextContent('91.43%');
+    // Rates name their denominators; reach sits beside the spec's delivery rate.
+    expect(screen.getByTestId('performance-reach-rate')).toHaveTextContent('80%');
+    expect(screen.getByText('Click rate = clicks ÷ delivered. Delivery rate = delivered ÷ sent (accepted by the push services). Reach = delivered ÷ targeted.')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Export CSV' })).toBeInTheDocument();
     expect(screen.queryByRole('region', { name: 'Runs' })).not.toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Duplicate' })).toBeInTheDocument();
     expect(within(screen.getByTestId('notification-preview')).getByText('New collection is live')).toBeInTheDocument();
@@ -629,8 +739,8 @@ describe('notification view mode (spec §4: view-only statuses)', () => {
       recurringSchedule: { intervalType: 'DAILY', intervalValue: 1, startDate: '2026-02-01T14:00:00.000Z', endDate: null, isActive: true, nextRunAt: null },
     });
     const runs = [
-      { id: 'run-1', status: 'completed', due_at: '2026-02-01T14:00:00.000Z', started_at: '2026-02-01T14:00:01.000Z', finished_at: '2026-02-01T14:01:00.000Z', last_error: null, stats: { total: 10, sent: 10, delivered: 9, clicked: 3, failed: 0 } },
-      { id: 'run-2', status: 'failed', due_at: '2026-02-02T14:00:00.000Z', started_at: '2026-02-02T14:00:01.000Z', finished_at: '2026-02-02T14:00:05.000Z', last_error: 'Push service unreachable', stats: { total: 10, sent: 0, delivered: 0, clicked: 0, failed: 10 } },
+      { id: 'run-1', status: 'completed', due_at: '2026-02-01T14:00:00.000Z', started_at: '2026-02-01T14:00:01.000Z', finished_at: '2026-02-01T14:01:00.000Z', last_error: null, stats: { total: 10, sent: 10, delivered: 9, clicked: 3, failed: 0 }, counts: makeCounts({ targeted: 10, sent: 10, delivered: 9, clicked: 3 }) },
+      { id: 'run-2', status: 'failed', due_at: '2026-02-02T14:00:00.000Z', started_at: '2026-02-02T14:00:01.000Z', finished_at: '2026-02-02T14:00:05.000Z', last_error: 'Push service unreachable', stats: { total: 10, sent: 0, delivered: 0, clicked: 0, failed: 10 }, counts: makeCounts({ targeted: 10, failed: 10 }) },
     ];
     setUp({ 'GET /api/notifications/r1': ok({ notification: recurring }), 'GET /api/notifications/r1/performance': ok(makePerformance({ notification_id: 'r1', sent: 10, runs })) });
     renderApp('/notifications/r1');
@@ -639,7 +749,8 @@ describe('notification view mode (spec §4: view-only statuses)', () => {
     const rows = within(table).getAllByTestId('performance-run');
     expect(rows).toHaveLength(2);
     expect(rows[0]).toHaveTextContent('Feb 1, 2026, 9:00 AM');
-    expect(rows[0]).toHaveTextContent(/completed.*10.*9.*3.*0/i);
+    // Run, status, then targeted, sent, delivered, clicked, failed, expired.
+    expect(rows[0]).toHaveTextContent(/completed.*10.*10.*9.*3.*0.*0/i);
     expect(rows[1]).toHaveTextContent('Push service unreachable');
     expect(screen.getByText('Schedule').nextSibling).toHaveTextContent('Repeats every 1 day, from Feb 1, 2026, 9:00 AM with no end date');
   });
@@ -656,24 +767,74 @@ describe('notification view mode (spec §4: view-only statuses)', () => {
   });
 
   it('while sending, shows live progress and polls, then shows the final numbers', async () => {
-    const sending = makeNotification({ id: 'g1', status: 'sending', stats: { total: 100, sent: 20, delivered: 10, clicked: 1, failed: 0 } });
+    const sending = makeNotification({
+      id: 'g1',
+      status: 'sending',
+      stats: { total: 100, sent: 20, delivered: 10, clicked: 1, failed: 0 },
+      counts: makeCounts({ targeted: 100, sent: 20, failed: 3, delivered: 10, clicked: 1 }),
+    });
     let finished = false;
     const api = setUp({
       'GET /api/notifications/g1': () => {
         const done = api.callsTo('GET /api/notifications/g1').length > 1;
         finished = done;
-        return ok({ notification: done ? { ...sending, status: 'completed', stats: { total: 100, sent: 98, delivered: 90, clicked: 9, failed: 2 } } : sending });
+        return ok({
+          notification: done
+            ? { ...sending, status: 'completed_with_errors', stats: { total: 100, sent: 98, delivered: 90, clicked: 9, failed: 2 }, counts: makeCounts({ targeted: 100, sent: 98, failed: 2, delivered: 90, clicked: 9 }) }
+            : sending,
+        });
       },
       'GET /api/notifications/g1/performance': () =>
-        ok(finished ? makePerformance({ notification_id: 'g1', total: 100, sent: 98, delivered: 90, clicked: 9, failed: 2, click_rate: 10, delivery_rate: 91.84 }) : makePerformance({ notification_id: 'g1', total: 100, sent: 20, delivered: 10, clicked: 1, click_rate: 10, delivery_rate: 50 })),
+        ok(
+          finished
+            ? makePerformance({
+                notification_id: 'g1',
+                total: 100,
+                sent: 98,
+                delivered: 90,
+                clicked: 9,
+                failed: 2,
+                click_rate: 10,
+                delivery_rate: 91.84,
+                counts: makeCounts({ targeted: 100, sent: 98, failed: 2, delivered: 90, clicked: 9 }),
+                failures: [{ reason: 'unreachable', push_service: 'fcm', count: 2, sample_error: 'connection: ENOTFOUND fcm.googleapis.com (gave up after 5 attempts)' }],
+              })
+            : makePerformance({
+                notification_id: 'g1',
+                total: 100,
+                sent: 20,
+                delivered: 10,
+                clicked: 1,
+                click_rate: 10,
+                delivery_rate: 50,
+                counts: makeCounts({ targeted: 100, sent: 20, failed: 3, delivered: 10, clicked: 1 }),
+                retrying: [
+                  { reason: 'unreachable', push_service: 'fcm', count: 5, attempt: 2, max_attempts: 5, next_attempt_at: '2026-03-01T10:00:08.000Z', sample_error: 'connection: ENOTFOUND fcm.googleapis.com' },
+                ],
+              }),
+        ),
     });
     renderApp('/notifications/g1');
 
-    expect(await screen.findByTestId('sending-progress', {}, { timeout: 3000 })).toHaveTextContent('20 of 100 sent');
+    // Accepted, failed and pending are separate: a failure is never drawn as sent.
+    const progress = await screen.findByTestId('sending-progress', {}, { timeout: 3000 });
+    expect(progress).toHaveTextContent('20 accepted · 3 failed · 77 pending of 100');
+    expect(within(progress).getByRole('progressbar')).toHaveAttribute('aria-valuenow', '23');
+    expect(progress.querySelector('[data-segment="sent"]')).toHaveStyle({ width: '20%' });
+    expect(progress.querySelector('[data-segment="failed"]')).toHaveStyle({ width: '3%' });
+    // Live while retrying: the reason, attempt n of N and the next try.
+    const retrying = await screen.findByTestId('retrying');
+    expect(retrying).toHaveTextContent('5 · Push service unreachable · Google FCM (Chrome, Edge, Opera): attempt 2 of 5, next try');
+    expect(retrying).toHaveTextContent('Herald cannot reach fcm.googleapis.com from this server: check outbound HTTPS (port 443) and DNS.');
     expect(await screen.findByTestId('performance-sent')).toHaveTextContent('20');
     await waitFor(() => expect(screen.queryByTestId('sending-progress')).not.toBeInTheDocument(), { timeout: 4000 });
     await waitFor(() => expect(screen.getByTestId('performance-sent')).toHaveTextContent('98'));
     expect(screen.getByTestId('performance-delivery-rate')).toHaveTextContent('91.84%');
+    expect(screen.getByTestId('performance-failed')).toHaveTextContent('2');
+    expect(screen.getByText('Completed with errors: 2 of 100 failed (2%)')).toBeInTheDocument();
+    const group = screen.getByTestId('failure-group');
+    expect(group).toHaveTextContent('2 · Push service unreachable · Google FCM (Chrome, Edge, Opera)');
+    expect(group).toHaveTextContent('ENOTFOUND fcm.googleapis.com');
   }, 10_000);
 
   it('a draft opened at /notifications/{id} is read-only with an Edit link', async () => {

@@ -8,7 +8,8 @@ import { useSitesStore } from '../../../lib/sites-store';
 import { useNotificationQuery } from '../api';
 import { NotificationForm } from '../components/notification-form';
 import { NotificationView } from '../components/notification-view';
-import { isEditable, STATUS_BADGES } from '../notification-labels';
+import { STATUS_BADGES } from '../../../components/send-outcome';
+import { isEditable } from '../notification-labels';
 import { BackToNotifications } from './new-notification-page';
 
 /** The notification's own site (for its timezone), else the selected one. */

@@ -4,26 +4,47 @@ import { describe, expect, it } from 'vitest';
 import { fail, mockApi, ok, type MockResponse } from '../../../test/fetch-mock';
 import { makeSite, makeUser, signIn } from '../../../test/fixtures';
 import { captureDialogs, renderApp } from '../../../test/render-app';
-import { makeNotification } from '../../../test/notification-fixtures';
+import { makeCounts, makeNotification } from '../../../test/notification-fixtures';
 
 const site = makeSite({ id: 'site-1', settings: { ...makeSite().settings, timezone: 'UTC' } });
 const LIST = 'GET /api/sites/site-1/notifications';
 
 const draft = makeNotification({ id: 'd1', title: 'Draft sale', status: 'draft' });
 const scheduled = makeNotification({ id: 's1', title: 'Weekend promo', status: 'scheduled', scheduled_at: '2026-03-07T09:00:00.000Z' });
-const sending = makeNotification({ id: 'g1', title: 'Going out', status: 'sending', sent_at: '2026-03-02T08:00:00.000Z', stats: { total: 200, sent: 40, delivered: 30, clicked: 2, failed: 10 } });
-const completed = makeNotification({ id: 'c1', title: 'Spring launch', status: 'completed', sent_at: '2026-03-01T12:00:00.000Z' });
+const sending = makeNotification({
+  id: 'g1',
+  title: 'Going out',
+  status: 'sending',
+  sent_at: '2026-03-02T08:00:00.000Z',
+  counts: makeCounts({ targeted: 200, sent: 40, failed: 10, delivered: 30, clicked: 2 }),
+});
+const completed = makeNotification({
+  id: 'c1',
+  title: 'Spring launch',
+  status: 'completed',
+  sent_at: '2026-03-01T12:00:00.000Z',
+  counts: makeCounts({ targeted: 120, sent: 118, expired: 2, delivered: 100, clicked: 12 }),
+});
 const cancelled = makeNotification({ id: 'x1', title: 'Called off', status: 'cancelled' });
-const failed = makeNotification({ id: 'f1', title: 'Broken send', status: 'failed', last_error: 'The site has no VAPID keys' });
+const failed = makeNotification({ id: 'f1', title: 'Broken send', status: 'failed', last_error: '3 of 3 not accepted: 3 unreachable (fcm)', counts: makeCounts({ targeted: 3, failed: 3 }) });
+const withErrors = makeNotification({
+  id: 'e1',
+  title: 'Summer sale',
+  status: 'completed_with_errors',
+  sent_at: '2026-03-01T15:00:00.000Z',
+  last_error: '34 of 94 not accepted: 34 unreachable (mozilla)',
+  counts: makeCounts({ targeted: 94, sent: 60, failed: 34, delivered: 50, clicked: 5 }),
+});
 const recurring = makeNotification({
   id: 'r1',
   title: 'Daily digest',
   type: 'RECURRING',
   recurringSchedule: { intervalType: 'WEEKLY', intervalValue: 2, startDate: '2026-03-02T09:00:00.000Z', endDate: null, isActive: true, nextRunAt: null },
 });
-const triggered = makeNotification({ id: 't1', title: 'Cart reminder', type: 'TRIGGERED', trigger: { event: 'cart_abandoned', delay_minutes: 90 } });
+const triggered = makeNotification({ id: 't1', title: 'Cart reminder', type: 'TRIGGERED', status: 'scheduled', trigger: { event: 'cart_abandoned', delay_minutes: 90 } });
 
-const counts = { all: 8, draft: 3, scheduled: 1, sending: 1, completed: 1, cancelled: 1, failed: 1 };
+// One entry per status plus all, adding up (as the server sends them).
+const counts = { all: 10, draft: 3, scheduled: 1, sending: 1, completed: 1, completed_with_errors: 2, cancelled: 1, failed: 1 };
 const list = (notifications: Notification[], c: Record<string, number> = counts): MockResponse => ok({ notifications, counts: c });
 
 function setUp(routes: Parameters<typeof mockApi>[0]) {
@@ -37,7 +58,7 @@ const buttonsOf = (title: string) => [...card(title).querySelectorAll('button, a
 
 describe('notifications list (spec §2 Notifications list)', () => {
   it('shows each notification with its status badge, type badge, dates, schedule and trigger, and a count line', async () => {
-    setUp({ [LIST]: list([draft, scheduled, completed, failed, recurring, triggered]) });
+    setUp({ [LIST]: list([draft, scheduled, completed, failed, recurring, triggered]), 'GET /api/sites/site-1/audience': ok({ count: 0, segment_id: null }) });
     renderApp('/notifications');
 
     expect(await screen.findByRole('article', { name: 'Draft sale' })).toBeInTheDocument();
@@ -57,8 +78,42 @@ describe('notifications list (spec §2 Notifications list)', () => {
 
     expect(within(card('Draft sale')).getByText('Created').nextSibling).toHaveTextContent('Mar 1, 2026, 10:00 AM');
     expect(within(card('Weekend promo')).getByText('Scheduled', { selector: 'dt' }).nextSibling).toHaveTextContent('Mar 7, 2026, 9:00 AM');
-    expect(within(card('Spring launch')).getByText('Sent').nextSibling).toHaveTextContent('Mar 1, 2026, 12:00 PM');
-    expect(within(card('Broken send')).getByTestId('failure-reason')).toHaveTextContent('Failed: The site has no VAPID keys');
+    expect(within(card('Spring launch')).getByText('Sent on').nextSibling).toHaveTextContent('Mar 1, 2026, 12:00 PM');
+    expect(within(card('Broken send')).getByTestId('failure-reason')).toHaveTextContent('Failed: 3 of 3 not accepted: 3 unreachable (fcm) See why');
+    expect(within(card('Broken send')).getByRole('link', { name: 'See why' })).toHaveAttribute('href', '/notifications/f1');
+    // A send nobody accepted was never "sent".
+    expect(within(card('Broken send')).queryByText('Sent on')).not.toBeInTheDocument();
+    // Every card names its target.
+    expect(within(card('Spring launch')).getByTestId('target')).toHaveTextContent('All Subscribers');
+    // A finished send shows sent, delivered, click rate and failures; expired apart.
+    expect(within(card('Spring launch')).getByTestId('outcome-sent')).toHaveTextContent('118');
+    expect(within(card('Spring launch')).getByTestId('outcome-delivered')).toHaveTextContent('100');
+    expect(within(card('Spring launch')).getByTestId('outcome-click-rate')).toHaveTextContent('12%');
+    expect(within(card('Spring launch')).getByTestId('outcome-failed')).toHaveTextContent('0');
+    expect(within(card('Spring launch')).getByTestId('outcome-expired')).toHaveTextContent('2');
+    // A triggered notification waits for its event, and says how often it fired.
+    expect(within(card('Cart reminder')).getByTestId('status-badge')).toHaveTextContent('Waiting for event');
+    expect(within(card('Cart reminder')).getByTestId('fire-count')).toHaveTextContent('Not fired yet');
+    // A draft says whom it would reach, and warns when that is nobody.
+    expect(await within(card('Draft sale')).findByTestId('reach')).toHaveTextContent('Will reach 0 subscribers (nobody is subscribed to this target yet)');
+  });
+
+  it('a send completed with errors shows its share of failures and why; a recurring one its next run; a triggered one its firings', async () => {
+    const weekly = makeNotification({ ...recurring, status: 'scheduled', recurringSchedule: { ...recurring.recurringSchedule!, nextRunAt: '2026-03-16T09:00:00.000Z' } });
+    const fired = makeNotification({ ...triggered, status: 'scheduled', fire_count: 3, segment_id: 'seg-1' });
+    setUp({
+      [LIST]: list([withErrors, weekly, fired]),
+      'GET /api/sites/site-1/segments': ok({ segments: [{ id: 'seg-1', name: 'Cart owners', estimated_count: 40 }] }),
+    });
+    renderApp('/notifications');
+
+    const sale = await screen.findByRole('article', { name: 'Summer sale' });
+    expect(within(sale).getByTestId('status-badge')).toHaveTextContent('Completed with errors');
+    expect(within(sale).getByTestId('outcome-failed')).toHaveTextContent('34 (36.2%)');
+    expect(within(sale).getByTestId('failure-reason')).toHaveTextContent('34 of 94 failed (36.2%). See why');
+    expect(within(card('Daily digest')).getByTestId('next-run')).toHaveTextContent('Mar 16, 2026, 9:00 AM');
+    expect(within(card('Cart reminder')).getByTestId('fire-count')).toHaveTextContent('Fired 3 times');
+    expect(await within(card('Cart reminder')).findByText('Cart owners')).toBeInTheDocument();
   });
 
   it('a recurring or triggered notification’s date is its latest send: "Last sent"', async () => {
@@ -67,7 +122,7 @@ describe('notifications list (spec §2 Notifications list)', () => {
     renderApp('/notifications');
     await screen.findByRole('article', { name: 'Cart reminder' });
     expect(within(card('Cart reminder')).getByText('Last sent').nextSibling).toHaveTextContent('Mar 3, 2026, 8:15 AM');
-    expect(within(card('Spring launch')).getByText('Sent').nextSibling).toHaveTextContent('Mar 1, 2026, 12:00 PM');
+    expect(within(card('Spring launch')).getByText('Sent on').nextSibling).toHaveTextContent('Mar 1, 2026, 12:00 PM');
   });
 
   it('shows dates in the site’s timezone', async () => {
@@ -80,23 +135,29 @@ describe('notifications list (spec §2 Notifications list)', () => {
     expect(dt.nextSibling).toHaveTextContent('Mar 7, 2026, 6:00 PM');
   });
 
-  it('offers the status filters all, draft, scheduled, sending, completed and asks the server for the chosen status', async () => {
+  it('offers the status filters all, draft, scheduled, sending, completed, failed, cancelled, counts that add up, and asks the server for the chosen status', async () => {
     const api = setUp({
       [LIST]: (call) => {
         const status = call.url.searchParams.get('status');
-        return list(status === 'draft' ? [draft] : status === 'completed' ? [] : [draft, scheduled]);
+        return list(status === 'draft' ? [draft] : status === 'completed,completed_with_errors' ? [] : status === 'failed' ? [failed] : [draft, scheduled]);
       },
     });
     const { user } = renderApp('/notifications');
 
     const filters = await screen.findByRole('group', { name: 'Filter by status' });
-    expect(within(filters).getAllByRole('button').map((b) => b.textContent?.replace(/\d+$/, ''))).toEqual(['All', 'Draft', 'Scheduled', 'Sending', 'Completed']);
+    expect(within(filters).getAllByRole('button').map((b) => b.textContent?.replace(/\d+$/, ''))).toEqual(['All', 'Draft', 'Scheduled', 'Sending', 'Completed', 'Failed', 'Cancelled']);
     expect(within(filters).getByRole('button', { name: 'All' })).toHaveAttribute('aria-pressed', 'true');
     await screen.findByText('2 notifications');
-    // Counts per status come from data.counts; All sums them.
-    expect(within(filters).getByRole('button', { name: 'All' })).toHaveTextContent('All8');
-    expect(within(filters).getByRole('button', { name: 'Draft' })).toHaveTextContent('Draft3');
+    // Counts per status come from data.counts; Completed holds those completed with errors; they add up to All.
+    const tabCounts = Object.fromEntries(within(filters).getAllByRole('button').map((b) => [b.textContent!.replace(/\d+$/, ''), Number(/\d+$/.exec(b.textContent!)![0])]));
+    expect(tabCounts).toEqual({ All: 10, Draft: 3, Scheduled: 1, Sending: 1, Completed: 3, Failed: 1, Cancelled: 1 });
+    const { All: all, ...byStatus } = tabCounts;
+    expect(Object.values(byStatus).reduce((sum, n) => sum + n, 0)).toBe(all);
     expect(api.callsTo(LIST)[0]?.url.search).toBe('');
+
+    await user.click(within(filters).getByRole('button', { name: 'Failed' }));
+    expect(await screen.findByText('1 failed notification')).toBeInTheDocument();
+    expect(api.callsTo(LIST).at(-1)?.url.searchParams.get('status')).toBe('failed');
 
     await user.click(within(filters).getByRole('button', { name: 'Draft' }));
     expect(await screen.findByText('1 draft notification')).toBeInTheDocument();
@@ -105,6 +166,7 @@ describe('notifications list (spec §2 Notifications list)', () => {
 
     await user.click(within(filters).getByRole('button', { name: 'Completed' }));
     expect(await screen.findByText('0 completed notifications')).toBeInTheDocument();
+    expect(api.callsTo(LIST).at(-1)?.url.searchParams.get('status')).toBe('completed,completed_with_errors');
     expect(screen.getByRole('heading', { name: 'No completed notifications' })).toBeInTheDocument();
   });
 
@@ -117,7 +179,7 @@ describe('notifications list (spec §2 Notifications list)', () => {
   });
 
   it('offers only the actions each status allows (spec §4)', async () => {
-    setUp({ [LIST]: list([draft, scheduled, sending, completed, cancelled, failed, recurring]) });
+    setUp({ [LIST]: list([draft, scheduled, sending, completed, cancelled, failed, recurring, withErrors]) });
     renderApp('/notifications');
     await screen.findByRole('article', { name: 'Draft sale' });
 
@@ -126,7 +188,9 @@ describe('notifications list (spec §2 Notifications list)', () => {
     expect(buttonsOf('Going out')).toEqual(['View']);
     expect(buttonsOf('Spring launch')).toEqual(['View', 'Duplicate']);
     expect(buttonsOf('Called off')).toEqual(['View', 'Duplicate']);
-    expect(buttonsOf('Broken send')).toEqual(['View', 'Retry', 'Duplicate']);
+    expect(buttonsOf('Broken send')).toEqual(['View', 'Retry', 'Duplicate', 'See why']);
+    // Completed with errors: its failed part can be sent again.
+    expect(buttonsOf('Summer sale')).toEqual(['View', 'Retry', 'Duplicate', 'See why']);
     // Only one-time drafts can be sent now (the server refuses the others).
     expect(buttonsOf('Daily digest')).toEqual(['Edit', 'Delete']);
     expect(within(card('Draft sale')).getByRole('link', { name: 'Edit' })).toHaveAttribute('href', '/notifications/d1/edit');
@@ -278,22 +342,24 @@ describe('notifications list (spec §2 Notifications list)', () => {
 
   it('polls while a notification is sending and shows live progress until it completes', async () => {
     const responses = [
-      { ...sending, stats: { total: 200, sent: 40, delivered: 30, clicked: 2, failed: 10 } },
-      { ...sending, stats: { total: 200, sent: 150, delivered: 120, clicked: 9, failed: 20 } },
-      { ...sending, status: 'completed' as const, stats: { total: 200, sent: 175, delivered: 160, clicked: 12, failed: 25 } },
+      { ...sending, counts: makeCounts({ targeted: 200, sent: 40, failed: 10, delivered: 30, clicked: 2 }) },
+      { ...sending, counts: makeCounts({ targeted: 200, sent: 150, failed: 20, delivered: 120, clicked: 9 }) },
+      { ...sending, status: 'completed_with_errors' as const, counts: makeCounts({ targeted: 200, sent: 175, failed: 25, delivered: 160, clicked: 12 }) },
     ];
     const api = setUp({ [LIST]: () => list([responses[Math.min(api.callsTo(LIST).length - 1, 2)]!]) });
     renderApp('/notifications');
 
+    // Accepted, failed and pending apart: 10 failures are not "sent".
     const progress = await screen.findByTestId('sending-progress');
-    expect(progress).toHaveTextContent('50 of 200 sent');
-    expect(progress).toHaveTextContent('10 failed');
+    expect(progress).toHaveTextContent('40 accepted · 10 failed · 150 pending of 200');
     const bar = within(progress).getByRole('progressbar', { name: 'Sending progress of Going out' });
     expect(bar).toHaveAttribute('aria-valuenow', '50');
     expect(bar).toHaveAttribute('aria-valuemax', '200');
+    expect(progress.querySelector('[data-segment="sent"]')).toHaveStyle({ width: '20%' });
+    expect(progress.querySelector('[data-segment="failed"]')).toHaveStyle({ width: '5%' });
 
-    await waitFor(() => expect(screen.getByTestId('sending-progress')).toHaveTextContent('170 of 200 sent'), { timeout: 4000 });
-    await waitFor(() => expect(within(card('Going out')).getByTestId('status-badge')).toHaveTextContent('Completed'), { timeout: 4000 });
+    await waitFor(() => expect(screen.getByTestId('sending-progress')).toHaveTextContent('150 accepted · 20 failed · 30 pending of 200'), { timeout: 4000 });
+    await waitFor(() => expect(within(card('Going out')).getByTestId('status-badge')).toHaveTextContent('Completed with errors'), { timeout: 4000 });
     expect(screen.queryByTestId('sending-progress')).not.toBeInTheDocument();
 
     // Nothing is sending any more: polling stops.

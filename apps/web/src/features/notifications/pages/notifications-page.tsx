@@ -1,19 +1,30 @@
 import { NOTIFICATION_STATUSES, type Notification } from '@herald/contracts';
-import { Bell, Clock, Plus, Repeat, Zap } from 'lucide-react';
-import { useSearchParams } from 'react-router';
-import { Alert, Button, Card, DateTime, EmptyState, PageHeader, Spinner, ToggleGroup, type ToggleItem } from '../../../components/ui';
+import { AlertTriangle, Bell, CalendarClock, Clock, Plus, Repeat, Rss, Users, Zap } from 'lucide-react';
+import { Link, useSearchParams } from 'react-router';
+import { formatCount, OutcomeSummary, shareText } from '../../../components/send-outcome';
+import { Alert, Badge, Button, Card, DateTime, EmptyState, PageHeader, Spinner, ToggleGroup, type ToggleItem } from '../../../components/ui';
 import { RoleGatedLink } from '../../../components/role-gate';
 import { errorMessage } from '../../../lib/api-client';
+import { reachText, useAudienceCount } from '../../../lib/audience';
+import { useSegmentOptions } from '../../../lib/segment-options';
 import { useCurrentSite } from '../../../lib/sites-store';
-import { useNotificationsQuery, type StatusFilter } from '../api';
+import { FILTER_STATUSES, useNotificationsQuery, type StatusFilter } from '../api';
 import { NotificationActions } from '../components/notification-actions';
 import { SendingProgress, StatusBadge, TypeBadge } from '../components/notification-badges';
-import { repeatsText, triggerText } from '../notification-labels';
+import { firedText, repeatsText, triggerText } from '../notification-labels';
 import { NoSiteSelected } from '../../../components/no-site-selected';
 
-/** Spec §2 Notifications list: the status filter buttons, in order. */
-const FILTERS: readonly StatusFilter[] = ['all', 'draft', 'scheduled', 'sending', 'completed'];
-const FILTER_LABELS: Record<StatusFilter, string> = { all: 'All', draft: 'Draft', scheduled: 'Scheduled', sending: 'Sending', completed: 'Completed' };
+/** Spec §2 Notifications list: the status filter buttons, in order, plus failed and cancelled (issue 11: the counts add up to All). */
+const FILTERS: readonly StatusFilter[] = ['all', 'draft', 'scheduled', 'sending', 'completed', 'failed', 'cancelled'];
+const FILTER_LABELS: Record<StatusFilter, string> = {
+  all: 'All',
+  draft: 'Draft',
+  scheduled: 'Scheduled',
+  sending: 'Sending',
+  completed: 'Completed',
+  failed: 'Failed',
+  cancelled: 'Cancelled',
+};
 
 function isStatusFilter(value: string | null): value is StatusFilter {
   return FILTERS.some((filter) => filter === value);
@@ -58,7 +69,7 @@ function NotificationsList({ siteId, timeZone }: { siteId: string; timeZone: str
   const items: ToggleItem<StatusFilter>[] = FILTERS.map((value) => ({
     value,
     label: FILTER_LABELS[value],
-    adornment: counts ? (value === 'all' ? total : (counts[value] ?? 0)) : undefined,
+    adornment: counts ? (value === 'all' ? total : FILTER_STATUSES[value].reduce((sum, status) => sum + (counts[status] ?? 0), 0)) : undefined,
   }));
 
   return (
@@ -105,7 +116,7 @@ function NotificationsList({ siteId, timeZone }: { siteId: string; timeZone: str
         <ul className="flex flex-col gap-3" aria-label="Notifications">
           {query.data.notifications.map((notification) => (
             <li key={notification.id}>
-              <NotificationCard notification={notification} timeZone={timeZone} />
+              <NotificationCard notification={notification} siteId={siteId} timeZone={timeZone} />
             </li>
           ))}
         </ul>
@@ -114,9 +125,33 @@ function NotificationsList({ siteId, timeZone }: { siteId: string; timeZone: str
   );
 }
 
-function NotificationCard({ notification, timeZone }: { notification: Notification; timeZone: string }) {
+/** Every card names its audience: "All Subscribers" or the segment (issue 11). */
+function TargetName({ siteId, segmentId }: { siteId: string; segmentId: string | null }) {
+  const segments = useSegmentOptions(segmentId ? siteId : undefined);
+  if (!segmentId) return <>All Subscribers</>;
+  const segment = segments.data?.find((option) => option.id === segmentId);
+  return <>{segment ? segment.name : segments.isPending ? 'Loading...' : 'Deleted segment'}</>;
+}
+
+/** A draft says whom it would reach if it went now, and warns when that is nobody. */
+function ReachLine({ siteId, segmentId }: { siteId: string; segmentId: string | null }) {
+  const audience = useAudienceCount(siteId, segmentId);
+  if (!audience.isSuccess) return null;
+  const count = audience.data;
+  return (
+    <p className={count === 0 ? 'flex items-center gap-1.5 text-xs font-medium text-amber-800' : 'flex items-center gap-1.5 text-xs text-slate-700'} data-testid="reach">
+      {count === 0 ? <AlertTriangle className="size-3.5" aria-hidden="true" /> : <Users className="size-3.5" aria-hidden="true" />}
+      {reachText(count)}
+      {count === 0 ? ' (nobody is subscribed to this target yet)' : ''}
+    </p>
+  );
+}
+
+function NotificationCard({ notification, siteId, timeZone }: { notification: Notification; siteId: string; timeZone: string }) {
   const titleId = `notification-${notification.id}-title`;
-  const { recurringSchedule: schedule, trigger } = notification;
+  const { recurringSchedule: schedule, trigger, counts } = notification;
+  const finished = notification.status === 'completed' || notification.status === 'completed_with_errors' || notification.status === 'failed';
+  const withFailures = notification.status === 'failed' || (notification.status === 'completed_with_errors' && counts.failed > 0);
   return (
     <Card className="p-4 sm:p-5">
       <article aria-labelledby={titleId} data-testid={`notification-${notification.id}`} className="flex flex-col gap-3">
@@ -126,8 +161,13 @@ function NotificationCard({ notification, timeZone }: { notification: Notificati
               <h2 id={titleId} className="min-w-0 text-base font-semibold break-words text-slate-900">
                 {notification.title}
               </h2>
-              <StatusBadge status={notification.status} />
+              <StatusBadge notification={notification} />
               <TypeBadge type={notification.type} />
+              {notification.source === 'rss' ? (
+                <Badge tone="neutral" className="shrink-0">
+                  <Rss className="size-3" aria-hidden="true" /> RSS item
+                </Badge>
+              ) : null}
             </div>
             <p className="mt-1 text-sm break-words text-slate-700">{notification.message}</p>
           </div>
@@ -137,6 +177,15 @@ function NotificationCard({ notification, timeZone }: { notification: Notificati
         </div>
 
         <dl className="flex flex-wrap gap-x-5 gap-y-1 text-xs text-slate-600">
+          <div className="flex gap-1">
+            <dt className="flex items-center gap-1">
+              <Users className="size-3.5" aria-hidden="true" />
+              To
+            </dt>
+            <dd className="font-medium text-slate-800" data-testid="target">
+              <TargetName siteId={siteId} segmentId={notification.segment_id} />
+            </dd>
+          </div>
           <div className="flex gap-1">
             <dt>Created</dt>
             <dd>
@@ -157,9 +206,20 @@ function NotificationCard({ notification, timeZone }: { notification: Notificati
           {notification.sent_at ? (
             <div className="flex gap-1">
               {/* A recurring or triggered notification sends again and again: its date is the latest send. */}
-              <dt>{notification.type === 'ONE_TIME' ? 'Sent' : 'Last sent'}</dt>
+              <dt>{notification.type === 'ONE_TIME' ? 'Sent on' : 'Last sent'}</dt>
               <dd>
                 <DateTime value={notification.sent_at} timeZone={timeZone} />
+              </dd>
+            </div>
+          ) : null}
+          {schedule?.nextRunAt ? (
+            <div className="flex gap-1">
+              <dt className="flex items-center gap-1">
+                <CalendarClock className="size-3.5" aria-hidden="true" />
+                Next run
+              </dt>
+              <dd data-testid="next-run">
+                <DateTime value={schedule.nextRunAt} timeZone={timeZone} />
               </dd>
             </div>
           ) : null}
@@ -173,17 +233,33 @@ function NotificationCard({ notification, timeZone }: { notification: Notificati
           </p>
         ) : null}
         {trigger ? (
-          <p className="flex items-center gap-1.5 text-xs font-medium text-indigo-800">
+          <p className="flex flex-wrap items-center gap-1.5 text-xs font-medium text-indigo-800">
             <Zap className="size-3.5" aria-hidden="true" />
             {triggerText(trigger)}
+            <span className="font-normal text-slate-600" data-testid="fire-count">
+              · {firedText(notification.fire_count ?? 0)}
+            </span>
           </p>
         ) : null}
 
+        {notification.status === 'draft' ? <ReachLine siteId={siteId} segmentId={notification.segment_id} /> : null}
         {notification.status === 'sending' ? <SendingProgress notification={notification} /> : null}
-        {notification.status === 'failed' && notification.last_error ? (
+        {finished || (counts.targeted > 0 && notification.status !== 'sending') ? <OutcomeSummary counts={counts} /> : null}
+        {withFailures ? (
           <p className="rounded-md bg-red-50 px-3 py-2 text-xs text-red-800" data-testid="failure-reason">
-            <span className="font-semibold">Failed: </span>
-            {notification.last_error}
+            {notification.status === 'failed' ? (
+              <>
+                <span className="font-semibold">Failed: </span>
+                {notification.last_error ?? 'no push service accepted it.'}
+              </>
+            ) : (
+              <span className="font-semibold">
+                {formatCount(counts.failed)} of {formatCount(counts.targeted)} failed ({shareText(counts.failed, counts.targeted)}).
+              </span>
+            )}{' '}
+            <Link to={`/notifications/${encodeURIComponent(notification.id)}`} className="font-medium underline hover:no-underline">
+              See why
+            </Link>
           </p>
         ) : null}
       </article>

@@ -1,5 +1,6 @@
 import { describeDelay, type WelcomeCampaign } from '@herald/contracts';
 import { Pencil, Power, PowerOff, Trash2 } from 'lucide-react';
+import { OutcomeSummary, formatCount, shareText } from '../../../components/send-outcome';
 import { Badge, Card, DateTime } from '../../../components/ui';
 import { RoleGatedButton, RoleGatedLink } from '../../../components/role-gate';
 import { errorMessage } from '../../../lib/api-client';
@@ -14,7 +15,9 @@ function friendlyDelay(minutes: number): string {
 /**
  * Spec §2 Campaigns list: name, Active/Inactive, created date, "N
  * notification(s) in sequence", "Step n: Send after X minutes" per step, and
- * Activate/Deactivate, Edit Steps, Delete.
+ * Activate/Deactivate, Edit Steps, Delete. Each step shows what it sent
+ * (issue 11: sent, delivered, click rate, failures), and the totals name
+ * their failures too.
  */
 export function CampaignCard({ campaign, timeZone }: { campaign: WelcomeCampaign; timeZone: string }) {
   const update = useUpdateCampaignMutation();
@@ -61,20 +64,24 @@ export function CampaignCard({ campaign, timeZone }: { campaign: WelcomeCampaign
               {step.delay_minutes % 60 === 0 ? <span className="whitespace-nowrap text-slate-600"> ({friendlyDelay(step.delay_minutes)})</span> : null}
             </span>
             <span className="min-w-0 break-words text-slate-600">{step.notification.title}</span>
+            {step.stats.targeted > 0 ? <OutcomeSummary counts={step.stats} className="mt-1" /> : null}
           </li>
         ))}
       </ol>
 
-      <dl className="mx-5 mt-4 mb-5 grid grid-cols-2 gap-3 text-sm sm:mx-6 sm:grid-cols-4">
+      <dl className="mx-5 mt-4 mb-5 grid grid-cols-2 gap-3 text-sm sm:mx-6 sm:grid-cols-5">
         {[
-          ['Enrolled', stats.enrolled],
-          ['Sent', stats.sent],
-          ['Clicked', stats.clicked],
+          ['Enrolled', formatCount(stats.enrolled)],
+          ['Sent', formatCount(stats.sent)],
+          ['Clicked', formatCount(stats.clicked)],
           ['Click rate', `${stats.click_rate}%`],
+          ['Failed', stats.failed ? `${formatCount(stats.failed)} (${shareText(stats.failed, stats.targeted)})` : '0'],
         ].map(([label, value]) => (
           <div key={label} className="rounded-lg bg-slate-50 px-3 py-2">
             <dt className="text-xs text-slate-600">{label}</dt>
-            <dd className="font-semibold text-slate-900">{value}</dd>
+            <dd className={label === 'Failed' && stats.failed ? 'font-semibold text-red-700' : 'font-semibold text-slate-900'} data-testid={`campaign-${String(label).toLowerCase().replace(' ', '-')}`}>
+              {value}
+            </dd>
           </div>
         ))}
       </dl>

@@ -90,7 +90,7 @@ describe('new campaign form (spec §2 /campaigns/new)', () => {
     await user.click(await screen.findByRole('switch', { name: 'Active' }));
     await enter(screen.getByLabelText(/^Campaign Name/), '  Onboarding  ');
     await enter(screen.getByLabelText(/^Campaign Icon URL/), 'https://shop.acme.example/icon.png');
-    await user.selectOptions(screen.getByRole('combobox', { name: 'Target Segment' }), await screen.findByRole('option', { name: 'Chrome users (~3 subscribers)' }));
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Target Segment' }), await screen.findByRole('option', { name: 'Chrome users (3)' }));
     await user.click(screen.getByRole('switch', { name: 'UTM parameters' }));
     await enter(screen.getByLabelText('utm_source'), 'herald');
     await enter(screen.getByLabelText('utm_medium'), 'push');

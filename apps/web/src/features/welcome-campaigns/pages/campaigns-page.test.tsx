@@ -54,6 +54,25 @@ describe('campaigns list (spec §2 /campaigns)', () => {
     expect(within(second).getByRole('button', { name: 'Activate' })).toBeInTheDocument();
   });
 
+  it('shows what each step sent: sent, delivered, click rate and failures (issue 11), and the campaign’s failures', async () => {
+    const first = makeStep(1, 0);
+    const second = makeStep(2, 60);
+    first.stats = { targeted: 12, sent: 10, failed: 2, expired: 0, skipped: 0, pending: 0, delivered: 8, clicked: 2 };
+    setUp({ 'GET /api/sites/site-1/welcome-campaigns': ok({ campaigns: [makeCampaign({ steps: [first, second] })] }) });
+    renderApp('/campaigns');
+
+    const card = await screen.findByRole('article', { name: 'Welcome series' });
+    const steps = within(within(card).getByRole('list', { name: 'Steps of Welcome series' })).getAllByRole('listitem');
+    const summary = within(steps[0]!).getByTestId('outcome-summary');
+    expect(within(summary).getByTestId('outcome-sent')).toHaveTextContent('10');
+    expect(within(summary).getByTestId('outcome-delivered')).toHaveTextContent('8');
+    expect(within(summary).getByTestId('outcome-click-rate')).toHaveTextContent('25%');
+    expect(within(summary).getByTestId('outcome-failed')).toHaveTextContent('2 (16.7%)');
+    // A step that has not sent anything yet shows no figures.
+    expect(within(steps[1]!).queryByTestId('outcome-summary')).not.toBeInTheDocument();
+    expect(within(card).getByTestId('campaign-failed')).toHaveTextContent('2 (6.3%)');
+  });
+
   it('renders names and titles as text, never as markup', async () => {
     setUp({
       'GET /api/sites/site-1/welcome-campaigns': ok({

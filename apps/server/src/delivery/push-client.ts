@@ -21,7 +21,6 @@
 // whether a message is done (sent / gone / failed) or should be tried again
 // (rate-limited / deferred / retryable), and when.
 import os from 'node:os';
-import { Pool } from 'undici';
 import { systemClock, type Clock } from '../platform/clock';
 import { decodeSubscriberKeys, type EncodedSubscriberKeys, type SubscriberKeys } from './encryption';
 import { createEncryptionPool, type PushEncryptor } from './encryption-pool';
@@ -38,107 +37,12 @@ import {
   type RetryableReason,
   type RetryPolicy,
 } from './push-outcome';
+import type { PushClientOptions, PushClientStats, PushMetrics, SendAllSummary } from './push-client-options';
+import { PushLanes } from './push-lanes';
 import { Job, RequestDeadlineError, type Lane, type OriginState } from './push-request';
-import { pushServiceOf, type PushServiceName } from './push-services';
+import { pushServiceOf } from './push-services';
 import { isValidTopic } from './topic';
 import { VapidTokenCache } from './vapid';
-
-/** What the client reports for monitoring; platform/metrics.ts implements it. */
-export interface PushMetrics {
-  /** Every message's outcome, once, with its failure reason code when it has one. */
-  pushFinished(pushService: PushServiceName, outcome: PushOutcomeKind, reason: string | undefined): void;
-  /** Time from dispatching a request to its answer or failure. */
-  pushAnswered(pushService: PushServiceName, seconds: number): void;
-}
-
-export interface PushClientOptions {
-  /** Messages being encrypted or sent at once, all origins together (default 200, PUSH_CONCURRENCY). */
-  concurrency?: number;
-  /** Messages in flight to one origin (default: `concurrency`). Lower it to keep a slow origin from taking every slot. */
-  maxInFlightPerOrigin?: number;
-  /** TCP/TLS connections per push-service origin (default 32). */
-  connectionsPerOrigin?: number;
-  /** Overall deadline of one request, from dispatch to the end of the answer (default 15 s). */
-  requestTimeoutMs?: number;
-  /** A paused origin whose pause ends within this is waited for; later pauses defer (default 5 s). */
-  maxPauseWaitMs?: number;
-  /** Pause after a 429 without Retry-After (default 60 s). */
-  defaultRetryAfterMs?: number;
-  /** Longest pause honoured from a Retry-After (default 1 h); messages past it are deferred to its end, not dropped. */
-  maxRetryAfterMs?: number;
-  /** Consecutive timeouts/connection failures on an origin before it is paused (default 10). */
-  transportFailuresBeforePause?: number;
-  /** That pause (default 30 s); afterwards one probe request goes first. */
-  transportFailurePauseMs?: number;
-  /** Messages held back for a paused or busy origin, all origins together (default 4 × concurrency). */
-  maxParked?: number;
-  /**
-   * Encryption worker threads (default: one per core, at most 4; 0 encrypts on
-   * this thread). Encryption is ~75% of a send's CPU; on worker threads it runs
-   * beside the HTTP work instead of in turn with it. Ignored with `encryptor`.
-   */
-  encryptionThreads?: number;
-  /** A shared encryptor; the client does not close it. */
-  encryptor?: PushEncryptor;
-  /** A shared VAPID token cache. */
-  vapidTokens?: VapidTokenCache;
-  clock?: Clock;
-  /** TLS options for the connections (tests pass their CA here); Node's default CAs and NODE_EXTRA_CA_CERTS apply otherwise. */
-  connect?: Pool.Options['connect'];
-  /**
-   * Offer HTTP/2 by ALPN (default false). HTTP/1.1 with keep-alive is what the
-   * web-push library uses with every push service, and undici spends about a
-   * quarter more CPU per request on HTTP/2; turn it on to need fewer sockets.
-   */
-  allowH2?: boolean;
-  /** Idle keep-alive time of a connection (default 30 s; a server's shorter Keep-Alive hint wins). */
-  keepAliveTimeoutMs?: number;
-  /** Refuses endpoints whose origin is not a push service (docs/security.md, SSRF); see pushOriginPolicy(). */
-  allowOrigin?: (origin: string) => boolean;
-  /**
-   * Told whenever a push service is paused: for one VAPID key (429; `vapidKey`
-   * set) or for every sender (503 with Retry-After, repeated transport
-   * failures; once per lane it pauses).
-   */
-  onOriginPaused?: (origin: string, until: number, reason: string, vapidKey: string) => void;
-  metrics?: PushMetrics;
-}
-
-export interface SendAllSummary {
-  /** Messages that got an outcome. */
-  total: number;
-  counts: Record<PushOutcomeKind, number>;
-  /** True when close() stopped the batch before its source was exhausted. */
-  stopped: boolean;
-}
-
-export interface LaneStats {
-  /** The VAPID public key of the sender. */
-  vapidKey: string;
-  inFlight: number;
-  parked: number;
-  paused: boolean;
-  pausedUntil: number | null;
-}
-
-export interface OriginStats {
-  origin: string;
-  inFlight: number;
-  parked: number;
-  /** True while any of its lanes is paused. */
-  paused: boolean;
-  pausedUntil: number | null;
-  connections: number;
-  lanes: LaneStats[];
-}
-
-export interface PushClientStats {
-  inFlight: number;
-  /** Outcomes handed to an onResult that has not settled yet (they count against the concurrency). */
-  awaitingResults: number;
-  parked: number;
-  origins: OriginStats[];
-}
 
 class PushClientClosedError extends Error {
   constructor() {
@@ -171,12 +75,11 @@ export class PushClient {
   private readonly ownsEncryptor: boolean;
   private readonly vapidTokens: VapidTokenCache;
   private readonly clock: Clock;
-  private readonly poolOptions: Pool.Options;
   private readonly allowOrigin: ((origin: string) => boolean) | undefined;
   private readonly onOriginPaused: PushClientOptions['onOriginPaused'];
   private readonly metrics: PushMetrics | undefined;
 
-  private readonly origins = new Map<string, OriginState>();
+  private readonly lanes: PushLanes;
   /** Lanes with parked messages, in the order they got them. */
   private readonly parkedLanes = new Set<Lane>();
   private inFlight = 0;
@@ -219,7 +122,7 @@ export class PushClient {
     this.onOriginPaused = options.onOriginPaused;
     this.metrics = options.metrics;
     const keepAlive = options.keepAliveTimeoutMs ?? 30_000;
-    this.poolOptions = {
+    this.lanes = new PushLanes({
       connections: this.connectionsPerOrigin,
       // undici's own timers are idle timers; the overall deadline is ours, so theirs only need to be no longer.
       connectTimeout: Math.min(10_000, this.requestTimeoutMs),
@@ -231,7 +134,7 @@ export class PushClient {
       maxResponseSize: 64 * 1024,
       allowH2: options.allowH2 ?? false,
       connect: options.connect,
-    };
+    }, this.clock);
   }
 
   /** Sends one message. Never rejects for a push failure: the outcome says what happened. */
@@ -355,7 +258,7 @@ export class PushClient {
       inFlight: this.inFlight,
       awaitingResults: this.awaitingResults,
       parked: this.parkedCount,
-      origins: [...this.origins.values()].map((o) => {
+      origins: [...this.lanes.all()].map((o) => {
         const lanes = [...o.lanes.values()].map((lane) => ({
           vapidKey: lane.key,
           inFlight: lane.inFlight,
@@ -391,7 +294,7 @@ export class PushClient {
     this.closing = true;
     for (const wake of [...this.roomWaiters]) wake();
     const now = this.clock.now();
-    for (const origin of this.origins.values()) {
+    for (const origin of this.lanes.all()) {
       for (const lane of origin.lanes.values()) {
         for (const job of lane.parked.splice(0)) this.finish(job, { kind: 'deferred', retryAt: now, reason: 'Herald is shutting down', code: null });
         if (lane.pauseTimer) clearTimeout(lane.pauseTimer);
@@ -400,8 +303,7 @@ export class PushClient {
     this.parkedLanes.clear();
     this.parkedCount = 0;
     if (this.inFlight > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
-    await Promise.all([...this.origins.values()].map((o) => o.pool.close()));
-    this.origins.clear();
+    await this.lanes.close();
     if (this.ownsEncryptor) await this.encryptor.close();
   }
 
@@ -464,7 +366,7 @@ export class PushClient {
     try {
       job.keys = typeof message.keys.p256dh === 'string' ? decodeSubscriberKeys(message.keys as EncodedSubscriberKeys) : (message.keys as SubscriberKeys);
       job.authorization = this.vapidTokens.authorization(url.origin, message.vapid);
-      job.lane = this.laneState(url.origin, message.vapid.publicKey);
+      job.lane = this.laneOf(url.origin, message.vapid.publicKey);
     } catch (error) {
       return this.finish(job, { kind: 'failed', reason: errorMessage(error), code: localFailureCode(error) });
     }
@@ -668,6 +570,14 @@ export class PushClient {
     this.schedule();
   }
 
+  /** The message's lane; a lane opened while its origin is paused starts paused for the rest of that pause. */
+  private laneOf(originUrl: string, vapidKey: string): Lane {
+    const { lane, opened } = this.lanes.lane(originUrl, vapidKey);
+    const left = lane.origin.pausedUntil - this.clock.now();
+    if (opened && left > 0) this.pauseLane(lane, left, lane.origin.pauseCode, `${originUrl} is paused`);
+    return lane;
+  }
+
   private finish(job: Job, outcome: PushOutcome): void {
     if (job.finished) return;
     job.finished = true;
@@ -677,73 +587,6 @@ export class PushClient {
     job.deliver(outcome);
   }
 
-  private originState(origin: string): OriginState {
-    const existing = this.origins.get(origin);
-    if (existing) return existing;
-    const state: OriginState = {
-      origin,
-      service: pushServiceOf(origin),
-      pool: new Pool(origin, this.poolOptions),
-      inFlight: 0,
-      transportFailures: 0,
-      pausedUntil: 0,
-      pauseCode: 'unreachable',
-      lastUsed: this.clock.now(),
-      lanes: new Map(),
-    };
-    this.origins.set(origin, state);
-    this.dropIdleOrigins();
-    return state;
-  }
-
-  /** The lane of (origin, VAPID key); a new lane of an origin under an origin-wide pause starts paused for the rest of it. */
-  private laneState(originUrl: string, vapidKey: string): Lane {
-    const origin = this.originState(originUrl);
-    const existing = origin.lanes.get(vapidKey);
-    if (existing) return existing;
-    const lane: Lane = {
-      key: vapidKey,
-      origin,
-      inFlight: 0,
-      parked: [],
-      paused: false,
-      pausedUntil: 0,
-      pauseCode: 'rate_limited',
-      pauseTimer: undefined,
-      probing: false,
-      lastUsed: this.clock.now(),
-      headers: undefined,
-      headersFor: { authorization: '', ttl: -1, urgency: undefined, topic: undefined },
-    };
-    this.dropIdleLanes(origin);
-    origin.lanes.set(vapidKey, lane);
-    const left = origin.pausedUntil - this.clock.now();
-    if (left > 0) this.pauseLane(lane, left, origin.pauseCode, `${originUrl} is paused`);
-    return lane;
-  }
-
-  private isIdle(lane: Lane, idleSince: number): boolean {
-    return lane.inFlight === 0 && lane.parked.length === 0 && !lane.paused && lane.lastUsed < idleSince;
-  }
-
-  /** One lane per site sending to an origin: keep the map from growing with sites that stopped sending. */
-  private dropIdleLanes(origin: OriginState): void {
-    if (origin.lanes.size < 1024) return;
-    const idleSince = this.clock.now() - 10 * 60 * 1000;
-    for (const [key, lane] of origin.lanes) if (this.isIdle(lane, idleSince)) origin.lanes.delete(key);
-  }
-
-  /** Push endpoints come from a handful of origins; keep the map from growing with odd ones. */
-  private dropIdleOrigins(): void {
-    if (this.origins.size <= 256) return;
-    const idleSince = this.clock.now() - 10 * 60 * 1000;
-    for (const [key, origin] of this.origins) {
-      if (origin.inFlight === 0 && origin.lastUsed < idleSince && [...origin.lanes.values()].every((lane) => this.isIdle(lane, idleSince))) {
-        this.origins.delete(key);
-        void origin.pool.close();
-      }
-    }
-  }
 }
 
 /** The outcome model's reason code of an outcome (docs/delivery.md, "Outcomes"), for the metrics' `reason` label. */

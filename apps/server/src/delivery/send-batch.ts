@@ -7,7 +7,7 @@ import { createDeliveryToken } from './delivery-token';
 import type { DeliveryDeps } from './engine-deps';
 import { NOTIFICATION_TTL_SECONDS, notificationContent, notificationTopic, siteVapidCredentials } from './notification-content';
 import { createPayloadTemplate, PushPayloadTooLargeError } from './payload';
-import type { SendAllSummary } from './push-client';
+import type { SendAllSummary } from './push-client-options';
 import { pushServiceOf } from './push-endpoints';
 import type { PushMessage } from './push-message';
 import type { PushOutcome } from './push-outcome';

@@ -36,6 +36,9 @@ describe('onboarding journey: from a new site to its first subscriber (headless 
     for (const width of [1280, 375]) {
       await page.setViewportSize({ width, height: 900 });
       await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
+      // Nothing wider than the screen: a phone never scrolls sideways.
+      const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+      expect(scrollWidth, `${name} at ${width} px is wider than the screen`).toBe(width);
       // Each step on its own too: a phone's full page is too tall to read at once.
       for (const n of [1, 2, 3, 4]) await step(n).screenshot({ path: path.join(SHOTS, `${name}-${width}-step${n}.png`) });
     }

@@ -596,7 +596,7 @@ describe('notification form: edit mode (spec §2 /notifications/{id}/edit)', () 
     const dialogs = captureDialogs();
     const { user, pathname } = renderApp('/notifications/n-1/edit');
 
-    const title = await screen.findByLabelText(/^Title/, {}, { timeout: 3000 });
+    const title = await screen.findByLabelText(/^Title/);
     expect(title).toHaveValue('Weekend promo');
     expect(screen.getByLabelText(/^Message/)).toHaveValue('Two days only');
     expect(screen.getByLabelText(/^Destination URL/)).toHaveValue('https://shop.acme.example/weekend');
@@ -634,7 +634,7 @@ describe('notification form: edit mode (spec §2 /notifications/{id}/edit)', () 
     setUp({ 'GET /api/notifications/n-1': ok({ notification: scheduled }) }, [tokyo]);
     renderApp('/notifications/n-1/edit');
 
-    expect(await screen.findByLabelText('Schedule Time (Asia/Tokyo)', {}, { timeout: 3000 })).toHaveValue('2026-03-05T23:30');
+    expect(await screen.findByLabelText('Schedule Time (Asia/Tokyo)')).toHaveValue('2026-03-05T23:30');
   });
 
   it('a recurring notification loads its schedule', async () => {
@@ -646,7 +646,7 @@ describe('notification form: edit mode (spec §2 /notifications/{id}/edit)', () 
     setUp({ 'GET /api/notifications/n-1': ok({ notification: recurring }) });
     renderApp('/notifications/n-1/edit');
 
-    expect(await screen.findByRole('combobox', { name: 'Repeat' }, { timeout: 3000 })).toHaveValue('MONTHLY');
+    expect(await screen.findByRole('combobox', { name: 'Repeat' })).toHaveValue('MONTHLY');
     expect(screen.getByRole('spinbutton', { name: /Repeat Every/ })).toHaveValue(3);
     expect(screen.getByLabelText(/^Start Date & Time/)).toHaveValue('2026-03-10T09:00'); // EDT from March 8
     expect(screen.getByLabelText(/^End Date & Time/)).toHaveValue('2026-12-10T09:00');
@@ -657,7 +657,7 @@ describe('notification form: edit mode (spec §2 /notifications/{id}/edit)', () 
     const dialogs = captureDialogs();
     const { user } = renderApp('/notifications/n-1/edit');
 
-    await user.click(await screen.findByRole('button', { name: 'Save Changes' }, { timeout: 3000 }));
+    await user.click(await screen.findByRole('button', { name: 'Save Changes' }));
     await waitFor(() => expect(dialogs.alerts).toEqual(['This notification is already being sent']));
     mockApi({ 'PATCH /api/notifications/n-1': { status: 500, text: '' } });
     await user.click(screen.getByRole('button', { name: 'Save Changes' }));
@@ -668,7 +668,7 @@ describe('notification form: edit mode (spec §2 /notifications/{id}/edit)', () 
     setUp({ 'GET /api/notifications/gone': fail(404, 'Notification not found') });
     renderApp('/notifications/gone/edit');
 
-    expect(await screen.findByRole('heading', { name: 'Notification not found' }, { timeout: 4000 })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Notification not found' })).toBeInTheDocument();
   });
 });
 
@@ -700,7 +700,7 @@ describe('notification view mode (spec §4: view-only statuses)', () => {
     const api = setUp({ 'GET /api/notifications/c1': ok({ notification: completed }), 'GET /api/notifications/c1/performance': ok(performance) });
     renderApp('/notifications/c1/edit');
 
-    expect(await screen.findByText('This notification is completed and can no longer be edited.', {}, { timeout: 3000 })).toBeInTheDocument();
+    expect(await screen.findByText('This notification is completed and can no longer be edited.')).toBeInTheDocument();
     expect(screen.queryByRole('form')).not.toBeInTheDocument();
     expect(screen.queryByRole('textbox')).not.toBeInTheDocument();
     expect(screen.queryByRole('button', { name: /Save/ })).not.toBeInTheDocument();
@@ -745,7 +745,7 @@ describe('notification view mode (spec §4: view-only statuses)', () => {
     setUp({ 'GET /api/notifications/r1': ok({ notification: recurring }), 'GET /api/notifications/r1/performance': ok(makePerformance({ notification_id: 'r1', sent: 10, runs })) });
     renderApp('/notifications/r1');
 
-    const table = await screen.findByRole('region', { name: 'Runs' }, { timeout: 3000 });
+    const table = await screen.findByRole('region', { name: 'Runs' });
     const rows = within(table).getAllByTestId('performance-run');
     expect(rows).toHaveLength(2);
     expect(rows[0]).toHaveTextContent('Feb 1, 2026, 9:00 AM');
@@ -760,7 +760,7 @@ describe('notification view mode (spec §4: view-only statuses)', () => {
     setUp({ 'GET /api/notifications/f1': ok({ notification: failed }), 'GET /api/notifications/f1/performance': ok(makePerformance({ notification_id: 'f1' })) });
     renderApp('/notifications/f1');
 
-    expect(await screen.findByTestId('failure-reason', {}, { timeout: 3000 })).toHaveTextContent('The push service refused the VAPID key');
+    expect(await screen.findByTestId('failure-reason')).toHaveTextContent('The push service refused the VAPID key');
     expect(screen.getByRole('button', { name: 'Retry' })).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Duplicate' })).toBeInTheDocument();
     expect(screen.queryByRole('link', { name: 'Edit' })).not.toBeInTheDocument();
@@ -817,7 +817,7 @@ describe('notification view mode (spec §4: view-only statuses)', () => {
     renderApp('/notifications/g1');
 
     // Accepted, failed and pending are separate: a failure is never drawn as sent.
-    const progress = await screen.findByTestId('sending-progress', {}, { timeout: 3000 });
+    const progress = await screen.findByTestId('sending-progress');
     expect(progress).toHaveTextContent('20 accepted · 3 failed · 77 pending of 100');
     expect(within(progress).getByRole('progressbar')).toHaveAttribute('aria-valuenow', '23');
     expect(progress.querySelector('[data-segment="sent"]')).toHaveStyle({ width: '20%' });
@@ -842,7 +842,7 @@ describe('notification view mode (spec §4: view-only statuses)', () => {
     setUp({ 'GET /api/notifications/d1': ok({ notification: draft }), 'GET /api/notifications/d1/performance': ok(makePerformance({ notification_id: 'd1' })) });
     renderApp('/notifications/d1');
 
-    expect(await screen.findByRole('link', { name: 'Edit' }, { timeout: 3000 })).toHaveAttribute('href', '/notifications/d1/edit');
+    expect(await screen.findByRole('link', { name: 'Edit' })).toHaveAttribute('href', '/notifications/d1/edit');
     expect(screen.getByRole('button', { name: 'Send Now' })).toBeInTheDocument();
   });
 });
@@ -885,7 +885,7 @@ describe('notification form: Send test (issue 12)', () => {
       'POST /api/sites/site-1/notifications/test': testResult('Work laptop'),
     });
     const { user } = renderApp('/notifications/n-1/edit');
-    const title = await screen.findByLabelText(/^Title/, {}, { timeout: 3000 });
+    const title = await screen.findByLabelText(/^Title/);
     await user.click(screen.getByRole('button', { name: 'Send test' }));
     expect(await screen.findByText(/Firefox on Linux: sent/)).toBeInTheDocument();
     expect(api.callsTo('POST /api/notifications/n-1/test')).toHaveLength(1);

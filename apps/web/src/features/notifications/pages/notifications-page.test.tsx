@@ -293,7 +293,7 @@ describe('notifications list (spec §2 Notifications list)', () => {
     await user.click(await within(await screen.findByRole('article', { name: 'Spring launch' })).findByRole('button', { name: 'Duplicate' }));
     await waitFor(() => expect(pathname()).toBe('/notifications/copy-1/edit'));
     expect(api.callsTo('POST /api/notifications/c1/duplicate')).toHaveLength(1);
-    expect(await screen.findByRole('form', { name: 'Edit notification' }, { timeout: 3000 })).toBeInTheDocument();
+    expect(await screen.findByRole('form', { name: 'Edit notification' })).toBeInTheDocument();
   });
 
   it('Pause and Resume switch a scheduled recurring notification’s active flag (spec §4) with PATCH recurring_schedule.is_active', async () => {
@@ -372,7 +372,7 @@ describe('notifications list (spec §2 Notifications list)', () => {
     setUp({ [LIST]: fail(404, 'Site not found') });
     renderApp('/notifications');
 
-    expect(await screen.findByRole('alert', {}, { timeout: 4000 })).toHaveTextContent('Site not found');
+    expect(await screen.findByRole('alert')).toHaveTextContent('Site not found');
   });
 
   it('asks to choose a site when there is none', async () => {

@@ -226,7 +226,7 @@ describe('settings page (spec §2 Settings)', () => {
 
     await user.click(await screen.findByRole('button', { name: 'Show Installation Code' }));
     // One automatic retry (spec §9) happens first.
-    expect(await screen.findByRole('alert', {}, { timeout: 4000 })).toHaveTextContent('Site not found');
+    expect(await screen.findByRole('alert')).toHaveTextContent('Site not found');
 
     setUp([site], { 'GET /api/sites/site-1/install-code': ok(installCode) });
     await user.click(screen.getByRole('button', { name: 'Show Installation Code' }));

@@ -200,7 +200,7 @@ describe('subscribers page (spec §2 Subscribers)', () => {
     setUp(() => fail(403, 'You do not have access to this site'));
     renderApp('/subscribers');
 
-    expect(await screen.findByRole('alert', {}, { timeout: 4000 })).toHaveTextContent('You do not have access to this site');
+    expect(await screen.findByRole('alert')).toHaveTextContent('You do not have access to this site');
   });
 
   it('marks a subscriber as a test device, renames it and unmarks it (PATCH /api/subscribers/{id}/test-device)', async () => {

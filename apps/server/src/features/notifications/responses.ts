@@ -4,7 +4,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database, NotificationRow, NotificationTriggerRow, RecurringScheduleRow } from '../../db/schema';
 import { iso, isoOrNull } from '../../platform/responses';
 import { actionsOf } from './create';
-import * as repo from './repository';
+import * as repo from './automation-repository';
 
 /** A notification's schedule or trigger, loaded next to it (issue 4), and a triggered one's number of firings. */
 export interface NotificationAutomation {

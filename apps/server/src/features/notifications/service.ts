@@ -24,7 +24,9 @@ import { changedFields, recordAudit, type AuditRecord } from '../audit-log/recor
 import { requireSegmentOfSite } from '../segments/service';
 import { requireSiteRole } from '../sites/service';
 import { actionsOf, newNotificationRow } from './create';
+import * as automation from './automation-repository';
 import * as repo from './repository';
+import * as reports from './report-repository';
 import { notificationReportCsv } from './report';
 import { outcomeCountsOf, toNotificationResponse, toNotificationResponses } from './responses';
 import { PAST_TOLERANCE_MS, newScheduleRow, readSchedule, writeRecurringSchedule } from './schedule-writer';
@@ -165,9 +167,9 @@ export function createNotificationsService(ctx: AppContext) {
       await db.transaction().execute(async (trx) => {
         await repo.insertNotification(trx, row);
         if (scheduledAt !== null) await createOneTimeRun(trx, row, scheduledAt, now);
-        if (schedule) await repo.insertSchedule(trx, schedule);
+        if (schedule) await automation.insertSchedule(trx, schedule);
         if (body.trigger) {
-          await repo.upsertTrigger(trx, { notification_id: row.id, site_id: site.id, event_name: body.trigger.event, delay_minutes: body.trigger.delay_minutes, created_at: now, updated_at: now });
+          await automation.upsertTrigger(trx, { notification_id: row.id, site_id: site.id, event_name: body.trigger.event, delay_minutes: body.trigger.delay_minutes, created_at: now, updated_at: now });
         }
         await recordAudit(ctx, audited(userId, row, 'created', { detail: { type } }), trx);
         if (row.status === 'scheduled') await recordAudit(ctx, audited(userId, row, 'scheduled', { detail: { type, ...(scheduledAt !== null ? { at: iso(scheduledAt) } : {}) } }), trx);
@@ -221,8 +223,8 @@ export function createNotificationsService(ctx: AppContext) {
       const nextSegmentId = body.segment_id !== undefined ? body.segment_id : existing.segment_id;
       await db.transaction().execute(async (trx) => {
         // A draft changing type leaves its old type's settings behind.
-        if (existing.type === 'RECURRING' && type !== 'RECURRING') await repo.deleteScheduleOfNotification(trx, id);
-        if (existing.type === 'TRIGGERED' && type !== 'TRIGGERED') await repo.deleteTriggerOfNotification(trx, id);
+        if (existing.type === 'RECURRING' && type !== 'RECURRING') await automation.deleteScheduleOfNotification(trx, id);
+        if (existing.type === 'TRIGGERED' && type !== 'TRIGGERED') await automation.deleteTriggerOfNotification(trx, id);
 
         if (type === 'ONE_TIME') {
           const key = oneTimeRunKey(id);
@@ -240,15 +242,15 @@ export function createNotificationsService(ctx: AppContext) {
           const becomesScheduled = existing.status === 'draft' && body.recurring_schedule !== undefined;
           if (body.recurring_schedule) {
             await writeRecurringSchedule(trx, existing, site, body.recurring_schedule, becomesScheduled, now);
-          } else if (!(await repo.findScheduleOfNotification(trx, id))) {
+          } else if (!(await automation.findScheduleOfNotification(trx, id))) {
             throw badRequest('Start date is required: a recurring notification needs recurring_schedule');
           }
           if (becomesScheduled) changes.status = 'scheduled';
         } else {
           if (body.trigger) {
-            await repo.upsertTrigger(trx, { notification_id: id, site_id: existing.site_id, event_name: body.trigger.event, delay_minutes: body.trigger.delay_minutes, created_at: now, updated_at: now });
+            await automation.upsertTrigger(trx, { notification_id: id, site_id: existing.site_id, event_name: body.trigger.event, delay_minutes: body.trigger.delay_minutes, created_at: now, updated_at: now });
             changes.status = 'scheduled';
-          } else if (!(await repo.findTriggerOfNotification(trx, id))) {
+          } else if (!(await automation.findTriggerOfNotification(trx, id))) {
             throw badRequest('Event name is required: a triggered notification needs trigger');
           }
         }
@@ -323,8 +325,8 @@ export function createNotificationsService(ctx: AppContext) {
           throw conflict('This notification is already being sent');
         }
         if (existing.type === 'RECURRING') {
-          const schedule = await repo.findScheduleOfNotification(trx, id);
-          if (schedule) await repo.updateSchedule(trx, schedule.id, { is_active: 0, next_run_at: null, updated_at: now });
+          const schedule = await automation.findScheduleOfNotification(trx, id);
+          if (schedule) await automation.updateSchedule(trx, schedule.id, { is_active: 0, next_run_at: null, updated_at: now });
         }
         if (existing.type !== 'ONE_TIME') await repo.cancelPendingRunsOfNotification(trx, id, now);
         await repo.updateNotification(trx, id, { status: 'cancelled', updated_at: now });
@@ -348,12 +350,12 @@ export function createNotificationsService(ctx: AppContext) {
         },
         now,
       );
-      const [schedule, trigger] = await Promise.all([repo.findScheduleOfNotification(db, id), repo.findTriggerOfNotification(db, id)]);
+      const [schedule, trigger] = await Promise.all([automation.findScheduleOfNotification(db, id), automation.findTriggerOfNotification(db, id)]);
       await db.transaction().execute(async (trx) => {
         await repo.insertNotification(trx, copy);
         // The copy keeps its schedule or trigger settings; it starts sending once it is saved as scheduled (PATCH).
         if (existing.type === 'RECURRING' && schedule) {
-          await repo.insertSchedule(trx, {
+          await automation.insertSchedule(trx, {
             ...schedule,
             id: crypto.randomUUID(),
             notification_id: copy.id,
@@ -365,7 +367,7 @@ export function createNotificationsService(ctx: AppContext) {
             updated_at: now,
           });
         }
-        if (existing.type === 'TRIGGERED' && trigger) await repo.upsertTrigger(trx, { ...trigger, notification_id: copy.id, created_at: now, updated_at: now });
+        if (existing.type === 'TRIGGERED' && trigger) await automation.upsertTrigger(trx, { ...trigger, notification_id: copy.id, created_at: now, updated_at: now });
         await recordAudit(ctx, audited(userId, copy, 'duplicated', { detail: { from: existing.id } }), trx);
       });
       return respond(copy.id);
@@ -404,7 +406,7 @@ export function createNotificationsService(ctx: AppContext) {
      */
     async performance(userId: string, id: string): Promise<NotificationPerformance> {
       const row = await ownedNotification(userId, id, 'viewer');
-      const [runs, failures, retrying] = await Promise.all([repo.listRunsOfNotification(db, id), repo.failuresOfNotification(db, id), repo.retryingOfNotification(db, id)]);
+      const [runs, failures, retrying] = await Promise.all([reports.listRunsOfNotification(db, id), reports.failuresOfNotification(db, id), reports.retryingOfNotification(db, id)]);
       const counts = outcomeCountsOf(row);
       return {
         notification_id: row.id,

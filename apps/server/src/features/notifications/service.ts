@@ -23,7 +23,7 @@ import { checkSiteRole } from '../../platform/site-roles';
 import { changedFields, recordAudit, type AuditRecord } from '../audit-log/record';
 import { requireSegmentOfSite } from '../segments/service';
 import { requireSiteRole } from '../sites/service';
-import { actionsOf, newNotificationRow } from './create';
+import { actionsOf, createNotification } from './create';
 import * as automation from './automation-repository';
 import * as repo from './repository';
 import * as reports from './report-repository';
@@ -141,31 +141,34 @@ export function createNotificationsService(ctx: AppContext) {
       await checkSegment(site, body.segment_id);
       const now = clock.now();
       const scheduledAt = type === 'ONE_TIME' && body.scheduled_at ? parseScheduledAt(body.scheduled_at, site) : null;
-      const row = newNotificationRow(
-        {
-          siteId: site.id,
-          type,
-          source: 'dashboard',
-          content: {
-            title: body.title,
-            message: body.message,
-            destination_url: body.destination_url,
-            icon_url: body.icon_url ?? null,
-            image_url: body.image_url ?? null,
-            actions: body.actions ?? [],
-          },
-          segmentId: body.segment_id ?? null,
-          status: type !== 'ONE_TIME' || scheduledAt !== null ? 'scheduled' : 'draft',
-          scheduledAt,
-        },
-        now,
-      );
+      // The id is known before the row is stored: the schedule row names it.
+      const id = crypto.randomUUID();
       const schedule = body.recurring_schedule
-        ? newScheduleRow(row, readSchedule(body.recurring_schedule, undefined, site), body.recurring_schedule.is_active ?? true, now - PAST_TOLERANCE_MS, null, now)
+        ? newScheduleRow({ id, site_id: site.id }, readSchedule(body.recurring_schedule, undefined, site), body.recurring_schedule.is_active ?? true, now - PAST_TOLERANCE_MS, null, now)
         : undefined;
-      checkPayloadFits(row, site, ctx.config.publicUrl);
       await db.transaction().execute(async (trx) => {
-        await repo.insertNotification(trx, row);
+        const row = await createNotification(
+          trx,
+          {
+            id,
+            siteId: site.id,
+            type,
+            source: 'dashboard',
+            content: {
+              title: body.title,
+              message: body.message,
+              destination_url: body.destination_url,
+              icon_url: body.icon_url ?? null,
+              image_url: body.image_url ?? null,
+              actions: body.actions ?? [],
+            },
+            segmentId: body.segment_id ?? null,
+            status: type !== 'ONE_TIME' || scheduledAt !== null ? 'scheduled' : 'draft',
+            scheduledAt,
+          },
+          now,
+          { check: (candidate) => checkPayloadFits(candidate, site, ctx.config.publicUrl) },
+        );
         if (scheduledAt !== null) await createOneTimeRun(trx, row, scheduledAt, now);
         if (schedule) await automation.insertSchedule(trx, schedule);
         if (body.trigger) {
@@ -175,7 +178,7 @@ export function createNotificationsService(ctx: AppContext) {
         if (row.status === 'scheduled') await recordAudit(ctx, audited(userId, row, 'scheduled', { detail: { type, ...(scheduledAt !== null ? { at: iso(scheduledAt) } : {}) } }), trx);
       });
       if ((scheduledAt !== null && scheduledAt <= now) || (schedule && schedule.is_active && schedule.next_run_at! <= now)) ctx.wakeScheduler();
-      return respond(row.id);
+      return respond(id);
     },
 
     /**
@@ -339,26 +342,26 @@ export function createNotificationsService(ctx: AppContext) {
     async duplicate(userId: string, id: string): Promise<Notification> {
       const existing = await changeableNotification(userId, id);
       const now = clock.now();
-      const copy = newNotificationRow(
-        {
-          siteId: existing.site_id,
-          type: existing.type,
-          source: 'dashboard',
-          content: { ...existing, actions: actionsOf(existing) },
-          segmentId: existing.segment_id,
-          status: 'draft',
-        },
-        now,
-      );
       const [schedule, trigger] = await Promise.all([automation.findScheduleOfNotification(db, id), automation.findTriggerOfNotification(db, id)]);
-      await db.transaction().execute(async (trx) => {
-        await repo.insertNotification(trx, copy);
+      const copy = await db.transaction().execute(async (trx) => {
+        const row = await createNotification(
+          trx,
+          {
+            siteId: existing.site_id,
+            type: existing.type,
+            source: 'dashboard',
+            content: { ...existing, actions: actionsOf(existing) },
+            segmentId: existing.segment_id,
+            status: 'draft',
+          },
+          now,
+        );
         // The copy keeps its schedule or trigger settings; it starts sending once it is saved as scheduled (PATCH).
         if (existing.type === 'RECURRING' && schedule) {
           await automation.insertSchedule(trx, {
             ...schedule,
             id: crypto.randomUUID(),
-            notification_id: copy.id,
+            notification_id: row.id,
             is_active: 1,
             next_occurrence_index: 0,
             next_run_at: null,
@@ -367,8 +370,9 @@ export function createNotificationsService(ctx: AppContext) {
             updated_at: now,
           });
         }
-        if (existing.type === 'TRIGGERED' && trigger) await automation.upsertTrigger(trx, { ...trigger, notification_id: copy.id, created_at: now, updated_at: now });
-        await recordAudit(ctx, audited(userId, copy, 'duplicated', { detail: { from: existing.id } }), trx);
+        if (existing.type === 'TRIGGERED' && trigger) await automation.upsertTrigger(trx, { ...trigger, notification_id: row.id, created_at: now, updated_at: now });
+        await recordAudit(ctx, audited(userId, row, 'duplicated', { detail: { from: existing.id } }), trx);
+        return row;
       });
       return respond(copy.id);
     },

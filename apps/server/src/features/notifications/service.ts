@@ -2,39 +2,33 @@ import crypto from 'node:crypto';
 import {
   SCHEDULE_MAX_DAYS_AHEAD,
   parseDateTimeInZone,
-  rate,
   type Notification,
   type NotificationInput,
   type NotificationPatchInput,
-  type NotificationPerformance,
   type NotificationStatus,
   type NotificationType,
-  type SiteRole,
 } from '@herald/contracts';
 import type { Updateable } from 'kysely';
 import type { AppContext } from '../../context';
-import type { NotificationRow, NotificationsTable, RunRow, SiteRow } from '../../db/schema';
+import type { NotificationRow, NotificationsTable, SiteRow } from '../../db/schema';
 import { notificationContent } from '../../delivery/notification-content';
 import { createPayloadTemplate, PushPayloadError } from '../../delivery/payload';
-import { insertRun } from '../../delivery/runs';
 import { badRequest, conflict } from '../../platform/errors';
-import { iso, isoOrNull } from '../../platform/responses';
-import { checkSiteRole } from '../../platform/site-roles';
-import { changedFields, recordAudit, type AuditRecord } from '../audit-log/record';
+import { iso } from '../../platform/responses';
+import { changedFields, recordAudit } from '../audit-log/record';
 import { requireSegmentOfSite } from '../segments/service';
 import { requireSiteRole } from '../sites/service';
-import { actionsOf, createNotification } from './create';
+import { audited, changeableNotification, ownedNotification } from './access';
+import { createNotificationActions } from './actions';
 import * as automation from './automation-repository';
+import { createNotification } from './create';
+import { createOneTimeRun, oneTimeRunKey } from './one-time-run';
+import { createNotificationReports } from './report-service';
 import * as repo from './repository';
-import * as reports from './report-repository';
-import { notificationReportCsv } from './report';
-import { outcomeCountsOf, toNotificationResponse, toNotificationResponses } from './responses';
+import { loadNotificationResponse, toNotificationResponses } from './responses';
 import { PAST_TOLERANCE_MS, newScheduleRow, readSchedule, writeRecurringSchedule } from './schedule-writer';
 
 const DAY_MS = 86_400_000;
-
-/** The dedupe key of a one-time notification's single run. */
-export const oneTimeRunKey = (notificationId: string) => `once:${notificationId}`;
 
 /** The fields that belong to one type only must not arrive with another (a clear 400 rather than a silently ignored field). */
 function checkTypeFields(type: NotificationType, body: Pick<NotificationPatchInput, 'scheduled_at' | 'recurring_schedule' | 'trigger'>): void {
@@ -71,19 +65,13 @@ function checkPayloadFits(notification: NotificationRow, site: SiteRow, publicUr
   }
 }
 
+/**
+ * The notifications API (spec §7): list, read, create, edit and delete here;
+ * send, cancel, duplicate and retry in actions.ts; the report and performance
+ * in report-service.ts.
+ */
 export function createNotificationsService(ctx: AppContext) {
   const { db, clock } = ctx;
-
-  async function ownedNotification(userId: string, id: string, needed: SiteRole): Promise<NotificationRow> {
-    return checkSiteRole(await repo.findNotificationOfUser(db, userId, id), needed, 'Notification');
-  }
-
-  /** A notification the dashboard may change (editor or higher). A welcome-campaign step belongs to its campaign (edited there, versioned). */
-  async function changeableNotification(userId: string, id: string): Promise<NotificationRow> {
-    const row = await ownedNotification(userId, id, 'editor');
-    if (row.source === 'campaign') throw conflict('This notification is a welcome campaign step: change it from its campaign');
-    return row;
-  }
 
   /** Spec help text: scheduling up to 30 days ahead; a schedule time in the past is refused. */
   function parseScheduledAt(value: string, site: SiteRow): number {
@@ -101,20 +89,6 @@ export function createNotificationsService(ctx: AppContext) {
     await requireSegmentOfSite(db, site.id, segmentId);
   }
 
-  /** An audit entry about a notification (docs/security.md, "Audit log"). */
-  const audited = (userId: string, row: Pick<NotificationRow, 'id' | 'site_id' | 'title'>, action: AuditRecord['action'], extra: Partial<AuditRecord> = {}): AuditRecord => ({
-    siteId: row.site_id,
-    actor: { userId },
-    action,
-    subject: { type: 'notification', id: row.id, label: row.title },
-    ...extra,
-  });
-
-  async function respond(id: string): Promise<Notification> {
-    const [response] = await toNotificationResponses(db, [(await repo.findNotification(db, id))!]);
-    return response!;
-  }
-
   return {
     async list(userId: string, siteId: string, filter: { status?: NotificationStatus[]; type?: NotificationType }) {
       await requireSiteRole(ctx, userId, siteId, 'viewer');
@@ -123,7 +97,7 @@ export function createNotificationsService(ctx: AppContext) {
     },
 
     async get(userId: string, id: string): Promise<Notification> {
-      const [response] = await toNotificationResponses(db, [await ownedNotification(userId, id, 'viewer')]);
+      const [response] = await toNotificationResponses(db, [await ownedNotification(db, userId, id, 'viewer')]);
       return response!;
     },
 
@@ -178,7 +152,7 @@ export function createNotificationsService(ctx: AppContext) {
         if (row.status === 'scheduled') await recordAudit(ctx, audited(userId, row, 'scheduled', { detail: { type, ...(scheduledAt !== null ? { at: iso(scheduledAt) } : {}) } }), trx);
       });
       if ((scheduledAt !== null && scheduledAt <= now) || (schedule && schedule.is_active && schedule.next_run_at! <= now)) ctx.wakeScheduler();
-      return respond(id);
+      return loadNotificationResponse(db, id);
     },
 
     /**
@@ -187,7 +161,7 @@ export function createNotificationsService(ctx: AppContext) {
      * read when a run is sent, and a new schedule starts from now on.
      */
     async update(userId: string, id: string, body: NotificationPatchInput): Promise<Notification> {
-      const existing = await changeableNotification(userId, id);
+      const existing = await changeableNotification(db, userId, id);
       if (existing.status !== 'draft' && existing.status !== 'scheduled') {
         throw conflict(`A ${existing.status} notification cannot be edited`);
       }
@@ -269,12 +243,12 @@ export function createNotificationsService(ctx: AppContext) {
       });
       if (scheduledAt !== undefined && scheduledAt !== null && scheduledAt <= now) ctx.wakeScheduler();
       if (type === 'RECURRING') ctx.wakeScheduler();
-      return respond(id);
+      return loadNotificationResponse(db, id);
     },
 
     /** Spec §4: only draft and scheduled notifications can be deleted. */
     async remove(userId: string, id: string): Promise<void> {
-      const existing = await changeableNotification(userId, id);
+      const existing = await changeableNotification(db, userId, id);
       if (existing.status !== 'draft' && existing.status !== 'scheduled') {
         throw conflict(`A ${existing.status} notification cannot be deleted`);
       }
@@ -292,179 +266,7 @@ export function createNotificationsService(ctx: AppContext) {
       });
     },
 
-    /** Spec §2/§4: "Send Now" is offered for drafts only. */
-    async sendNow(userId: string, id: string): Promise<Notification> {
-      const existing = await changeableNotification(userId, id);
-      if (existing.type !== 'ONE_TIME') throw conflict('Only one-time notifications can be sent now');
-      if (existing.status !== 'draft') throw conflict('Only draft notifications can be sent now');
-      const now = clock.now();
-      await db.transaction().execute(async (trx) => {
-        const result = await trx
-          .updateTable('notifications')
-          // sent_at waits for the first push a push service accepts ("Sent <date>" only once something was).
-          .set({ status: 'sending', scheduled_at: null, updated_at: now })
-          .where('id', '=', id)
-          .where('status', '=', 'draft')
-          .executeTakeFirst();
-        if (!Number(result.numUpdatedRows)) throw conflict('Only draft notifications can be sent now');
-        await createOneTimeRun(trx, existing, now, now);
-        await recordAudit(ctx, audited(userId, existing, 'sent', { detail: { segment_id: existing.segment_id } }), trx);
-      });
-      ctx.wakeScheduler();
-      return toNotificationResponse((await repo.findNotification(db, id))!);
-    },
-
-    /**
-     * Spec §4: a scheduled notification can be cancelled before its send time.
-     * Recurring: the schedule stops (an occurrence already being sent finishes).
-     * Triggered: disarmed; sends still waiting for their delay are cancelled too.
-     */
-    async cancel(userId: string, id: string): Promise<Notification> {
-      const existing = await changeableNotification(userId, id);
-      if (existing.status !== 'scheduled') throw conflict('Only scheduled notifications can be cancelled');
-      const now = clock.now();
-      await db.transaction().execute(async (trx) => {
-        if (existing.type === 'ONE_TIME' && !(await repo.cancelPendingRun(trx, oneTimeRunKey(id), now))) {
-          throw conflict('This notification is already being sent');
-        }
-        if (existing.type === 'RECURRING') {
-          const schedule = await automation.findScheduleOfNotification(trx, id);
-          if (schedule) await automation.updateSchedule(trx, schedule.id, { is_active: 0, next_run_at: null, updated_at: now });
-        }
-        if (existing.type !== 'ONE_TIME') await repo.cancelPendingRunsOfNotification(trx, id, now);
-        await repo.updateNotification(trx, id, { status: 'cancelled', updated_at: now });
-        await recordAudit(ctx, audited(userId, existing, 'cancelled'), trx);
-      });
-      return respond(id);
-    },
-
-    /** Spec §4: completed, cancelled and failed notifications can be duplicated (into a new draft). */
-    async duplicate(userId: string, id: string): Promise<Notification> {
-      const existing = await changeableNotification(userId, id);
-      const now = clock.now();
-      const [schedule, trigger] = await Promise.all([automation.findScheduleOfNotification(db, id), automation.findTriggerOfNotification(db, id)]);
-      const copy = await db.transaction().execute(async (trx) => {
-        const row = await createNotification(
-          trx,
-          {
-            siteId: existing.site_id,
-            type: existing.type,
-            source: 'dashboard',
-            content: { ...existing, actions: actionsOf(existing) },
-            segmentId: existing.segment_id,
-            status: 'draft',
-          },
-          now,
-        );
-        // The copy keeps its schedule or trigger settings; it starts sending once it is saved as scheduled (PATCH).
-        if (existing.type === 'RECURRING' && schedule) {
-          await automation.insertSchedule(trx, {
-            ...schedule,
-            id: crypto.randomUUID(),
-            notification_id: row.id,
-            is_active: 1,
-            next_occurrence_index: 0,
-            next_run_at: null,
-            last_occurrence_at: null,
-            created_at: now,
-            updated_at: now,
-          });
-        }
-        if (existing.type === 'TRIGGERED' && trigger) await automation.upsertTrigger(trx, { ...trigger, notification_id: row.id, created_at: now, updated_at: now });
-        await recordAudit(ctx, audited(userId, row, 'duplicated', { detail: { from: existing.id } }), trx);
-        return row;
-      });
-      return respond(copy.id);
-    },
-
-    /**
-     * Spec §4: a failed notification can be retried: its failed deliveries are
-     * sent again. So can one completed with errors (the failed part of it).
-     */
-    async retry(userId: string, id: string): Promise<Notification> {
-      const existing = await changeableNotification(userId, id);
-      if (existing.status !== 'failed' && existing.status !== 'completed_with_errors') throw conflict('Only failed notifications (or ones completed with errors) can be retried');
-      const now = clock.now();
-      await db.transaction().execute(async (trx) => {
-        // The one-time send's run, or (feed items) the run that created it: the latest.
-        const run = await repo.latestRunOfNotification(trx, id);
-        if (!run || !(await repo.reopenFailedRun(trx, run, now))) throw conflict('There is nothing to retry');
-        await repo.updateNotification(trx, id, { status: 'sending', last_error: null, completed_at: null, updated_at: now });
-        await recordAudit(ctx, audited(userId, existing, 'retried'), trx);
-      });
-      ctx.wakeScheduler();
-      return toNotificationResponse((await repo.findNotification(db, id))!);
-    },
-
-    /** The CSV report of a notification (one line per delivery), after the ownership check. */
-    async reportCsv(userId: string, id: string): Promise<{ fileName: string; lines: AsyncGenerator<string> }> {
-      const row = await ownedNotification(userId, id, 'viewer');
-      return { fileName: `herald-notification-${row.id}.csv`, lines: notificationReportCsv(db, row.id) };
-    },
-
-    /**
-     * The notification's report: the outcome counts, failures grouped by
-     * reason and push service (notification_failures), what waits for a
-     * retry right now, the spec's rates plus reach and failure share, and
-     * its latest runs.
-     */
-    async performance(userId: string, id: string): Promise<NotificationPerformance> {
-      const row = await ownedNotification(userId, id, 'viewer');
-      const [runs, failures, retrying] = await Promise.all([reports.listRunsOfNotification(db, id), reports.failuresOfNotification(db, id), reports.retryingOfNotification(db, id)]);
-      const counts = outcomeCountsOf(row);
-      return {
-        notification_id: row.id,
-        status: row.status,
-        total: row.total_count,
-        sent: row.sent_count,
-        delivered: row.delivered_count,
-        clicked: row.clicked_count,
-        failed: row.failed_count,
-        click_rate: rate(row.clicked_count, row.delivered_count),
-        delivery_rate: rate(row.delivered_count, row.sent_count),
-        reach_rate: rate(row.delivered_count, counts.targeted),
-        failure_rate: rate(row.failed_count, counts.targeted),
-        last_error: row.last_error,
-        counts,
-        failures: failures.map((group) => ({ reason: group.reason, push_service: group.push_service, count: Number(group.count), sample_error: group.sample_error })),
-        retrying: retrying.map((group) => ({
-          reason: group.reason,
-          push_service: group.push_service,
-          count: group.count,
-          attempt: group.attempt,
-          max_attempts: ctx.config.deliveryMaxAttempts,
-          next_attempt_at: isoOrNull(group.next_attempt_at),
-          sample_error: group.sample_error,
-        })),
-        runs: runs.map(toRunSummary),
-      };
-    },
+    ...createNotificationActions(ctx),
+    ...createNotificationReports(ctx),
   };
-}
-
-function toRunSummary(run: RunRow) {
-  return {
-    id: run.id,
-    status: run.status,
-    due_at: iso(run.due_at),
-    started_at: isoOrNull(run.started_at),
-    finished_at: isoOrNull(run.finished_at),
-    last_error: run.last_error,
-    stats: { total: run.total_count, sent: run.sent_count, delivered: run.delivered_count, clicked: run.clicked_count, failed: run.failed_count },
-    counts: outcomeCountsOf(run),
-  };
-}
-
-async function createOneTimeRun(db: Parameters<typeof insertRun>[0], notification: Pick<NotificationRow, 'id' | 'site_id' | 'segment_id'>, dueAt: number, now: number): Promise<void> {
-  const created = await insertRun(db, {
-    id: crypto.randomUUID(),
-    notification_id: notification.id,
-    site_id: notification.site_id,
-    dedupe_key: oneTimeRunKey(notification.id),
-    due_at: dueAt,
-    segment_id: notification.segment_id,
-    subscriber_id: null,
-    created_at: now,
-  });
-  if (!created) throw conflict('This notification has already been sent');
 }

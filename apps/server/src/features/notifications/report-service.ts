@@ -4,7 +4,8 @@ import { rate, type NotificationPerformance } from '@herald/contracts';
 import type { AppContext } from '../../context';
 import type { RunRow } from '../../db/schema';
 import { iso, isoOrNull } from '../../platform/responses';
-import { ownedNotification } from './access';
+import { recordAudit } from '../audit-log/record';
+import { audited, ownedNotification } from './access';
 import { notificationReportCsv } from './report';
 import * as reports from './report-repository';
 import { outcomeCountsOf } from './responses';
@@ -13,10 +14,16 @@ export function createNotificationReports(ctx: AppContext) {
   const { db } = ctx;
 
   return {
-    /** The CSV report of a notification (one line per delivery), after the ownership check. */
+    /**
+     * The CSV report of a notification (one line per delivery), after the
+     * ownership check. The export is logged like the audit log's own, when the
+     * download starts: the report is streamed, so its length is not known then.
+     */
     async reportCsv(userId: string, id: string): Promise<{ fileName: string; lines: AsyncGenerator<string> }> {
       const row = await ownedNotification(db, userId, id, 'viewer');
-      return { fileName: `herald-notification-${row.id}.csv`, lines: notificationReportCsv(db, row.id) };
+      const fileName = `herald-notification-${row.id}.csv`;
+      await recordAudit(ctx, audited(userId, row, 'export_run', { detail: { file: fileName } }));
+      return { fileName, lines: notificationReportCsv(db, row.id) };
     },
 
     /**

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PushService } from '../apps/server/test/support/push-service';
 import { startHerald, type HeraldProcess } from './support/herald-server';
 
-// Reliability guide, "Fault tests": a worker killed (SIGKILL) or stopped
+// docs/delivery.md, "Fault tests": a worker killed (SIGKILL) or stopped
 // (SIGTERM) in the middle of a send, then started again. Every subscriber
 // ends with exactly one terminal delivery; after SIGKILL the push service saw
 // at most the in-flight pushes twice (same Topic); after SIGTERM none.

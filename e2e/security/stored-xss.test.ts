@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, recordDialogs, type BrowserSession, type Page } from '../support/browser';
 import { startHerald, type HeraldProcess } from '../support/herald-server';
 
-// Security guide, "Untrusted content → Stored XSS", in a real browser: script
+// docs/security.md, "Untrusted content" › "Stored XSS", in a real browser: script
 // payloads go into every text field an owner, a subscriber's browser or a
 // feed can set, through the API, and every page that shows them is opened in
 // headless Chromium. Nothing may run (window.__xss stays undefined, no dialog

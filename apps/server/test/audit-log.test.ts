@@ -124,6 +124,35 @@ describe('audit log: the trail of a team’s journey', () => {
     expect(exported.body.data.entries[0].detail).toMatchObject({ rows: 2, action: 'created' });
   });
 
+  it('records the download of a notification’s CSV report as an export: who, which notification, from where', async () => {
+    const owner = await t.createUser({ name: 'Nora Owner' });
+    const site = await t.createSite(owner.token, { name: 'Report shop' });
+    const viewer = await addMember(t, { site, user: owner }, 'viewer');
+    const created = await t.request('POST', `/api/sites/${site.id}/notifications`, {
+      token: owner.token,
+      body: { title: 'Summer sale', message: 'All in', destination_url: 'https://shop.example/summer' },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.data.notification.id;
+    clock.advance(1000);
+
+    const report = await t.request('GET', `/api/notifications/${id}/report.csv`, { token: viewer.token, remoteAddress: '203.0.113.8' });
+    expect(report.status).toBe(200);
+    expect(report.headers['content-type']).toMatch(/^text\/csv/);
+
+    const exported = await t.request('GET', `/api/sites/${site.id}/audit-log?action=export_run`, { token: owner.token });
+    expect(exported.body.data.entries).toHaveLength(1);
+    expect(exported.body.data.entries[0]).toMatchObject({
+      at: new Date(clock.now()).toISOString(),
+      actor: { type: 'user', id: viewer.id },
+      action: 'export_run',
+      subject: { type: 'notification', id, label: 'Summer sale' },
+      changed_fields: [],
+      detail: { file: `herald-notification-${id}.csv` },
+      address: '203.0.113.8',
+    });
+  });
+
   it('offers no way to change or delete an entry through the API', async () => {
     const { routes } = await documentedRoutes(t.app);
     const auditRoutes = routes.filter((r) => r.path.includes('audit-log'));

@@ -161,6 +161,31 @@ describe('triggered notifications', () => {
     await h.t.request('POST', `/api/notifications/${id}/cancel`, { token: h.owner.token });
   });
 
+  it('counts its firings in fire_count: 0 while it waits for its event, then one per firing, on GET and in the list', async () => {
+    const id = await createTriggered('Price drop', 'price_dropped', 0);
+    const fireCount = async () => {
+      const one = await h.t.request('GET', `/api/notifications/${id}`, { token: h.owner.token });
+      const list = await h.t.request('GET', `/api/sites/${h.site.id}/notifications?type=TRIGGERED`, { token: h.owner.token });
+      return { get: one.body.data.notification.fire_count, list: list.body.data.notifications.find((n: { id: string }) => n.id === id)?.fire_count };
+    };
+    // "Waiting for event": armed, never fired.
+    expect(await fireCount()).toEqual({ get: 0, list: 0 });
+
+    expect((await track(alice, { event: 'price_dropped' })).body.data.event.triggered).toBe(1);
+    await tickAndSettle(id);
+    expect(await fireCount()).toEqual({ get: 1, list: 1 });
+
+    const second = await sendEvent({ event: 'price_dropped', subscriber_id: bob.subscriberId, idempotency_key: 'drop-7' });
+    expect(second.body.data.event).toMatchObject({ duplicate: false, triggered: 1 });
+    // The same event again is a duplicate: not a firing.
+    expect((await sendEvent({ event: 'price_dropped', subscriber_id: bob.subscriberId, idempotency_key: 'drop-7' })).body.data.event).toMatchObject({ duplicate: true, triggered: 0 });
+    await tickAndSettle(id);
+    expect(received(alice, 'Price drop')).toHaveLength(1);
+    expect(received(bob, 'Price drop')).toHaveLength(1);
+    expect(await fireCount()).toEqual({ get: 2, list: 2 });
+    await h.t.request('POST', `/api/notifications/${id}/cancel`, { token: h.owner.token });
+  });
+
   it('an event nobody listens for, or whose name differs in case, sends nothing', async () => {
     const id = await createTriggered('Welcome back', 'returned', 0);
     const unknown = await track(alice, { event: 'never_configured' });

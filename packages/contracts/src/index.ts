@@ -16,6 +16,7 @@ export * from './analytics';
 export * from './prompts';
 export * from './test-devices';
 export * from './wall-time';
+export * from './byte-size';
 export * from './system';
 export * from './members';
 export * from './audit-log';

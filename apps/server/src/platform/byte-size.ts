@@ -1,7 +1,4 @@
-/** "1.5 MB", "12 KB", "800 bytes": a size for a message a person reads. */
-export function formatBytes(bytes: number): string {
-  const mb = 1024 * 1024;
-  if (bytes >= mb) return `${Number((bytes / mb).toFixed(1))} MB`;
-  if (bytes >= 1024) return `${Number((bytes / 1024).toFixed(1))} KB`;
-  return `${bytes} bytes`;
-}
+// formatBytes lives in @herald/contracts (shared with the dashboard). This
+// re-export keeps platform/outbound-http.ts's import working; once that file
+// imports it from @herald/contracts, this file can go.
+export { formatBytes } from '@herald/contracts';

@@ -4,7 +4,7 @@ import { startPushServiceProcess, type RemotePushService } from '../support/push
 import { countBy, Deployment } from '../scale/deployment';
 import { sleep, waitUntil } from '../scale/herald-processes';
 
-// Reliability guide, "Fault tests", the push-service side, with two worker
+// docs/delivery.md, "Fault tests", the push-service side, with two worker
 // processes of the built product (PostgreSQL + Redis) sending to two push
 // services in their own processes: `throttled` misbehaves, `healthy` does not.
 // (One subscriber per answer kind is covered in-process by

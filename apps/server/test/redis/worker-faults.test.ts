@@ -5,7 +5,7 @@ import { Deployment } from '../scale/deployment';
 import { waitUntil } from '../scale/herald-processes';
 import { expectDeliveredOnce } from '../scale/send-check';
 
-// Reliability guide, "Fault tests", on the scale-out deployment (PostgreSQL +
+// docs/delivery.md, "Fault tests", on the scale-out deployment (PostgreSQL +
 // Redis, two schedulers, two workers, all real processes of the built
 // product): a worker killed or stopped mid-send, every worker stopped while
 // the fan-out is still paging, Redis restarted (its queue lost) and

@@ -5,7 +5,7 @@ import { createDeliveryHarness, type DeliveryHarness } from '../support/delivery
 import { waitFor } from '../support/test-app';
 import { Canary } from './support/fixtures';
 
-// Security guide, "Untrusted content → Feeds": no DTD or entity expansion, a
+// docs/security.md, "Untrusted content" › "Feeds": no DTD or entity expansion, a
 // byte cap (also after gzip), a time cap and an item cap, each answered with
 // a clear last_error or a cap, while the poller keeps checking the other
 // feeds and the process's memory stays bounded. Driven through the real

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app';
 import { expectErrorBody, gifWithComment, png, pngOfSize, uploadImage } from './support/fixtures';
 
-// Security guide, "Untrusted content → Uploads": the type is decided by the
+// docs/security.md, "Untrusted content" › "Uploads": the type is decided by the
 // bytes, 5 MB is the limit to the byte, absurd dimensions and markup-bearing
 // files are refused, and whatever is served is an inert image.
 

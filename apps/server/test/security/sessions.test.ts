@@ -6,7 +6,7 @@ import { sha256Hex } from '../../src/platform/secrets';
 import { createTestApp, waitFor, type TestApp, type TestUser } from '../support/test-app';
 import { expectErrorBody, png, uploadImage } from './support/fixtures';
 
-// Security guide, "Accounts and sessions": every promise about sessions,
+// docs/security.md, "Accounts and sessions": every promise about sessions,
 // tokens, login limits and account-revealing answers, as requests that must
 // get 401/400/429 (or must not differ).
 

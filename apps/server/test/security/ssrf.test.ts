@@ -8,7 +8,7 @@ import { createDeliveryHarness, notificationInput, type DeliveryHarness } from '
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app';
 import { Canary, expectErrorBody, fcmEndpoint, nextAddress, pushKeys } from './support/fixtures';
 
-// Security guide, "Outbound requests (SSRF)": everything Herald fetches or
+// docs/security.md, "Outbound requests (SSRF)": everything Herald fetches or
 // POSTs to, driven through the product's own doors — feed URLs saved through
 // the API and checked with "Check now", redirects a feed server sends, and
 // push endpoints a browser hands the public subscribe API. A canary server

@@ -35,8 +35,8 @@ export interface NewNotification {
   id?: string;
 }
 
-/** The full row of a new notification; not yet stored (checks such as payload size read it first). */
-export function newNotificationRow(fields: NewNotification, now: number): NotificationRow {
+/** The full row of a new notification, not yet stored. */
+function newNotificationRow(fields: NewNotification, now: number): NotificationRow {
   const { content } = fields;
   return {
     id: fields.id ?? crypto.randomUUID(),
@@ -67,9 +67,15 @@ export function newNotificationRow(fields: NewNotification, now: number): Notifi
   };
 }
 
+export interface CreateOptions {
+  /** Reads the full row before it is stored and throws to refuse it (the dashboard's payload size check). */
+  check?: (row: NotificationRow) => void;
+}
+
 /** Builds and stores a new notification in one step; returns its row. */
-export async function createNotification(db: Db, fields: NewNotification, now: number): Promise<NotificationRow> {
+export async function createNotification(db: Db, fields: NewNotification, now: number, options: CreateOptions = {}): Promise<NotificationRow> {
   const row = newNotificationRow(fields, now);
+  options.check?.(row);
   await insertNotification(db, row);
   return row;
 }

@@ -17,7 +17,7 @@ import type { Database, RecurringScheduleRow } from '../../db/schema';
 import { insertRun } from '../../delivery/runs';
 import type { DueWorkSource } from '../../jobs/scheduler';
 import { lastOccurrenceIndexAtOrBefore, occurrenceAt, parseWallTime, type ScheduleTiming } from './recurring-schedule';
-import * as repo from './repository';
+import * as repo from './automation-repository';
 
 /** Schedules handled per query; a tick keeps going while full pages come back, up to MAX_PAGES_PER_TICK. */
 const DUE_PAGE_SIZE = 100;

@@ -8,7 +8,7 @@ import type { Database, DeliveryStatus } from '../../db/schema';
 import { pushServiceOf } from '../../delivery/push-endpoints';
 import { csvLine } from '../../platform/csv';
 import { isoOrNull } from '../../platform/responses';
-import * as repo from './repository';
+import * as repo from './report-repository';
 
 const PAGE = 1000;
 

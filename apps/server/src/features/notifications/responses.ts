@@ -4,7 +4,8 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database, NotificationRow, NotificationTriggerRow, RecurringScheduleRow } from '../../db/schema';
 import { iso, isoOrNull } from '../../platform/responses';
 import { actionsOf } from './create';
-import * as repo from './repository';
+import * as repo from './automation-repository';
+import { findNotification } from './repository';
 
 /** A notification's schedule or trigger, loaded next to it (issue 4), and a triggered one's number of firings. */
 export interface NotificationAutomation {
@@ -80,4 +81,10 @@ export async function toNotificationResponses(db: Kysely<Database> | Transaction
     repo.runCountsOfNotifications(db, triggeredIds),
   ]);
   return rows.map((row) => toNotificationResponse(row, { schedule: schedules.get(row.id), trigger: triggers.get(row.id), fireCount: fireCounts.get(row.id) }));
+}
+
+/** A stored notification as the API shows it, read again after a change. */
+export async function loadNotificationResponse(db: Kysely<Database>, id: string): Promise<Notification> {
+  const [response] = await toNotificationResponses(db, [(await findNotification(db, id))!]);
+  return response!;
 }

@@ -6,7 +6,7 @@ import type { Insertable, Transaction } from 'kysely';
 import type { Database, NotificationRow, RecurringScheduleRow, RecurringSchedulesTable, SiteRow } from '../../db/schema';
 import { badRequest } from '../../platform/errors';
 import { ScheduleInputError, nextOccurrence, readScheduleInput, sameScheduleSettings, type ScheduleInput, type ScheduleSettings } from './recurring-schedule';
-import * as repo from './repository';
+import * as repo from './automation-repository';
 
 /** A scheduled time a little in the past (the form was slow) still counts as "now". */
 export const PAST_TOLERANCE_MS = 60_000;

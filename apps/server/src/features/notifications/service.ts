@@ -2,37 +2,33 @@ import crypto from 'node:crypto';
 import {
   SCHEDULE_MAX_DAYS_AHEAD,
   parseDateTimeInZone,
-  rate,
   type Notification,
   type NotificationInput,
   type NotificationPatchInput,
-  type NotificationPerformance,
   type NotificationStatus,
   type NotificationType,
-  type SiteRole,
 } from '@herald/contracts';
 import type { Updateable } from 'kysely';
 import type { AppContext } from '../../context';
-import type { NotificationRow, NotificationsTable, RunRow, SiteRow } from '../../db/schema';
+import type { NotificationRow, NotificationsTable, SiteRow } from '../../db/schema';
 import { notificationContent } from '../../delivery/notification-content';
 import { createPayloadTemplate, PushPayloadError } from '../../delivery/payload';
-import { insertRun } from '../../delivery/runs';
 import { badRequest, conflict } from '../../platform/errors';
-import { iso, isoOrNull } from '../../platform/responses';
-import { checkSiteRole } from '../../platform/site-roles';
-import { changedFields, recordAudit, type AuditRecord } from '../audit-log/record';
+import { iso } from '../../platform/responses';
+import { changedFields, recordAudit } from '../audit-log/record';
 import { requireSegmentOfSite } from '../segments/service';
 import { requireSiteRole } from '../sites/service';
-import { actionsOf, newNotificationRow } from './create';
+import { audited, changeableNotification, ownedNotification } from './access';
+import { createNotificationActions } from './actions';
+import * as automation from './automation-repository';
+import { createNotification } from './create';
+import { createOneTimeRun, oneTimeRunKey } from './one-time-run';
+import { createNotificationReports } from './report-service';
 import * as repo from './repository';
-import { notificationReportCsv } from './report';
-import { outcomeCountsOf, toNotificationResponse, toNotificationResponses } from './responses';
+import { loadNotificationResponse, toNotificationResponses } from './responses';
 import { PAST_TOLERANCE_MS, newScheduleRow, readSchedule, writeRecurringSchedule } from './schedule-writer';
 
 const DAY_MS = 86_400_000;
-
-/** The dedupe key of a one-time notification's single run. */
-export const oneTimeRunKey = (notificationId: string) => `once:${notificationId}`;
 
 /** The fields that belong to one type only must not arrive with another (a clear 400 rather than a silently ignored field). */
 function checkTypeFields(type: NotificationType, body: Pick<NotificationPatchInput, 'scheduled_at' | 'recurring_schedule' | 'trigger'>): void {
@@ -69,19 +65,13 @@ function checkPayloadFits(notification: NotificationRow, site: SiteRow, publicUr
   }
 }
 
+/**
+ * The notifications API (spec §7): list, read, create, edit and delete here;
+ * send, cancel, duplicate and retry in actions.ts; the report and performance
+ * in report-service.ts.
+ */
 export function createNotificationsService(ctx: AppContext) {
   const { db, clock } = ctx;
-
-  async function ownedNotification(userId: string, id: string, needed: SiteRole): Promise<NotificationRow> {
-    return checkSiteRole(await repo.findNotificationOfUser(db, userId, id), needed, 'Notification');
-  }
-
-  /** A notification the dashboard may change (editor or higher). A welcome-campaign step belongs to its campaign (edited there, versioned). */
-  async function changeableNotification(userId: string, id: string): Promise<NotificationRow> {
-    const row = await ownedNotification(userId, id, 'editor');
-    if (row.source === 'campaign') throw conflict('This notification is a welcome campaign step: change it from its campaign');
-    return row;
-  }
 
   /** Spec help text: scheduling up to 30 days ahead; a schedule time in the past is refused. */
   function parseScheduledAt(value: string, site: SiteRow): number {
@@ -99,20 +89,6 @@ export function createNotificationsService(ctx: AppContext) {
     await requireSegmentOfSite(db, site.id, segmentId);
   }
 
-  /** An audit entry about a notification (docs/security.md, "Audit log"). */
-  const audited = (userId: string, row: Pick<NotificationRow, 'id' | 'site_id' | 'title'>, action: AuditRecord['action'], extra: Partial<AuditRecord> = {}): AuditRecord => ({
-    siteId: row.site_id,
-    actor: { userId },
-    action,
-    subject: { type: 'notification', id: row.id, label: row.title },
-    ...extra,
-  });
-
-  async function respond(id: string): Promise<Notification> {
-    const [response] = await toNotificationResponses(db, [(await repo.findNotification(db, id))!]);
-    return response!;
-  }
-
   return {
     async list(userId: string, siteId: string, filter: { status?: NotificationStatus[]; type?: NotificationType }) {
       await requireSiteRole(ctx, userId, siteId, 'viewer');
@@ -121,7 +97,7 @@ export function createNotificationsService(ctx: AppContext) {
     },
 
     async get(userId: string, id: string): Promise<Notification> {
-      const [response] = await toNotificationResponses(db, [await ownedNotification(userId, id, 'viewer')]);
+      const [response] = await toNotificationResponses(db, [await ownedNotification(db, userId, id, 'viewer')]);
       return response!;
     },
 
@@ -139,41 +115,44 @@ export function createNotificationsService(ctx: AppContext) {
       await checkSegment(site, body.segment_id);
       const now = clock.now();
       const scheduledAt = type === 'ONE_TIME' && body.scheduled_at ? parseScheduledAt(body.scheduled_at, site) : null;
-      const row = newNotificationRow(
-        {
-          siteId: site.id,
-          type,
-          source: 'dashboard',
-          content: {
-            title: body.title,
-            message: body.message,
-            destination_url: body.destination_url,
-            icon_url: body.icon_url ?? null,
-            image_url: body.image_url ?? null,
-            actions: body.actions ?? [],
-          },
-          segmentId: body.segment_id ?? null,
-          status: type !== 'ONE_TIME' || scheduledAt !== null ? 'scheduled' : 'draft',
-          scheduledAt,
-        },
-        now,
-      );
+      // The id is known before the row is stored: the schedule row names it.
+      const id = crypto.randomUUID();
       const schedule = body.recurring_schedule
-        ? newScheduleRow(row, readSchedule(body.recurring_schedule, undefined, site), body.recurring_schedule.is_active ?? true, now - PAST_TOLERANCE_MS, null, now)
+        ? newScheduleRow({ id, site_id: site.id }, readSchedule(body.recurring_schedule, undefined, site), body.recurring_schedule.is_active ?? true, now - PAST_TOLERANCE_MS, null, now)
         : undefined;
-      checkPayloadFits(row, site, ctx.config.publicUrl);
       await db.transaction().execute(async (trx) => {
-        await repo.insertNotification(trx, row);
+        const row = await createNotification(
+          trx,
+          {
+            id,
+            siteId: site.id,
+            type,
+            source: 'dashboard',
+            content: {
+              title: body.title,
+              message: body.message,
+              destination_url: body.destination_url,
+              icon_url: body.icon_url ?? null,
+              image_url: body.image_url ?? null,
+              actions: body.actions ?? [],
+            },
+            segmentId: body.segment_id ?? null,
+            status: type !== 'ONE_TIME' || scheduledAt !== null ? 'scheduled' : 'draft',
+            scheduledAt,
+          },
+          now,
+          { check: (candidate) => checkPayloadFits(candidate, site, ctx.config.publicUrl) },
+        );
         if (scheduledAt !== null) await createOneTimeRun(trx, row, scheduledAt, now);
-        if (schedule) await repo.insertSchedule(trx, schedule);
+        if (schedule) await automation.insertSchedule(trx, schedule);
         if (body.trigger) {
-          await repo.upsertTrigger(trx, { notification_id: row.id, site_id: site.id, event_name: body.trigger.event, delay_minutes: body.trigger.delay_minutes, created_at: now, updated_at: now });
+          await automation.upsertTrigger(trx, { notification_id: row.id, site_id: site.id, event_name: body.trigger.event, delay_minutes: body.trigger.delay_minutes, created_at: now, updated_at: now });
         }
         await recordAudit(ctx, audited(userId, row, 'created', { detail: { type } }), trx);
         if (row.status === 'scheduled') await recordAudit(ctx, audited(userId, row, 'scheduled', { detail: { type, ...(scheduledAt !== null ? { at: iso(scheduledAt) } : {}) } }), trx);
       });
       if ((scheduledAt !== null && scheduledAt <= now) || (schedule && schedule.is_active && schedule.next_run_at! <= now)) ctx.wakeScheduler();
-      return respond(row.id);
+      return loadNotificationResponse(db, id);
     },
 
     /**
@@ -182,7 +161,7 @@ export function createNotificationsService(ctx: AppContext) {
      * read when a run is sent, and a new schedule starts from now on.
      */
     async update(userId: string, id: string, body: NotificationPatchInput): Promise<Notification> {
-      const existing = await changeableNotification(userId, id);
+      const existing = await changeableNotification(db, userId, id);
       if (existing.status !== 'draft' && existing.status !== 'scheduled') {
         throw conflict(`A ${existing.status} notification cannot be edited`);
       }
@@ -221,8 +200,8 @@ export function createNotificationsService(ctx: AppContext) {
       const nextSegmentId = body.segment_id !== undefined ? body.segment_id : existing.segment_id;
       await db.transaction().execute(async (trx) => {
         // A draft changing type leaves its old type's settings behind.
-        if (existing.type === 'RECURRING' && type !== 'RECURRING') await repo.deleteScheduleOfNotification(trx, id);
-        if (existing.type === 'TRIGGERED' && type !== 'TRIGGERED') await repo.deleteTriggerOfNotification(trx, id);
+        if (existing.type === 'RECURRING' && type !== 'RECURRING') await automation.deleteScheduleOfNotification(trx, id);
+        if (existing.type === 'TRIGGERED' && type !== 'TRIGGERED') await automation.deleteTriggerOfNotification(trx, id);
 
         if (type === 'ONE_TIME') {
           const key = oneTimeRunKey(id);
@@ -240,15 +219,15 @@ export function createNotificationsService(ctx: AppContext) {
           const becomesScheduled = existing.status === 'draft' && body.recurring_schedule !== undefined;
           if (body.recurring_schedule) {
             await writeRecurringSchedule(trx, existing, site, body.recurring_schedule, becomesScheduled, now);
-          } else if (!(await repo.findScheduleOfNotification(trx, id))) {
+          } else if (!(await automation.findScheduleOfNotification(trx, id))) {
             throw badRequest('Start date is required: a recurring notification needs recurring_schedule');
           }
           if (becomesScheduled) changes.status = 'scheduled';
         } else {
           if (body.trigger) {
-            await repo.upsertTrigger(trx, { notification_id: id, site_id: existing.site_id, event_name: body.trigger.event, delay_minutes: body.trigger.delay_minutes, created_at: now, updated_at: now });
+            await automation.upsertTrigger(trx, { notification_id: id, site_id: existing.site_id, event_name: body.trigger.event, delay_minutes: body.trigger.delay_minutes, created_at: now, updated_at: now });
             changes.status = 'scheduled';
-          } else if (!(await repo.findTriggerOfNotification(trx, id))) {
+          } else if (!(await automation.findTriggerOfNotification(trx, id))) {
             throw badRequest('Event name is required: a triggered notification needs trigger');
           }
         }
@@ -264,12 +243,12 @@ export function createNotificationsService(ctx: AppContext) {
       });
       if (scheduledAt !== undefined && scheduledAt !== null && scheduledAt <= now) ctx.wakeScheduler();
       if (type === 'RECURRING') ctx.wakeScheduler();
-      return respond(id);
+      return loadNotificationResponse(db, id);
     },
 
     /** Spec §4: only draft and scheduled notifications can be deleted. */
     async remove(userId: string, id: string): Promise<void> {
-      const existing = await changeableNotification(userId, id);
+      const existing = await changeableNotification(db, userId, id);
       if (existing.status !== 'draft' && existing.status !== 'scheduled') {
         throw conflict(`A ${existing.status} notification cannot be deleted`);
       }
@@ -287,178 +266,7 @@ export function createNotificationsService(ctx: AppContext) {
       });
     },
 
-    /** Spec §2/§4: "Send Now" is offered for drafts only. */
-    async sendNow(userId: string, id: string): Promise<Notification> {
-      const existing = await changeableNotification(userId, id);
-      if (existing.type !== 'ONE_TIME') throw conflict('Only one-time notifications can be sent now');
-      if (existing.status !== 'draft') throw conflict('Only draft notifications can be sent now');
-      const now = clock.now();
-      await db.transaction().execute(async (trx) => {
-        const result = await trx
-          .updateTable('notifications')
-          // sent_at waits for the first push a push service accepts ("Sent <date>" only once something was).
-          .set({ status: 'sending', scheduled_at: null, updated_at: now })
-          .where('id', '=', id)
-          .where('status', '=', 'draft')
-          .executeTakeFirst();
-        if (!Number(result.numUpdatedRows)) throw conflict('Only draft notifications can be sent now');
-        await createOneTimeRun(trx, existing, now, now);
-        await recordAudit(ctx, audited(userId, existing, 'sent', { detail: { segment_id: existing.segment_id } }), trx);
-      });
-      ctx.wakeScheduler();
-      return toNotificationResponse((await repo.findNotification(db, id))!);
-    },
-
-    /**
-     * Spec §4: a scheduled notification can be cancelled before its send time.
-     * Recurring: the schedule stops (an occurrence already being sent finishes).
-     * Triggered: disarmed; sends still waiting for their delay are cancelled too.
-     */
-    async cancel(userId: string, id: string): Promise<Notification> {
-      const existing = await changeableNotification(userId, id);
-      if (existing.status !== 'scheduled') throw conflict('Only scheduled notifications can be cancelled');
-      const now = clock.now();
-      await db.transaction().execute(async (trx) => {
-        if (existing.type === 'ONE_TIME' && !(await repo.cancelPendingRun(trx, oneTimeRunKey(id), now))) {
-          throw conflict('This notification is already being sent');
-        }
-        if (existing.type === 'RECURRING') {
-          const schedule = await repo.findScheduleOfNotification(trx, id);
-          if (schedule) await repo.updateSchedule(trx, schedule.id, { is_active: 0, next_run_at: null, updated_at: now });
-        }
-        if (existing.type !== 'ONE_TIME') await repo.cancelPendingRunsOfNotification(trx, id, now);
-        await repo.updateNotification(trx, id, { status: 'cancelled', updated_at: now });
-        await recordAudit(ctx, audited(userId, existing, 'cancelled'), trx);
-      });
-      return respond(id);
-    },
-
-    /** Spec §4: completed, cancelled and failed notifications can be duplicated (into a new draft). */
-    async duplicate(userId: string, id: string): Promise<Notification> {
-      const existing = await changeableNotification(userId, id);
-      const now = clock.now();
-      const copy = newNotificationRow(
-        {
-          siteId: existing.site_id,
-          type: existing.type,
-          source: 'dashboard',
-          content: { ...existing, actions: actionsOf(existing) },
-          segmentId: existing.segment_id,
-          status: 'draft',
-        },
-        now,
-      );
-      const [schedule, trigger] = await Promise.all([repo.findScheduleOfNotification(db, id), repo.findTriggerOfNotification(db, id)]);
-      await db.transaction().execute(async (trx) => {
-        await repo.insertNotification(trx, copy);
-        // The copy keeps its schedule or trigger settings; it starts sending once it is saved as scheduled (PATCH).
-        if (existing.type === 'RECURRING' && schedule) {
-          await repo.insertSchedule(trx, {
-            ...schedule,
-            id: crypto.randomUUID(),
-            notification_id: copy.id,
-            is_active: 1,
-            next_occurrence_index: 0,
-            next_run_at: null,
-            last_occurrence_at: null,
-            created_at: now,
-            updated_at: now,
-          });
-        }
-        if (existing.type === 'TRIGGERED' && trigger) await repo.upsertTrigger(trx, { ...trigger, notification_id: copy.id, created_at: now, updated_at: now });
-        await recordAudit(ctx, audited(userId, copy, 'duplicated', { detail: { from: existing.id } }), trx);
-      });
-      return respond(copy.id);
-    },
-
-    /**
-     * Spec §4: a failed notification can be retried: its failed deliveries are
-     * sent again. So can one completed with errors (the failed part of it).
-     */
-    async retry(userId: string, id: string): Promise<Notification> {
-      const existing = await changeableNotification(userId, id);
-      if (existing.status !== 'failed' && existing.status !== 'completed_with_errors') throw conflict('Only failed notifications (or ones completed with errors) can be retried');
-      const now = clock.now();
-      await db.transaction().execute(async (trx) => {
-        // The one-time send's run, or (feed items) the run that created it: the latest.
-        const run = await repo.latestRunOfNotification(trx, id);
-        if (!run || !(await repo.reopenFailedRun(trx, run, now))) throw conflict('There is nothing to retry');
-        await repo.updateNotification(trx, id, { status: 'sending', last_error: null, completed_at: null, updated_at: now });
-        await recordAudit(ctx, audited(userId, existing, 'retried'), trx);
-      });
-      ctx.wakeScheduler();
-      return toNotificationResponse((await repo.findNotification(db, id))!);
-    },
-
-    /** The CSV report of a notification (one line per delivery), after the ownership check. */
-    async reportCsv(userId: string, id: string): Promise<{ fileName: string; lines: AsyncGenerator<string> }> {
-      const row = await ownedNotification(userId, id, 'viewer');
-      return { fileName: `herald-notification-${row.id}.csv`, lines: notificationReportCsv(db, row.id) };
-    },
-
-    /**
-     * The notification's report: the outcome counts, failures grouped by
-     * reason and push service (notification_failures), what waits for a
-     * retry right now, the spec's rates plus reach and failure share, and
-     * its latest runs.
-     */
-    async performance(userId: string, id: string): Promise<NotificationPerformance> {
-      const row = await ownedNotification(userId, id, 'viewer');
-      const [runs, failures, retrying] = await Promise.all([repo.listRunsOfNotification(db, id), repo.failuresOfNotification(db, id), repo.retryingOfNotification(db, id)]);
-      const counts = outcomeCountsOf(row);
-      return {
-        notification_id: row.id,
-        status: row.status,
-        total: row.total_count,
-        sent: row.sent_count,
-        delivered: row.delivered_count,
-        clicked: row.clicked_count,
-        failed: row.failed_count,
-        click_rate: rate(row.clicked_count, row.delivered_count),
-        delivery_rate: rate(row.delivered_count, row.sent_count),
-        reach_rate: rate(row.delivered_count, counts.targeted),
-        failure_rate: rate(row.failed_count, counts.targeted),
-        last_error: row.last_error,
-        counts,
-        failures: failures.map((group) => ({ reason: group.reason, push_service: group.push_service, count: Number(group.count), sample_error: group.sample_error })),
-        retrying: retrying.map((group) => ({
-          reason: group.reason,
-          push_service: group.push_service,
-          count: group.count,
-          attempt: group.attempt,
-          max_attempts: ctx.config.deliveryMaxAttempts,
-          next_attempt_at: isoOrNull(group.next_attempt_at),
-          sample_error: group.sample_error,
-        })),
-        runs: runs.map(toRunSummary),
-      };
-    },
+    ...createNotificationActions(ctx),
+    ...createNotificationReports(ctx),
   };
-}
-
-function toRunSummary(run: RunRow) {
-  return {
-    id: run.id,
-    status: run.status,
-    due_at: iso(run.due_at),
-    started_at: isoOrNull(run.started_at),
-    finished_at: isoOrNull(run.finished_at),
-    last_error: run.last_error,
-    stats: { total: run.total_count, sent: run.sent_count, delivered: run.delivered_count, clicked: run.clicked_count, failed: run.failed_count },
-    counts: outcomeCountsOf(run),
-  };
-}
-
-async function createOneTimeRun(db: Parameters<typeof insertRun>[0], notification: Pick<NotificationRow, 'id' | 'site_id' | 'segment_id'>, dueAt: number, now: number): Promise<void> {
-  const created = await insertRun(db, {
-    id: crypto.randomUUID(),
-    notification_id: notification.id,
-    site_id: notification.site_id,
-    dedupe_key: oneTimeRunKey(notification.id),
-    due_at: dueAt,
-    segment_id: notification.segment_id,
-    subscriber_id: null,
-    created_at: now,
-  });
-  if (!created) throw conflict('This notification has already been sent');
 }

@@ -7,7 +7,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/schema';
 import { insertRun } from '../../delivery/runs';
 import type { ReceivedSiteEvent } from '../site-events/hooks';
-import * as repo from './repository';
+import * as repo from './automation-repository';
 
 const MINUTE_MS = 60_000;
 

@@ -24,9 +24,9 @@
 // fallback for feeds that forget to declare them), xml:base is honoured on
 // every element (XML Base, RFC 3986 §5), and identities are stable across
 // polls (guid/id/rdf:about, else a hash of what the item says).
+import { formatBytes } from '@herald/contracts';
 import iconv from 'iconv-lite';
 import { Parser } from 'htmlparser2';
-import { formatBytes } from '../../platform/byte-size';
 import { detectFeedEncoding } from './feed-encoding';
 import { feedItemOf, isImageType, linkRef, resolveHttpUrl, resolveUrl, type Captured, type FeedItem, type ItemDraft, type LinkRef } from './feed-item';
 import { collapseWhitespace, looksLikeHtml, readHtml } from './feed-text';

@@ -183,7 +183,7 @@ describe('image picker (spec §2, §5, §8)', () => {
       const user = setUp();
       await chooseUpload(user);
       expect(await screen.findByText('No uploads yet.')).toBeInTheDocument();
-      expect(screen.getByText('0 KB of 200 MB used')).toBeInTheDocument();
+      expect(screen.getByText('0 bytes of 200 MB used')).toBeInTheDocument();
     });
 
     it('deletes one after asking, refreshes the list, and clears the image when it was the chosen one', async () => {

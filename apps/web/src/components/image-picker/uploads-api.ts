@@ -29,12 +29,3 @@ export function useDeleteUploadMutation() {
   const refresh = useRefreshUploads();
   return useMutation({ mutationFn: deleteUpload, onSettled: () => refresh() });
 }
-
-/** "245 KB", "1.2 MB", "200 MB" (binary units, as the server's quota). */
-export function formatBytes(bytes: number): string {
-  if (bytes === 0) return '0 KB';
-  // A few bytes still read as 1 KB, never as "0 KB" of something.
-  if (bytes < 1024 * 1024) return `${Math.max(1, Math.round(bytes / 1024))} KB`;
-  const megabytes = bytes / (1024 * 1024);
-  return `${Number.isInteger(megabytes) ? megabytes : megabytes.toFixed(1)} MB`;
-}

@@ -1,11 +1,11 @@
-import type { Upload } from '@herald/contracts';
+import { formatBytes, type Upload } from '@herald/contracts';
 import { Check, Trash2 } from 'lucide-react';
 import { useId } from 'react';
 import { errorMessage } from '../../lib/api-client';
 import { cn } from '../../lib/class-names';
 import { confirmAction } from '../../lib/dialogs';
 import { formatDateTime, Spinner } from '../ui';
-import { formatBytes, useDeleteUploadMutation, useUploadsQuery } from './uploads-api';
+import { useDeleteUploadMutation, useUploadsQuery } from './uploads-api';
 
 interface YourUploadsProps {
   /** The picker's current image URL: that upload is marked as chosen. */

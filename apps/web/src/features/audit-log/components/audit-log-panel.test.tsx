@@ -37,6 +37,8 @@ describe('Settings → Audit log', () => {
     expect(describeEntry(entry({ action: 'role_changed', subject: { type: 'member', id: 'u', label: 'Vic <v@x>' }, changed_fields: [], detail: { from: 'viewer', to: 'editor' } }))).toBe(
       'Changed the role of “Vic <v@x>”: viewer → editor',
     );
+    expect(describeEntry(entry({ action: 'export_run', subject: { type: 'audit_log', id: null, label: null }, changed_fields: [], detail: { rows: 2 } }))).toBe('Exported the audit log');
+    expect(describeEntry(entry({ action: 'export_run', changed_fields: [], detail: { file: 'herald-notification-n1.csv' } }))).toBe('Exported the report of notification “Spring sale”');
   });
 
   it('lists who did what and from where, filters, and loads more with the cursor', async () => {

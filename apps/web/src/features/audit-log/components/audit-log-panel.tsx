@@ -49,7 +49,7 @@ export function describeEntry(entry: AuditEntry): string {
     case 'settings_changed':
       return `Changed the site settings${fields}`;
     case 'export_run':
-      return 'Exported the audit log';
+      return entry.subject.type === 'notification' ? `Exported the report of notification ${label}` : 'Exported the audit log';
     default:
       return `${AUDIT_ACTION_LABELS[entry.action]} ${SUBJECT_NAMES[entry.subject.type]}${label ? ` ${label}` : ''}${fields}`;
   }

@@ -1,0 +1,124 @@
+// The actions of the notification state machine (spec §4) after a notification
+// is saved: send a draft now, cancel, duplicate into a new draft, retry what
+// failed. Each is one transaction with its audit entry.
+import crypto from 'node:crypto';
+import type { Notification } from '@herald/contracts';
+import type { AppContext } from '../../context';
+import { conflict } from '../../platform/errors';
+import { recordAudit } from '../audit-log/record';
+import { audited, changeableNotification } from './access';
+import * as automation from './automation-repository';
+import { actionsOf, createNotification } from './create';
+import { createOneTimeRun, oneTimeRunKey } from './one-time-run';
+import * as repo from './repository';
+import { loadNotificationResponse, toNotificationResponse } from './responses';
+
+export function createNotificationActions(ctx: AppContext) {
+  const { db, clock } = ctx;
+
+  return {
+    /** Spec §2/§4: "Send Now" is offered for drafts only. */
+    async sendNow(userId: string, id: string): Promise<Notification> {
+      const existing = await changeableNotification(db, userId, id);
+      if (existing.type !== 'ONE_TIME') throw conflict('Only one-time notifications can be sent now');
+      if (existing.status !== 'draft') throw conflict('Only draft notifications can be sent now');
+      const now = clock.now();
+      await db.transaction().execute(async (trx) => {
+        const result = await trx
+          .updateTable('notifications')
+          // sent_at waits for the first push a push service accepts ("Sent <date>" only once something was).
+          .set({ status: 'sending', scheduled_at: null, updated_at: now })
+          .where('id', '=', id)
+          .where('status', '=', 'draft')
+          .executeTakeFirst();
+        if (!Number(result.numUpdatedRows)) throw conflict('Only draft notifications can be sent now');
+        await createOneTimeRun(trx, existing, now, now);
+        await recordAudit(ctx, audited(userId, existing, 'sent', { detail: { segment_id: existing.segment_id } }), trx);
+      });
+      ctx.wakeScheduler();
+      return toNotificationResponse((await repo.findNotification(db, id))!);
+    },
+
+    /**
+     * Spec §4: a scheduled notification can be cancelled before its send time.
+     * Recurring: the schedule stops (an occurrence already being sent finishes).
+     * Triggered: disarmed; sends still waiting for their delay are cancelled too.
+     */
+    async cancel(userId: string, id: string): Promise<Notification> {
+      const existing = await changeableNotification(db, userId, id);
+      if (existing.status !== 'scheduled') throw conflict('Only scheduled notifications can be cancelled');
+      const now = clock.now();
+      await db.transaction().execute(async (trx) => {
+        if (existing.type === 'ONE_TIME' && !(await repo.cancelPendingRun(trx, oneTimeRunKey(id), now))) {
+          throw conflict('This notification is already being sent');
+        }
+        if (existing.type === 'RECURRING') {
+          const schedule = await automation.findScheduleOfNotification(trx, id);
+          if (schedule) await automation.updateSchedule(trx, schedule.id, { is_active: 0, next_run_at: null, updated_at: now });
+        }
+        if (existing.type !== 'ONE_TIME') await repo.cancelPendingRunsOfNotification(trx, id, now);
+        await repo.updateNotification(trx, id, { status: 'cancelled', updated_at: now });
+        await recordAudit(ctx, audited(userId, existing, 'cancelled'), trx);
+      });
+      return loadNotificationResponse(db, id);
+    },
+
+    /** Spec §4: completed, cancelled and failed notifications can be duplicated (into a new draft). */
+    async duplicate(userId: string, id: string): Promise<Notification> {
+      const existing = await changeableNotification(db, userId, id);
+      const now = clock.now();
+      const [schedule, trigger] = await Promise.all([automation.findScheduleOfNotification(db, id), automation.findTriggerOfNotification(db, id)]);
+      const copy = await db.transaction().execute(async (trx) => {
+        const row = await createNotification(
+          trx,
+          {
+            siteId: existing.site_id,
+            type: existing.type,
+            source: 'dashboard',
+            content: { ...existing, actions: actionsOf(existing) },
+            segmentId: existing.segment_id,
+            status: 'draft',
+          },
+          now,
+        );
+        // The copy keeps its schedule or trigger settings; it starts sending once it is saved as scheduled (PATCH).
+        if (existing.type === 'RECURRING' && schedule) {
+          await automation.insertSchedule(trx, {
+            ...schedule,
+            id: crypto.randomUUID(),
+            notification_id: row.id,
+            is_active: 1,
+            next_occurrence_index: 0,
+            next_run_at: null,
+            last_occurrence_at: null,
+            created_at: now,
+            updated_at: now,
+          });
+        }
+        if (existing.type === 'TRIGGERED' && trigger) await automation.upsertTrigger(trx, { ...trigger, notification_id: row.id, created_at: now, updated_at: now });
+        await recordAudit(ctx, audited(userId, row, 'duplicated', { detail: { from: existing.id } }), trx);
+        return row;
+      });
+      return loadNotificationResponse(db, copy.id);
+    },
+
+    /**
+     * Spec §4: a failed notification can be retried: its failed deliveries are
+     * sent again. So can one completed with errors (the failed part of it).
+     */
+    async retry(userId: string, id: string): Promise<Notification> {
+      const existing = await changeableNotification(db, userId, id);
+      if (existing.status !== 'failed' && existing.status !== 'completed_with_errors') throw conflict('Only failed notifications (or ones completed with errors) can be retried');
+      const now = clock.now();
+      await db.transaction().execute(async (trx) => {
+        // The one-time send's run, or (feed items) the run that created it: the latest.
+        const run = await repo.latestRunOfNotification(trx, id);
+        if (!run || !(await repo.reopenFailedRun(trx, run, now))) throw conflict('There is nothing to retry');
+        await repo.updateNotification(trx, id, { status: 'sending', last_error: null, completed_at: null, updated_at: now });
+        await recordAudit(ctx, audited(userId, existing, 'retried'), trx);
+      });
+      ctx.wakeScheduler();
+      return toNotificationResponse((await repo.findNotification(db, id))!);
+    },
+  };
+}

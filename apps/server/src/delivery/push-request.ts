@@ -1,11 +1,11 @@
 // One push request on its way: the message, its encrypted body and headers,
 // and undici's handler that collects the answer (status, Retry-After, the start
 // of an error body) for the PushClient to classify.
+import type { PushServiceName } from '@herald/contracts';
 import type { Dispatcher, Pool } from 'undici';
 import type { SubscriberKeys } from './encryption';
 import { SUCCESS_STATUSES, type PushOutcome, type RetryableReason } from './push-outcome';
 import type { PushMessage, Urgency } from './push-message';
-import type { PushServiceName } from './push-services';
 
 const MAX_REASON_BYTES = 512;
 

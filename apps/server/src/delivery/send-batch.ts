@@ -8,9 +8,9 @@ import type { DeliveryDeps } from './engine-deps';
 import { NOTIFICATION_TTL_SECONDS, notificationContent, notificationTopic, siteVapidCredentials } from './notification-content';
 import { createPayloadTemplate, PushPayloadTooLargeError } from './payload';
 import type { SendAllSummary } from './push-client-options';
-import { pushServiceOf } from './push-endpoints';
 import type { PushMessage } from './push-message';
 import type { PushOutcome } from './push-outcome';
+import { pushServiceOf } from './push-services';
 import type { DeliveryHealthEntry } from './ports';
 import {
   addToNotificationFailures,

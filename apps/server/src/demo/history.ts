@@ -17,7 +17,7 @@
 import type { FailureReason, PushServiceName } from '@herald/contracts';
 import type { Insertable, Kysely } from 'kysely';
 import type { Database, DeliveriesTable, DeliveryHealthOutcome, DeliveryStatsHourlyTable, NotificationFailuresTable, NotificationRow, RunRow, StatsHourlyTable } from '../db/schema';
-import { pushServiceOf } from '../delivery/push-endpoints';
+import { pushServiceOf } from '../delivery/push-services';
 import { finalRunStatus } from '../delivery/runs';
 import { hourStart, latencyBucket } from '../features/analytics/site-counters';
 import { parseStoredRules } from '../features/segments/segment-rules';

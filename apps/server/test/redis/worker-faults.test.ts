@@ -13,7 +13,7 @@ import { expectDeliveredOnce } from '../scale/send-check';
 // subscriber ends with exactly one `sent` delivery row, and the push service
 // saw re-sends only within the in-flight bound (pushes in flight plus those
 // sent but not yet recorded never exceed PUSH_CONCURRENCY per process,
-// push-client.ts), all under the same Topic.
+// push-slots.ts), all under the same Topic.
 const SUBSCRIBERS = 6000;
 const PUSH_CONCURRENCY = 20;
 const WORKERS = 2;

@@ -11,7 +11,8 @@ import type { DeliveryDeps } from './engine-deps';
 import { NOTIFICATION_TTL_SECONDS } from './notification-content';
 import type { PushOutcome } from './push-outcome';
 import type { DeliveryHealthEntry } from './ports';
-import { addToNotificationFailures, addToRunCounters, extendRunLease } from './runs';
+import { addToNotificationFailures, addToRunCounters } from './run-counters';
+import { extendRunLease } from './runs';
 
 /** A delivery a batch claimed, with what recording its outcome needs. */
 export interface ClaimedDelivery {

@@ -5,7 +5,7 @@
 // later, clicked or not — and the counters and the hourly rollup follow from
 // those outcomes, so every figure the dashboard shows adds up.
 //
-// The state changes mirror delivery/runs.ts: a claimed one-time notification
+// The state changes mirror delivery/runs.ts and run-counters.ts: a claimed one-time notification
 // turns `sending` (markNotificationSending), counters add to the run and the
 // notification (addToRunCounters: sent_at only once something was accepted; a
 // triggered notification's is its latest send, a recurring one's its latest

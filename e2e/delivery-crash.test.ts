@@ -10,7 +10,7 @@ import { startHerald, type HeraldProcess } from './support/herald-server';
 // ends with exactly one terminal delivery; after SIGKILL the push service saw
 // at most the in-flight pushes twice (same Topic); after SIGTERM none.
 const SUBSCRIBERS = 2000;
-/** Pushes in flight plus pushes sent but not yet recorded never exceed this (push-client.ts), so neither do re-sends. */
+/** Pushes in flight plus pushes sent but not yet recorded never exceed this (push-slots.ts), so neither do re-sends. */
 const PUSH_CONCURRENCY = 20;
 
 interface Setup {

@@ -551,7 +551,7 @@ describe('public subscribe API', () => {
   });
 
   describe('subscribers gone (the delivery engine’s ports, as a 404/410 result uses them)', () => {
-    /** What the engine's result transaction does for a 404/410 (send-batch.ts writeOutcomes). */
+    /** What the engine's result transaction does for a 404/410 (record-outcomes.ts writeOutcomes). */
     const markSubscriberGone = (siteId: string, subscriberId: string, endpointHashSentTo: string, now: number) =>
       t.ctx.db.transaction().execute(async (trx) => {
         const gone = await t.ctx.deliveryPorts.deactivateGoneSubscribers(trx, [{ subscriberId, endpointHashSentTo }], now);

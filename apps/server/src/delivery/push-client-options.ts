@@ -1,9 +1,9 @@
 // What a PushClient is configured with and what it reports (stats, metrics).
+import type { PushServiceName } from '@herald/contracts';
 import type { Pool } from 'undici';
 import type { Clock } from '../platform/clock';
 import type { PushEncryptor } from './encryption-pool';
 import type { PushOutcomeKind } from './push-outcome';
-import type { PushServiceName } from './push-services';
 import type { VapidTokenCache } from './vapid';
 
 /** What the client reports for monitoring; platform/metrics.ts implements it. */

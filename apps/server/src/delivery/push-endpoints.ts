@@ -1,40 +1,16 @@
 // Which subscription endpoints Herald will POST to (docs/security.md, "Outbound
-// requests"): browsers hand Herald these URLs, so an attacker could subscribe
+// requests (SSRF)"): browsers hand Herald these URLs, so an attacker could subscribe
 // with http://169.254.169.254/… and make the server send requests there.
 // Endpoints must be https on a known push service, or on an origin the
 // administrator lists (EXTRA_PUSH_ORIGINS, e.g. a test push service).
 import crypto from 'node:crypto';
-import type { PushServiceName } from '@herald/contracts';
-
-/** Push-service hosts of the browsers docs/web-push.md lists, exact or as a parent domain. */
-const KNOWN_PUSH_HOSTS = ['fcm.googleapis.com', 'android.googleapis.com', 'push.services.mozilla.com', 'push.apple.com', 'notify.windows.com'];
-
-/** Which push service an endpoint's host belongs to (docs/web-push.md's table); anything else, test services included, is `other`. */
-const PUSH_SERVICE_HOSTS: Array<[PushServiceName, string[]]> = [
-  ['fcm', ['fcm.googleapis.com', 'android.googleapis.com']],
-  ['mozilla', ['push.services.mozilla.com']],
-  ['apple', ['push.apple.com']],
-  ['microsoft', ['notify.windows.com']],
-];
-
-/** The push service of an endpoint or origin URL, from its host (exact, or a subdomain of a known one). */
-export function pushServiceOf(endpointOrOrigin: string): PushServiceName {
-  let hostname: string;
-  try {
-    hostname = new URL(endpointOrOrigin).hostname.toLowerCase();
-  } catch {
-    return 'other';
-  }
-  for (const [service, hosts] of PUSH_SERVICE_HOSTS) {
-    if (hosts.some((host) => hostname === host || hostname.endsWith(`.${host}`))) return service;
-  }
-  return 'other';
-}
+import { pushServiceOfHost } from './push-services';
 
 export type PushEndpointCheck = { ok: true; origin: string } | { ok: false; reason: string };
 
+/** A host of the push services docs/web-push.md lists (push-services.ts), exact or as a parent domain. */
 function isKnownPushHost(hostname: string): boolean {
-  return KNOWN_PUSH_HOSTS.some((known) => hostname === known || hostname.endsWith(`.${known}`));
+  return pushServiceOfHost(hostname) !== 'other';
 }
 
 /** Spaces, control characters and backslashes: WHATWG URL parsing drops them or turns them into `/`. */

@@ -4,6 +4,7 @@
 // tenants"). Idle lanes and origins are dropped so the maps stay small.
 import { Pool } from 'undici';
 import type { Clock } from '../platform/clock';
+import type { OriginStats } from './push-client-options';
 import type { Lane, OriginState } from './push-request';
 import { pushServiceOf } from './push-services';
 
@@ -64,6 +65,29 @@ export class PushLanes {
     this.dropIdleLanes(origin);
     origin.lanes.set(vapidKey, lane);
     return { lane, opened: true };
+  }
+
+  /** Every origin's counts, pause and connections, with its lanes' (PushClient.stats). */
+  stats(): OriginStats[] {
+    return [...this.origins.values()].map((o) => {
+      const lanes = [...o.lanes.values()].map((lane) => ({
+        vapidKey: lane.key,
+        inFlight: lane.inFlight,
+        parked: lane.parked.length,
+        paused: lane.paused,
+        pausedUntil: lane.paused ? lane.pausedUntil : null,
+      }));
+      const pausedUntil = Math.max(0, ...lanes.map((lane) => lane.pausedUntil ?? 0));
+      return {
+        origin: o.origin,
+        inFlight: o.inFlight,
+        parked: lanes.reduce((sum, lane) => sum + lane.parked, 0),
+        paused: lanes.some((lane) => lane.paused),
+        pausedUntil: pausedUntil || null,
+        connections: o.pool.stats.connected,
+        lanes,
+      };
+    });
   }
 
   /** Closes every pool (the client is shutting down). */

@@ -162,3 +162,10 @@ export function describeError(error: Error): string {
   const causeText = cause instanceof Error ? ` (${describeError(cause)})` : '';
   return `${code ? `${code} ` : ''}${error.message}${causeText}`.trim();
 }
+
+/** The outcome model's reason code of an outcome (docs/delivery.md, "Outcomes"), for the metrics' `reason` label. */
+export function reasonCodeOf(outcome: PushOutcome): string | undefined {
+  if (outcome.kind === 'gone') return 'gone';
+  if (outcome.kind === 'rate-limited') return 'rate_limited';
+  return 'code' in outcome ? (outcome.code ?? undefined) : undefined;
+}

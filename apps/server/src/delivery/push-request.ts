@@ -1,11 +1,13 @@
-// One push request on its way: the message, its encrypted body and headers,
-// and undici's handler that collects the answer (status, Retry-After, the start
-// of an error body) for the PushClient to classify.
+// One push request on its way: the message, its encrypted body and headers
+// (RFC 8030 §5: TTL, Urgency, Topic; RFC 8291's aes128gcm; RFC 8292's VAPID
+// authorization), sent under one overall deadline, and undici's handler that
+// collects the answer (status, Retry-After, the start of an error body) for
+// the PushClient to classify (push-back-pressure.ts).
+import type { PushServiceName } from '@herald/contracts';
 import type { Dispatcher, Pool } from 'undici';
 import type { SubscriberKeys } from './encryption';
 import { SUCCESS_STATUSES, type PushOutcome, type RetryableReason } from './push-outcome';
-import type { PushMessage, Urgency } from './push-message';
-import type { PushServiceName } from './push-services';
+import { MAX_TTL_SECONDS, type PushMessage, type Urgency } from './push-message';
 
 const MAX_REASON_BYTES = 512;
 
@@ -60,8 +62,8 @@ export class RequestDeadlineError extends Error {
   }
 }
 
-export /** One message on its way: it is also undici's handler for its request. */
-class Job implements Dispatcher.DispatchHandler {
+/** One message on its way: it is also undici's handler for its request. */
+export class Job implements Dispatcher.DispatchHandler {
   lane!: Lane;
   path = '';
   authorization = '';
@@ -113,9 +115,54 @@ class Job implements Dispatcher.DispatchHandler {
     this.onAnswer(this, error);
   }
 
+  /**
+   * Hands the request to its origin's pool under the overall deadline
+   * (queueing, connecting, sending and the answer), so a black-holed endpoint
+   * cannot pin a socket or memory. Needs `body`, `path` and `authorization`.
+   */
+  dispatch(timeoutMs: number): void {
+    const lane = this.lane;
+    const headers = requestHeaders(lane, this.authorization, this.message);
+    this.timer = setTimeout(() => this.onDeadline(timeoutMs), timeoutMs);
+    this.dispatchedAt = performance.now();
+    try {
+      lane.origin.pool.dispatch({ method: 'POST', path: this.path, headers, body: this.body!, idempotent: false, blocking: true }, this);
+    } catch (error) {
+      this.onAnswer(this, error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  private onDeadline(timeoutMs: number): void {
+    if (this.finished) return;
+    const error = new RequestDeadlineError(timeoutMs);
+    // Aborting destroys the socket, so a black-holed endpoint does not keep it.
+    this.controller?.abort(error);
+    this.onAnswer(this, error);
+  }
+
   reasonText(): string {
     if (!this.reasonChunks) return '';
     return Buffer.concat(this.reasonChunks).subarray(0, MAX_REASON_BYTES).toString('utf8').replace(/\s+/g, ' ').trim();
   }
 }
 
+
+/** The request's headers: the lane's last ones while they stay the same (a fan-out sends identical headers). */
+function requestHeaders(lane: Lane, authorization: string, message: PushMessage<unknown>): Record<string, string> {
+  const ttl = Math.min(message.ttl, MAX_TTL_SECONDS);
+  const last = lane.headersFor;
+  if (!lane.headers || last.authorization !== authorization || last.ttl !== ttl || last.urgency !== message.urgency || last.topic !== message.topic) {
+    // Lower-case names: HTTP/2 requires them, HTTP/1.1 does not care.
+    const headers: Record<string, string> = {
+      ttl: String(ttl),
+      'content-encoding': 'aes128gcm',
+      'content-type': 'application/octet-stream',
+      authorization,
+    };
+    if (message.urgency) headers.urgency = message.urgency;
+    if (message.topic) headers.topic = message.topic;
+    lane.headers = headers;
+    lane.headersFor = { authorization, ttl, urgency: message.urgency, topic: message.topic };
+  }
+  return lane.headers;
+}

@@ -5,7 +5,7 @@
 // later, clicked or not — and the counters and the hourly rollup follow from
 // those outcomes, so every figure the dashboard shows adds up.
 //
-// The state changes mirror delivery/runs.ts: a claimed one-time notification
+// The state changes mirror delivery/runs.ts and run-counters.ts: a claimed one-time notification
 // turns `sending` (markNotificationSending), counters add to the run and the
 // notification (addToRunCounters: sent_at only once something was accepted; a
 // triggered notification's is its latest send, a recurring one's its latest
@@ -17,7 +17,7 @@
 import type { FailureReason, PushServiceName } from '@herald/contracts';
 import type { Insertable, Kysely } from 'kysely';
 import type { Database, DeliveriesTable, DeliveryHealthOutcome, DeliveryStatsHourlyTable, NotificationFailuresTable, NotificationRow, RunRow, StatsHourlyTable } from '../db/schema';
-import { pushServiceOf } from '../delivery/push-endpoints';
+import { pushServiceOf } from '../delivery/push-services';
 import { finalRunStatus } from '../delivery/runs';
 import { hourStart, latencyBucket } from '../features/analytics/site-counters';
 import { parseStoredRules } from '../features/segments/segment-rules';

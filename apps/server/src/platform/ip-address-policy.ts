@@ -1,7 +1,8 @@
-// Which IP addresses an outbound request from Herald may reach (security
-// guide, "Outbound requests (SSRF)"). Only globally routable unicast space is
-// public; every special-purpose block of the IANA IPv4 and IPv6 Special-Purpose
-// Address Registries (RFC 6890 and its updates) is refused. IPv6 forms that
+// Which IP addresses an outbound request from Herald may reach
+// (docs/security.md, "Outbound requests (SSRF)"). Only globally routable
+// unicast space is public; every special-purpose block of the IANA IPv4 and
+// IPv6 Special-Purpose Address Registries (RFC 6890 and its updates) is
+// refused. IPv6 forms that
 // carry an IPv4 address (mapped, compatible, NAT64, 6to4) are judged by the
 // IPv4 address they carry, so `::ffff:127.0.0.1` is loopback.
 import net from 'node:net';

@@ -1,5 +1,5 @@
 // The one HTTP client for every URL a user types (RSS feeds now, image URLs
-// later). Security guide, "Outbound requests (SSRF)": only http(s); DNS is
+// later). docs/security.md, "Outbound requests (SSRF)": only http(s); DNS is
 // resolved here and every answer must be a public address; the validated
 // address is pinned into the connection (undici's connector gets a `lookup`
 // that can only answer with it) and the socket's remote address is checked
@@ -7,49 +7,22 @@
 // redirects are followed by hand and every hop is checked the same way; one
 // deadline covers DNS, connect, headers and a trickling body; the byte cap
 // holds on the wire and after gzip/deflate/br decoding (a gzip bomb stops at
-// the cap). Hosts listed in OUTBOUND_ALLOW_HOSTS skip only the address check.
+// the cap; outbound-body.ts). Hosts listed in OUTBOUND_ALLOW_HOSTS skip only
+// the address check. Refusals and failures are OutboundErrors
+// (outbound-errors.ts).
 import dns from 'node:dns';
 import net from 'node:net';
 import tls from 'node:tls';
-import { Transform, Writable, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import zlib from 'node:zlib';
 import { Agent, buildConnector, request } from 'undici';
 import type { Config } from '../config';
 import { classifyAddress, PRIVATE_NETWORK_BLOCKS } from './ip-address-policy';
-import { formatBytes } from './byte-size';
+import { discard, flattenHeaders, readCappedBody } from './outbound-body';
+import { OutboundError, toOutboundError } from './outbound-errors';
 
 export const DEFAULT_OUTBOUND_TIMEOUT_MS = 10_000;
 export const DEFAULT_OUTBOUND_MAX_BYTES = 5 * 1024 * 1024;
 export const DEFAULT_OUTBOUND_MAX_REDIRECTS = 5;
 export const OUTBOUND_USER_AGENT = 'Herald/1.0 (+feed fetcher)';
-
-export type OutboundErrorCode =
-  | 'invalid_url'
-  | 'unsupported_scheme'
-  | 'credentials_in_url'
-  | 'forbidden_address'
-  | 'dns_failed'
-  | 'connect_failed'
-  | 'tls_failed'
-  | 'too_many_redirects'
-  | 'bad_redirect'
-  | 'too_large'
-  | 'timeout'
-  | 'bad_encoding'
-  | 'protocol_error';
-
-/** A refusal or failure whose `message` can be shown to the user as it is. */
-export class OutboundError extends Error {
-  constructor(
-    public readonly code: OutboundErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-    this.name = 'OutboundError';
-  }
-}
 
 export interface ResolvedAddress {
   address: string;
@@ -325,107 +298,4 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
       },
     );
   });
-}
-
-/** Drops a body we will not read; undici reports the abort as an error event, which is expected here. */
-function discard(body: Readable): void {
-  body.on('error', () => undefined);
-  body.destroy();
-}
-
-function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw)) {
-    if (value === undefined) continue;
-    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return out;
-}
-
-/** Decoders for Content-Encoding, applied in reverse of the order the server listed them (RFC 9110 §8.4). */
-function decodersFor(contentEncoding: string | undefined, subject: string): Transform[] {
-  const codings = (contentEncoding ?? '')
-    .split(',')
-    .map((c) => c.trim().toLowerCase())
-    .filter((c) => c && c !== 'identity');
-  // Browsers accept a body cut short at the end of a gzip stream; so do we.
-  const lenient = { finishFlush: zlib.constants.Z_SYNC_FLUSH };
-  return codings.reverse().map((coding) => {
-    if (coding === 'gzip' || coding === 'x-gzip') return zlib.createGunzip(lenient);
-    if (coding === 'deflate') return zlib.createInflate(lenient); // zlib-wrapped, RFC 9110 §8.4.1.2
-    if (coding === 'br') return zlib.createBrotliDecompress({ finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH });
-    throw new OutboundError('bad_encoding', `${subject} server used an unsupported compression (${coding})`);
-  });
-}
-
-/** Reads the body through its decoders, refusing as soon as either the wire or the decoded bytes pass the cap. */
-async function readCappedBody(body: Readable, headers: Record<string, string>, maxBytes: number, subject: string, signal: AbortSignal): Promise<Buffer> {
-  const tooLarge = () => new OutboundError('too_large', `${subject} is larger than ${formatBytes(maxBytes)}`);
-  const decoders = decodersFor(headers['content-encoding'], subject);
-  const declaredLength = Number(headers['content-length']);
-  if (Number.isFinite(declaredLength) && declaredLength > maxBytes) {
-    discard(body);
-    throw tooLarge();
-  }
-  let wireBytes = 0;
-  const wireCounter = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      wireBytes += chunk.length;
-      if (wireBytes > maxBytes) callback(tooLarge());
-      else callback(null, chunk);
-    },
-  });
-  const chunks: Buffer[] = [];
-  let decodedBytes = 0;
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      decodedBytes += chunk.length;
-      if (decodedBytes > maxBytes) {
-        callback(tooLarge());
-        return;
-      }
-      chunks.push(chunk);
-      callback();
-    },
-  });
-  await pipeline([body, wireCounter, ...decoders, sink], { signal });
-  return Buffer.concat(chunks, decodedBytes);
-}
-
-function findInChain<T>(error: unknown, pick: (e: unknown) => T | undefined): T | undefined {
-  let current: unknown = error;
-  for (let depth = 0; current && depth < 8; depth += 1) {
-    const found = pick(current);
-    if (found !== undefined) return found;
-    if (current instanceof AggregateError) {
-      for (const inner of current.errors) {
-        const nested = findInChain(inner, pick);
-        if (nested !== undefined) return nested;
-      }
-    }
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-function toOutboundError(error: unknown, subject: string, signal: AbortSignal, timedOut: OutboundError, callerSignal?: AbortSignal): unknown {
-  if (callerSignal?.aborted) return callerSignal.reason ?? error;
-  if (signal.aborted && signal.reason === timedOut) return timedOut;
-  const own = findInChain(error, (e) => (e instanceof OutboundError ? e : undefined));
-  if (own) return own;
-  const code = findInChain(error, (e) => {
-    const c = (e as { code?: unknown }).code;
-    return typeof c === 'string' ? c : undefined;
-  });
-  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'ETIMEDOUT') return timedOut;
-  if (code && (code.includes('CERT') || code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || code === 'ECONNRESET_TLS')) {
-    return new OutboundError('tls_failed', `${subject} server's HTTPS certificate could not be verified`, { cause: error });
-  }
-  if (code && (code.startsWith('Z_') || code.startsWith('ERR_BROTLI'))) {
-    return new OutboundError('bad_encoding', `${subject} response could not be decompressed`, { cause: error });
-  }
-  if (code && (code.startsWith('HPE_') || code === 'UND_ERR_INFO' || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH')) {
-    return new OutboundError('protocol_error', `${subject} server sent an invalid HTTP response`, { cause: error });
-  }
-  return new OutboundError('connect_failed', `${subject} server could not be reached${code ? ` (${code})` : ''}`, { cause: error });
 }

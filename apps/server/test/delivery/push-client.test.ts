@@ -431,7 +431,7 @@ describe('push client: deadlines and failures', () => {
 
     expect(outcomes.size).toBe(12);
     for (const outcome of outcomes.values()) {
-      expect(outcome).toMatchObject({ kind: 'retryable', reason: 'timeout: no complete answer within 300 ms' });
+      expect(outcome).toMatchObject({ kind: 'retryable', code: 'timeout', reason: 'timeout: no complete answer within 300 ms' });
     }
     expect(elapsed).toBeLessThan(1_500);
     expect(service.stats().connections.maxOpen).toBeLessThanOrEqual(3);
@@ -450,7 +450,7 @@ describe('push client: deadlines and failures', () => {
     const started = Date.now();
     const outcomes = await sendAll(client, [message(slow, 1), message(tooSlow, 2)]);
     expect(outcomes.get(1)).toEqual({ kind: 'sent', status: 201 });
-    expect(outcomes.get(2)).toMatchObject({ kind: 'retryable', reason: expect.stringContaining('timeout') });
+    expect(outcomes.get(2)).toMatchObject({ kind: 'retryable', code: 'timeout', reason: expect.stringContaining('timeout') });
     expect(Date.now() - started).toBeLessThan(1_000);
   });
 
@@ -471,6 +471,8 @@ describe('push client: deadlines and failures', () => {
     const kinds = [...outcomes.values()].map((o) => o.kind);
     expect(kinds.filter((k) => k === 'retryable')).toHaveLength(2);
     expect(kinds.filter((k) => k === 'deferred')).toHaveLength(6);
+    // The requests timed out, and the origin's pause carries that reason to the messages it defers.
+    expect([...outcomes.values()].map((o) => ('code' in o ? o.code : undefined))).toEqual(Array(8).fill('timeout'));
     expect(service.stats().requests).toBe(2);
     expect(pauses).toEqual([expect.stringContaining('2 failed requests in a row')]);
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PushClient } from '../../src/delivery/push-client';
-import { checkPushEndpoint, isPermanentlyRemovedEndpoint, pushOriginPolicy, pushServiceOf } from '../../src/delivery/push-endpoints';
+import { checkPushEndpoint, isPermanentlyRemovedEndpoint, pushOriginPolicy } from '../../src/delivery/push-endpoints';
+import { pushServiceOf } from '../../src/delivery/push-services';
 import { generateVapidKeys } from '../../src/delivery/vapid-keys';
 
 describe('push endpoint policy', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { retryDelayMs } from '../../src/delivery/send-batch';
+import { retryDelayMs } from '../../src/delivery/record-outcomes';
 
 // The one retry policy for 5xx answers and timeouts (docs/delivery.md):
 // capped, jittered exponential backoff from DELIVERY_RETRY_BASE_MS.

@@ -9,7 +9,8 @@ import tls from 'node:tls';
 import zlib from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createOutboundHttp, OutboundError, type HostResolver } from '../../src/platform/outbound-http';
+import { OutboundError } from '../../src/platform/outbound-errors';
+import { createOutboundHttp, type HostResolver } from '../../src/platform/outbound-http';
 
 // Real HTTP servers on the loopback interface; DNS is simulated by injecting a
 // resolver. A tripwire on net/tls.connect fails the test if the client ever

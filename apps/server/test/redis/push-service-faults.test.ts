@@ -194,7 +194,7 @@ describe('push services misbehaving, two worker processes', () => {
     expect(deliveries.filter((r) => r.status === 'gone').map((r) => r.subscriber_id).sort()).toEqual([...goneIds].sort());
     expect(deliveries.filter((r) => r.status === 'sent')).toHaveLength(1900);
     // Every group of results was written at the first try: concurrent batches with 404/410 answers
-    // take their rows in one order (runs.ts addToRunCounters) and no longer deadlock on PostgreSQL.
+    // take their rows in one order (run-counters.ts addToRunCounters) and no longer deadlock on PostgreSQL.
     expect(d.workers.flatMap((w) => w.logs('recording push results failed; trying again'))).toEqual([]);
   }, 180_000);
 

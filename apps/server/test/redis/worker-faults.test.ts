@@ -13,7 +13,7 @@ import { expectDeliveredOnce } from '../scale/send-check';
 // subscriber ends with exactly one `sent` delivery row, and the push service
 // saw re-sends only within the in-flight bound (pushes in flight plus those
 // sent but not yet recorded never exceed PUSH_CONCURRENCY per process,
-// push-client.ts), all under the same Topic.
+// push-slots.ts), all under the same Topic.
 const SUBSCRIBERS = 6000;
 const PUSH_CONCURRENCY = 20;
 const WORKERS = 2;
@@ -143,7 +143,7 @@ describe('faults mid-send on PostgreSQL + Redis', () => {
 
     await expectFinished(id, SUBSCRIBERS);
     // Results that could not be written are written again for half a lease
-    // (send-batch.ts): a restart shorter than that doubles nothing; a longer
+    // (record-outcomes.ts): a restart shorter than that doubles nothing; a longer
     // one at most the pushes in flight.
     const shortOutage = downMs < (LEASE_SECONDS * 1000) / 2 - 1000;
     const report = await expectDeliveredOnce(d, push, id, subscriptions, shortOutage ? 0 : WORKERS * PUSH_CONCURRENCY);

@@ -49,7 +49,7 @@ export async function adjustActiveSubscriberCount(db: Db, siteId: string, delta:
 /**
  * The delivery engine's SiteCounters port: what a send or a beacon adds to its
  * site. Subscribers a push service reported gone leave the active count.
- * sites before stats_hourly: the row order every writer follows (runs.ts).
+ * sites before stats_hourly: the row order every writer follows (delivery/run-counters.ts).
  */
 export async function addSendToSiteCounters(
   db: Db,
@@ -96,8 +96,8 @@ export function latencyBucket(latencyMs: number): number {
 /**
  * The delivery engine's AddToDeliveryHealth port: results of a send by push
  * service, outcome, reason and (accepted) latency bucket, added to the site's
- * hourly rows in the result transaction, after stats_hourly (runs.ts's row
- * order). The dashboard's Delivery section reads only these rows.
+ * hourly rows in the result transaction, after stats_hourly (the row order of
+ * delivery/run-counters.ts). The dashboard's Delivery section reads only these rows.
  */
 export async function addToDeliveryHealth(db: Db, siteId: string, at: number, entries: readonly DeliveryHealthEntry[]): Promise<void> {
   if (!entries.length) return;

@@ -5,7 +5,7 @@
 // page at a time: a send to a million subscribers never sits in memory.
 import type { Kysely } from 'kysely';
 import type { Database, DeliveryStatus } from '../../db/schema';
-import { pushServiceOf } from '../../delivery/push-endpoints';
+import { pushServiceOf } from '../../delivery/push-services';
 import { csvLine } from '../../platform/csv';
 import { isoOrNull } from '../../platform/responses';
 import * as repo from './report-repository';

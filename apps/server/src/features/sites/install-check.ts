@@ -7,7 +7,8 @@
 import type { InstallCheck, InstallCheckId } from '@herald/contracts';
 import { INSTALL_CHECK_IDS } from '@herald/contracts';
 import type { SiteRow } from '../../db/schema';
-import { OutboundError, type OutboundHttp, type OutboundResponse } from '../../platform/outbound-http';
+import { OutboundError } from '../../platform/outbound-errors';
+import type { OutboundHttp, OutboundResponse } from '../../platform/outbound-http';
 import { SERVICE_WORKER_FILE_NAME } from './install-code';
 
 /** A page larger than this is not read to the end; the snippet belongs before </body>, but pages this large are rare. */

@@ -32,7 +32,7 @@ export async function markClicked(db: Db, deliveryId: number, at: number, delive
 /**
  * The subscriber's latest delivered push (stale subscribers have none for 90+
  * days). After the delivery's row and before the counters: the row order of
- * runs.ts's result transactions.
+ * the result transactions (delivery/run-counters.ts).
  */
 export async function recordDeliveredTo(db: Db, subscriberId: string, at: number): Promise<void> {
   await db

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context';
 import { isTestPushToken, readDeliveryToken } from '../../delivery/delivery-token';
-import { addToRunCounters } from '../../delivery/runs';
+import { addToRunCounters } from '../../delivery/run-counters';
 import { badRequest } from '../../platform/errors';
 import * as repo from './repository';
 

@@ -4,7 +4,7 @@
 import { Transform, Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
-import { formatBytes } from './byte-size';
+import { formatBytes } from '@herald/contracts';
 import { OutboundError } from './outbound-errors';
 
 /** Drops a body we will not read; undici reports the abort as an error event, which is expected here. */

@@ -173,7 +173,8 @@ export function createSitesService(ctx: AppContext, options: { outbound?: Outbou
 
     /** Settings → Automation. Sites older than identity verification get their secret the first time it is asked for. */
     async identitySecret(userId: string, siteId: string): Promise<IdentitySecret> {
-      const site = await requireSiteRole(ctx, userId, siteId, 'admin');
+      // Owner only (docs/security.md, "Tenancy"): whoever holds it can vouch for any user id.
+      const site = await requireSiteRole(ctx, userId, siteId, 'owner');
       if (site.identity_secret) return { secret: site.identity_secret };
       // Conditional, so two first reads at once agree on one secret.
       await repo.setIdentitySecretIfMissing(db, siteId, generateIdentitySecret());
@@ -184,7 +185,7 @@ export function createSitesService(ctx: AppContext, options: { outbound?: Outbou
 
     /** A new secret; hashes made with the old one are refused from now on. */
     async rotateIdentitySecret(userId: string, siteId: string): Promise<IdentitySecret> {
-      const site = await requireSiteRole(ctx, userId, siteId, 'admin');
+      const site = await requireSiteRole(ctx, userId, siteId, 'owner');
       const secret = generateIdentitySecret();
       await db.transaction().execute(async (trx) => {
         await repo.updateSite(trx, siteId, { identity_secret: secret, updated_at: clock.now() });

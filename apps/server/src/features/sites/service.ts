@@ -195,9 +195,13 @@ export function createSitesService(ctx: AppContext, options: { outbound?: Outbou
     },
 
     async remove(userId: string, siteId: string): Promise<void> {
-      await requireSiteRole(ctx, userId, siteId, 'owner');
-      // The site's audit log goes with it (it is the site's own history).
-      await repo.deleteSite(db, siteId);
+      const site = await requireSiteRole(ctx, userId, siteId, 'owner');
+      // The site's audit log outlives it, this entry included, until the
+      // retention sweep (docs/security.md, "Audit log"; migration 0015).
+      await db.transaction().execute(async (trx) => {
+        await recordAudit(ctx, { siteId, actor: { userId }, action: 'deleted', subject: { type: 'site', id: siteId, label: site.name } }, trx);
+        await repo.deleteSite(trx, siteId);
+      });
     },
 
     async installCode(userId: string, siteId: string): Promise<InstallCode> {

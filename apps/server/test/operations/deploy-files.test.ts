@@ -29,6 +29,44 @@ describe('deploy/ files', () => {
     }
   });
 
+  it('deploy/README.md states the stop times the files use', () => {
+    const readme = deploy('README.md');
+    const unitStop = new Set(['herald-serve.service', 'herald-scheduler.service', 'herald-worker@.service'].map((unit) => /^TimeoutStopSec=(\d+)$/m.exec(deploy(`systemd/${unit}`))?.[1]));
+    expect(unitStop.size).toBe(1);
+    const composeStop = /stop_grace_period: (\d+)s/.exec(deploy('docker-compose.yml'))?.[1];
+    const saidUnits = [...readme.matchAll(/TimeoutStopSec=(\d+)/g)].map((m) => m[1]);
+    const saidCompose = [...readme.matchAll(/stop_grace_period: (\d+)s/g)].map((m) => m[1]);
+    expect(saidUnits.length).toBeGreaterThan(0);
+    expect(saidCompose.length).toBeGreaterThan(0);
+    expect(new Set(saidUnits)).toEqual(unitStop);
+    expect(new Set(saidCompose)).toEqual(new Set([composeStop]));
+    expect(readme).toContain(`\`SHUTDOWN_TIMEOUT_SECONDS\` (${shutdownBoundSeconds})`);
+  });
+
+  it('systemd starts `serve` only once /readyz answers, on the port nginx sends to, within the start timeout', () => {
+    const unit = deploy('systemd/herald-serve.service');
+    const post = /^ExecStartPost=(.+)$/m.exec(unit)?.[1];
+    expect(post).toBeDefined();
+    const words = post!.split(/\s+/);
+    expect(words[0]).toBe('/usr/bin/curl');
+    // --fail: a 503 from /readyz is a failure; retried (connection refused included) for a bounded time, each try bounded too.
+    for (const flag of ['--fail', '--retry-connrefused', '--retry', '--retry-max-time', '--max-time']) expect(words, flag).toContain(flag);
+    const retryFor = Number(words[words.indexOf('--retry-max-time') + 1]);
+    const eachTry = Number(words[words.indexOf('--max-time') + 1]);
+    expect(retryFor).toBeGreaterThan(0);
+    expect(Number(/^TimeoutStartSec=(\d+)$/m.exec(unit)?.[1])).toBeGreaterThan(retryFor + eachTry);
+    const url = new URL(words[words.length - 1]!);
+    expect(url.pathname).toBe('/readyz');
+    expect(url.host).toBe(`127.0.0.1:${loadConfig({}).port}`);
+    expect(deploy('nginx/herald.conf')).toContain(`server ${url.host};`);
+    // The other roles answer /readyz only on METRICS_PORT: the same line, ready to uncomment with it.
+    for (const other of ['herald-scheduler.service', 'herald-worker@.service']) {
+      const text = deploy(`systemd/${other}`);
+      expect(text).toMatch(/^#Environment=METRICS_PORT=/m);
+      expect(text).toMatch(/^#ExecStartPost=\/usr\/bin\/curl --fail .*--retry-connrefused http:\/\/127\.0\.0\.1:946(4|%i)\/readyz$/m);
+    }
+  });
+
   it('nginx passes the health routes and keeps /metrics private', () => {
     const nginx = deploy('nginx/herald.conf');
     expect(nginx).toMatch(/location = \/readyz \{ proxy_pass http:\/\/herald;/);

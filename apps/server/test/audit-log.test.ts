@@ -160,7 +160,8 @@ describe('audit log: the trail of a team’s journey', () => {
     expect(AUDIT_ACTIONS).toContain('import_run');
   });
 
-  it('keeps entries AUDIT_LOG_RETENTION_DAYS (365) days, deleting older ones in batches', async () => {
+  it('keeps entries AUDIT_LOG_RETENTION_DAYS (365) days: still there at 364 days, gone at 366, deleted in batches', async () => {
+    expect(t.config.auditLogRetentionDays).toBe(365);
     const owner = await t.createUser();
     const site = await t.createSite(owner.token, { name: 'Old' });
     for (let i = 0; i < 5; i++) await t.request('PATCH', `/api/sites/${site.id}`, { token: owner.token, body: { name: `Old ${i}` } });
@@ -173,7 +174,12 @@ describe('audit log: the trail of a team’s journey', () => {
     const sweep = auditLogRetentionSource(t.ctx, { everyMs: 0, batchSize: 2, maxBatches: 100 });
     await sweep.runDue(clock.now());
     expect(await count()).toBe(7);
-    clock.advance(166 * DAY);
+    // The six old entries are 364 days old: a day short of the retention, kept.
+    clock.advance(164 * DAY);
+    await sweep.runDue(clock.now());
+    expect(await count()).toBe(7);
+    // 366 days: past it, deleted (three batches of two); the 166-day-old one stays.
+    clock.advance(2 * DAY);
     await sweep.runDue(clock.now());
     expect(await count()).toBe(1);
     token = (await t.request('POST', '/api/auth/login', { body: { email: owner.email, password: owner.password } })).body.data.token;

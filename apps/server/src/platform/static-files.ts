@@ -61,10 +61,9 @@ const CONTENT_TYPES: Record<string, string> = {
   '.woff2': 'font/woff2',
 };
 
-/** Files under `root` by URL path (`/assets/index-abc.js`); an empty map when it does not exist. */
+/** Files under `root` by URL path (`/assets/index-abc.js`). */
 function readTree(root: string): Map<string, BuiltFile> {
   const files = new Map<string, BuiltFile>();
-  if (!fs.existsSync(root)) return files;
   const walk = (dir: string, prefix: string) => {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
@@ -91,33 +90,86 @@ function referencedAssets(indexHtml: string): string[] {
 export class StaticBuildError extends Error {}
 
 const READ_ATTEMPTS = 5;
+const READ_PAUSE_MS = 500;
+
+/** What makes a build folder complete: the file everything starts from, and (dashboard) the assets it loads. */
+interface BuildSpec {
+  /** "dashboard" or "SDK", for the message. */
+  what: string;
+  /** The URL path that must be there (`/index.html`, `/herald.js`). */
+  entry: string;
+  /** What is wrong with a build that has its entry, or undefined. */
+  check?(files: Map<string, BuiltFile>, entry: BuiltFile): string | undefined;
+}
+
+/**
+ * Reads a build folder into memory, checking it is complete. No folder at all
+ * is "not built" (an empty map: the dashboard answers 503 saying so). A
+ * folder without its entry file is a build being written (Vite empties
+ * `dist/` first) or an interrupted one: serving it would answer "not built
+ * yet" or 404 for as long as the process runs while /readyz said 200, so it
+ * is read again a few times, then refused with a message that says what to do.
+ */
+async function readBuild(dir: string, spec: BuildSpec, attempts: number, pauseMs: number): Promise<Map<string, BuiltFile>> {
+  let problem = '';
+  let missingEntry = false;
+  let seen = false;
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    if (!fs.existsSync(dir)) {
+      // Never there: not built. Gone since the last attempt: being replaced.
+      if (!seen) return new Map();
+      missingEntry = true;
+    } else {
+      seen = true;
+      try {
+        const files = readTree(dir);
+        const entry = files.get(spec.entry);
+        missingEntry = !entry;
+        if (entry) {
+          problem = spec.check?.(files, entry) ?? '';
+          if (!problem) return files;
+        }
+      } catch (error) {
+        missingEntry = false;
+        problem = `${(error as NodeJS.ErrnoException).code ?? 'error'}: ${(error as Error).message}`;
+      }
+    }
+    if (attempt < attempts) await new Promise((resolve) => setTimeout(resolve, pauseMs));
+  }
+  if (missingEntry) {
+    throw new StaticBuildError(
+      `The ${spec.what} build in ${dir} has no ${spec.entry.slice(1)}: a build is still being written there, or one was interrupted. Wait for \`npm run build\` to finish (or run it again), then start Herald again.`,
+    );
+  }
+  throw new StaticBuildError(`The ${spec.what} build in ${dir} changed while Herald was reading it (${problem}). Wait for \`npm run build\` to finish, then start Herald again.`);
+}
+
+const WEB_BUILD: BuildSpec = {
+  what: 'dashboard',
+  entry: '/index.html',
+  check(files, index) {
+    const missing = referencedAssets(index.body.toString('utf8')).filter((asset) => !files.has(asset));
+    return missing.length ? `index.html loads ${missing.join(', ')}, which ${missing.length === 1 ? 'is' : 'are'} not in the build` : undefined;
+  },
+};
+
+const SDK_BUILD: BuildSpec = { what: 'SDK', entry: '/herald.js' };
 
 /**
  * Reads the whole dashboard build once (issue 17, 7d): served from memory,
  * a build replaced while Herald runs cannot make it crash on a vanished
  * index.html or answer an index.html whose scripts are gone. A build caught
- * half-replaced at start (a file vanished, or index.html names assets that
- * are not there) is read again a few times, then refused with a message
- * that says what to do.
+ * half-replaced at start (index.html missing, a file vanished, or index.html
+ * names assets that are not there) is read again a few times, then refused
+ * with a message that says what to do.
  */
-export async function readWebBuild(dir: string, attempts = READ_ATTEMPTS, pauseMs = 500): Promise<Map<string, BuiltFile>> {
-  let problem = '';
-  for (let attempt = 1; attempt <= attempts; attempt++) {
-    try {
-      const files = readTree(dir);
-      const index = files.get('/index.html');
-      if (!index) return new Map();
-      const missing = referencedAssets(index.body.toString('utf8')).filter((asset) => !files.has(asset));
-      if (!missing.length) return files;
-      problem = `index.html loads ${missing.join(', ')}, which ${missing.length === 1 ? 'is' : 'are'} not in the build`;
-    } catch (error) {
-      problem = `${(error as NodeJS.ErrnoException).code ?? 'error'}: ${(error as Error).message}`;
-    }
-    if (attempt < attempts) await new Promise((resolve) => setTimeout(resolve, pauseMs));
-  }
-  throw new StaticBuildError(
-    `The dashboard build in ${dir} changed while Herald was reading it (${problem}). Wait for \`npm run build\` to finish, then start Herald again.`,
-  );
+export function readWebBuild(dir: string, attempts = READ_ATTEMPTS, pauseMs = READ_PAUSE_MS): Promise<Map<string, BuiltFile>> {
+  return readBuild(dir, WEB_BUILD, attempts, pauseMs);
+}
+
+/** The browser SDK (`/sdk/`), read the same way: a folder without herald.js is waited for, then refused. */
+export function readSdkBuild(dir: string, attempts = READ_ATTEMPTS, pauseMs = READ_PAUSE_MS): Promise<Map<string, BuiltFile>> {
+  return readBuild(dir, SDK_BUILD, attempts, pauseMs);
 }
 
 function sendBuilt(request: FastifyRequest, reply: FastifyReply, file: BuiltFile, cacheControl: string): FastifyReply {
@@ -132,8 +184,7 @@ function sendBuilt(request: FastifyRequest, reply: FastifyReply, file: BuiltFile
  * memory (read once here).
  */
 export async function registerStaticFiles(app: FastifyInstance, dirs: StaticDirs): Promise<void> {
-  const web = await readWebBuild(dirs.web);
-  const sdk = readTree(dirs.sdk);
+  const [web, sdk] = await Promise.all([readWebBuild(dirs.web), readSdkBuild(dirs.sdk)]);
   const indexHtml = web.get('/index.html');
 
   const notFound = (reply: FastifyReply, pathname: string) =>

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readWebBuild, StaticBuildError } from '../../src/platform/static-files';
+import { readSdkBuild, readWebBuild, StaticBuildError } from '../../src/platform/static-files';
 import { createTestApp, type TestApp } from '../support/test-app';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -88,6 +88,49 @@ describe('the dashboard build, read once', () => {
     setTimeout(() => fs.writeFileSync(path.join(dirs.web, 'assets', 'app-2.js'), 'console.log(2)'), 30);
     const files = await readWebBuild(dirs.web, 10, 50);
     expect(files.get('/assets/app-2.js')?.body.toString()).toBe('console.log(2)');
+  });
+
+  // A build being replaced: Vite empties dist/ before it writes. Taking that
+  // folder as "not built" answered 503 "not built yet" for the life of the
+  // process while /readyz said 200.
+  it('refuses, after reading it again a few times, a dashboard folder without index.html, saying what to do', async () => {
+    const dirs = fakeBuild();
+    fs.rmSync(path.join(dirs.web, 'index.html'));
+    const message = `The dashboard build in ${dirs.web} has no index.html: a build is still being written there, or one was interrupted. Wait for \`npm run build\` to finish (or run it again), then start Herald again.`;
+    const started = Date.now();
+    await expect(readWebBuild(dirs.web, 3, 100)).rejects.toThrow(new StaticBuildError(message));
+    // It waited between its three reads before giving up.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(200);
+    // A folder emptied and left empty is the same.
+    fs.rmSync(dirs.web, { recursive: true, force: true });
+    fs.mkdirSync(dirs.web);
+    await expect(readWebBuild(dirs.web, 2, 10)).rejects.toThrow(message);
+    // As buildApp (and so `serve`, which prints it and exits 2) does.
+    await expect(createTestApp({ staticDirs: dirs })).rejects.toThrow(message);
+  });
+
+  it('takes the dashboard build once its index.html is written while it waits', async () => {
+    const dirs = fakeBuild();
+    const index = fs.readFileSync(path.join(dirs.web, 'index.html'));
+    fs.rmSync(path.join(dirs.web, 'index.html'));
+    setTimeout(() => fs.writeFileSync(path.join(dirs.web, 'index.html'), index), 30);
+    const files = await readWebBuild(dirs.web, 10, 50);
+    expect(files.get('/index.html')?.body.equals(index)).toBe(true);
+  });
+
+  it('treats the SDK folder the same: without herald.js it waits, then refuses; herald.js written meanwhile is taken', async () => {
+    const dirs = fakeBuild();
+    fs.rmSync(path.join(dirs.sdk, 'herald.js'));
+    fs.writeFileSync(path.join(dirs.sdk, 'herald-sw.js'), 'self.x = 1');
+    const message = `The SDK build in ${dirs.sdk} has no herald.js: a build is still being written there, or one was interrupted. Wait for \`npm run build\` to finish (or run it again), then start Herald again.`;
+    await expect(readSdkBuild(dirs.sdk, 3, 10)).rejects.toThrow(new StaticBuildError(message));
+    await expect(createTestApp({ staticDirs: dirs })).rejects.toThrow(message);
+
+    setTimeout(() => fs.writeFileSync(path.join(dirs.sdk, 'herald.js'), 'window.Herald = {}'), 30);
+    const files = await readSdkBuild(dirs.sdk, 10, 50);
+    expect([...files.keys()].sort()).toEqual(['/herald-sw.js', '/herald.js']);
+    const t = await appWith(dirs);
+    expect((await t.request('GET', '/sdk/herald.js')).body).toBe('window.Herald = {}');
   });
 
   it('says the dashboard is not built when there is no build at all', async () => {

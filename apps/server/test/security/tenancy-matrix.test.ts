@@ -109,13 +109,13 @@ const MATRIX: Record<string, RouteCase> = {
     phase: 10,
   },
   'GET /api/sites/{id}/identity-secret': {
-    needs: 'admin',
+    needs: 'owner',
     own: (x) => get(`/api/sites/${x.site.id}/identity-secret`),
     attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/identity-secret`))],
   },
   // After the identify call of phase 1, which signs with the secret seeded before.
   'POST /api/sites/{id}/identity-secret/rotate': {
-    needs: 'admin',
+    needs: 'owner',
     own: (x) => post(`/api/sites/${x.site.id}/identity-secret/rotate`),
     attacks: (a) => [sweep(a, (id) => post(`/api/sites/${id}/identity-secret/rotate`))],
     phase: 2,

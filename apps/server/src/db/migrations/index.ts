@@ -16,6 +16,7 @@ import * as m0011 from './0011_send_outcomes';
 import * as m0012 from './0012_onboarding';
 import * as m0013 from './0013_secret_fingerprints';
 import * as m0014 from './0014_teams';
+import * as m0015 from './0015_audit_log_outlives_site';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -36,6 +37,7 @@ const modules: Record<string, MigrationModule> = {
   '0012_onboarding': m0012,
   '0013_secret_fingerprints': m0013,
   '0014_teams': m0014,
+  '0015_audit_log_outlives_site': m0015,
 };
 
 export function migrationsFor(kind: DatabaseKind): Record<string, Migration> {

@@ -28,6 +28,7 @@ export interface SiteInvitationsTable {
 
 export interface AuditLogTable {
   id: string;
+  /** The site it is about; no foreign key (migration 0015): the entry outlives a deleted site until the retention sweep. */
   site_id: string;
   created_at: Millis;
   actor_type: 'user' | 'api_key';

@@ -53,7 +53,7 @@ export function sitesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     );
 
     const identityNote =
-      'The key of the HMAC-SHA256 your backend computes over a user id (lowercase hex) so `herald.identify(id, hash)` is accepted (docs/security.md, "Identity verification"). Keep it on your server. Owner only; another user’s site answers 404.';
+      'The key of the HMAC-SHA256 your backend computes over a user id (lowercase hex) so `herald.identify(id, hash)` is accepted (docs/security.md, "Identity verification"). Keep it on your server. Owner only: an admin, editor or viewer of the site gets 403 “This needs the owner role.”; another user’s site answers 404.';
 
     app.get(
       '/sites/:id/identity-secret',

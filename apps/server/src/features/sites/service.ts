@@ -173,7 +173,8 @@ export function createSitesService(ctx: AppContext, options: { outbound?: Outbou
 
     /** Settings → Automation. Sites older than identity verification get their secret the first time it is asked for. */
     async identitySecret(userId: string, siteId: string): Promise<IdentitySecret> {
-      const site = await requireSiteRole(ctx, userId, siteId, 'admin');
+      // Owner only (docs/security.md, "Tenancy"): whoever holds it can vouch for any user id.
+      const site = await requireSiteRole(ctx, userId, siteId, 'owner');
       if (site.identity_secret) return { secret: site.identity_secret };
       // Conditional, so two first reads at once agree on one secret.
       await repo.setIdentitySecretIfMissing(db, siteId, generateIdentitySecret());
@@ -184,7 +185,7 @@ export function createSitesService(ctx: AppContext, options: { outbound?: Outbou
 
     /** A new secret; hashes made with the old one are refused from now on. */
     async rotateIdentitySecret(userId: string, siteId: string): Promise<IdentitySecret> {
-      const site = await requireSiteRole(ctx, userId, siteId, 'admin');
+      const site = await requireSiteRole(ctx, userId, siteId, 'owner');
       const secret = generateIdentitySecret();
       await db.transaction().execute(async (trx) => {
         await repo.updateSite(trx, siteId, { identity_secret: secret, updated_at: clock.now() });
@@ -194,9 +195,13 @@ export function createSitesService(ctx: AppContext, options: { outbound?: Outbou
     },
 
     async remove(userId: string, siteId: string): Promise<void> {
-      await requireSiteRole(ctx, userId, siteId, 'owner');
-      // The site's audit log goes with it (it is the site's own history).
-      await repo.deleteSite(db, siteId);
+      const site = await requireSiteRole(ctx, userId, siteId, 'owner');
+      // The site's audit log outlives it, this entry included, until the
+      // retention sweep (docs/security.md, "Audit log"; migration 0015).
+      await db.transaction().execute(async (trx) => {
+        await recordAudit(ctx, { siteId, actor: { userId }, action: 'deleted', subject: { type: 'site', id: siteId, label: site.name } }, trx);
+        await repo.deleteSite(trx, siteId);
+      });
     },
 
     async installCode(userId: string, siteId: string): Promise<InstallCode> {

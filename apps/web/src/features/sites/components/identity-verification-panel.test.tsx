@@ -89,6 +89,27 @@ describe('Settings → Automation: identity verification', () => {
     expect(api.callsTo('POST /api/sites/site-7/identity-secret/rotate')).toHaveLength(1);
   });
 
+  it("shows an admin the secret's buttons disabled, saying only owners may use them, and never asks for the secret", async () => {
+    const api = setUp(makeSite({ id: 'site-7', name: 'Acme Store', role: 'admin' }));
+    const { user } = renderApp('/settings?tab=automation');
+
+    expect(await screen.findByRole('img', { name: 'Identity secret hidden' })).toBeInTheDocument();
+    const reason = "Admins can't see or rotate the identity secret";
+    for (const name of ['Reveal secret', 'Rotate secret']) {
+      const button = screen.getByRole('button', { name });
+      expect(button).toBeDisabled();
+      expect(button).toHaveAttribute('title', reason);
+      expect(button).toHaveAccessibleDescription(reason);
+      await user.click(button);
+    }
+    expect(screen.getByText(`${reason}: This needs the owner role. Ask an owner of the site if you need it.`)).toBeInTheDocument();
+    expect(api.callsTo('GET /api/sites/site-7/identity-secret')).toHaveLength(0);
+    expect(api.callsTo('POST /api/sites/site-7/identity-secret/rotate')).toHaveLength(0);
+    // The rest of the panel is the admin's: the switch and the server-only tags.
+    expect(screen.getByRole('switch', { name: 'Require a signed identity hash' })).toBeEnabled();
+    expect(screen.getByRole('button', { name: 'Save tags' })).toBeEnabled();
+  });
+
   it('shows how to compute the hash in Node.js, PHP and Python', async () => {
     setUp(verifying);
     const { user } = renderApp('/settings?tab=automation');

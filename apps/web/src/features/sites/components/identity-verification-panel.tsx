@@ -1,9 +1,11 @@
-import { SERVER_ONLY_TAGS_MAX, type Site } from '@herald/contracts';
+import { roleNeededMessage, SERVER_ONLY_TAGS_MAX, type Site } from '@herald/contracts';
 import { Eye, EyeOff, Lock, RefreshCw } from 'lucide-react';
 import { useState, type FormEvent } from 'react';
+import { RoleGatedButton } from '../../../components/role-gate';
 import { Alert, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, CodeBlock, Field, Input, Spinner, Switch, TabPanel, Tabs, type TabItem } from '../../../components/ui';
 import { errorMessage } from '../../../lib/api-client';
 import { confirmAction, notify } from '../../../lib/dialogs';
+import { usePermission } from '../../../lib/site-role';
 import { useIdentitySecretQuery, useRotateIdentitySecretMutation, useUpdateSiteMutation } from '../api';
 
 // Settings → Automation, "Identity verification" (docs/security.md): the
@@ -108,7 +110,11 @@ function VerificationSwitch({ site }: { site: Site }) {
   );
 }
 
+/** The secret signs any user id, so only owners see or rotate it (docs/security.md, "Tenancy"). */
+const SECRET_ACTION = 'see or rotate the identity secret';
+
 function IdentitySecret({ site }: { site: Site }) {
+  const permission = usePermission('owner', SECRET_ACTION);
   const [revealed, setRevealed] = useState(false);
   const query = useIdentitySecretQuery(site.id, revealed);
   const rotation = useRotateIdentitySecretMutation(site.id);
@@ -147,18 +153,33 @@ function IdentitySecret({ site }: { site: Site }) {
         </div>
       )}
       <div className="flex flex-wrap gap-2">
-        <Button
+        <RoleGatedButton
+          needed="owner"
+          action={SECRET_ACTION}
           variant="secondary"
           size="sm"
           onClick={() => setRevealed((shown) => !shown)}
           icon={revealed ? <EyeOff className="size-4" aria-hidden="true" /> : <Eye className="size-4" aria-hidden="true" />}
         >
           {revealed ? 'Hide secret' : 'Reveal secret'}
-        </Button>
-        <Button variant="secondary" size="sm" onClick={onRotate} loading={rotation.isPending} icon={<RefreshCw className="size-4" aria-hidden="true" />}>
+        </RoleGatedButton>
+        <RoleGatedButton
+          needed="owner"
+          action={SECRET_ACTION}
+          variant="secondary"
+          size="sm"
+          onClick={onRotate}
+          loading={rotation.isPending}
+          icon={<RefreshCw className="size-4" aria-hidden="true" />}
+        >
           Rotate secret
-        </Button>
+        </RoleGatedButton>
       </div>
+      {permission.allowed ? null : (
+        <p className="text-sm text-slate-600">
+          {permission.reason}: {roleNeededMessage('owner')} Ask an owner of the site if you need it.
+        </p>
+      )}
     </section>
   );
 }

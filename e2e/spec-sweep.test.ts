@@ -373,7 +373,8 @@ describe('spec sweep (headless Chromium at 375 and 1280 px)', () => {
       await page.getByRole('button', { name: 'Open navigation' }).click();
       await sidebar(page).getByRole('link', { name: 'Subscribers' }).click();
       await page.waitForURL('**/subscribers');
-      expect(await sidebar(page).count()).toBe(0);
+      // The drawer closes after the route changes; give a busy machine a moment.
+      await expect.poll(() => sidebar(page).count()).toBe(0);
     } else {
       await sidebar(page).waitFor();
       await page.setViewportSize({ width: 1024, height: 900 });
@@ -400,7 +401,7 @@ describe('spec sweep (headless Chromium at 375 and 1280 px)', () => {
     await step.getByLabel('Button 1 text').fill('Shop now');
     await step.getByLabel('Button 1 URL').fill(`${SITE_URL}/shop`);
     await button(page, 'Save Changes').click();
-    await expect.poll(() => dialogs).toContain('Campaign updated successfully!');
+    await expect.poll(() => dialogs, { timeout: 15_000 }).toContain('Campaign updated successfully!');
     const campaign = (await api('GET', `/welcome-campaigns/${ids.campaign}`)).campaign;
     expect(campaign.utm_params).toEqual({ utm_source: 'herald', utm_medium: null, utm_campaign: 'welcome' });
     expect(campaign.steps[0].notification.actions).toEqual([{ title: 'Shop now', url: `${SITE_URL}/shop` }]);

@@ -7,6 +7,7 @@ import {
   CAMPAIGN_STEP_MESSAGE_MAX,
   CAMPAIGN_STEP_TITLE_MAX,
   EVENT_DATA_MAX_CHARS,
+  IDEMPOTENCY_KEY_HEADER,
   EVENT_NAME_MAX,
   NOTIFICATION_ACTIONS_MAX,
   NOTIFICATION_MESSAGE_MAX,
@@ -109,6 +110,7 @@ describe('help articles match the product', () => {
     expect(triggered).toContain(`starts with **${API_KEY_PREFIX}**`);
     expect(triggered).toContain('POST https://herald.example.com/api/v1/sites/YOUR_SITE_ID/events');
     for (const field of ['event', 'external_id', 'subscriber_id', 'data', 'idempotency_key']) expect(triggered).toContain(`**${field}**`);
+    expect(triggered).toContain(`as the **${IDEMPOTENCY_KEY_HEADER}** header`);
     expect(triggered).toContain(`up to ${EVENT_NAME_MAX} characters`);
     expect(triggered).toContain(`at most ${EVENT_DATA_MAX_CHARS} characters as JSON`);
     expect(triggered).toContain(`(${TRIGGER_DELAY_MAX_MINUTES} minutes)`);

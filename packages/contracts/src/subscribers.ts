@@ -156,3 +156,29 @@ export const staleCleanupResponse = envelope(
   }),
 );
 export type StaleCleanup = z.infer<typeof staleCleanupResponse>['data'];
+
+// ---------------------------------------------------------------------------
+// Moving in and out (docs/product.md, "Subscribers"): the audience as CSV.
+
+/** Tags are one CSV cell, joined with this (the import splits on it, so a tag that itself holds a | comes back as two). */
+export const SUBSCRIBER_EXPORT_TAG_SEPARATOR = '|';
+
+/** The columns that let another push server send as this site: only with `include_keys=true`. Named as the import reads them. */
+export const SUBSCRIBER_EXPORT_KEY_COLUMNS = ['endpoint', 'p256dh', 'auth', 'vapid_public_key'] as const;
+
+/** The other columns, always there. `created_at` is when the browser subscribed; `status` is `active` or `inactive`. */
+export const SUBSCRIBER_EXPORT_COLUMNS = ['created_at', 'browser', 'os', 'country', 'language', 'timezone', 'tags', 'external_id', 'status'] as const;
+
+/** The header line of the CSV export: the subscriber's id first, then the keys when asked for, then the rest. */
+export function subscriberExportColumns(includeKeys: boolean): string[] {
+  return ['id', ...(includeKeys ? SUBSCRIBER_EXPORT_KEY_COLUMNS : []), ...SUBSCRIBER_EXPORT_COLUMNS];
+}
+
+/** GET /sites/{siteId}/subscribers/export: the list's filters, and whether the push keys go with it. */
+export const subscribersExportQuery = z.object({
+  is_active: booleanQuery.optional(),
+  search: z.string().trim().max(100, 'search must be at most 100 characters').optional(),
+  /** true: endpoint, p256dh, auth and the site's VAPID public key are in the file (for moving to another push server). */
+  include_keys: booleanQuery.optional(),
+});
+export type SubscribersExportQuery = z.infer<typeof subscribersExportQuery>;

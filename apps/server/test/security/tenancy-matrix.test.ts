@@ -199,6 +199,11 @@ const MATRIX: Record<string, RouteCase> = {
     attacks: (a) => [sweep(a, (id) => del(`/api/subscribers/${id}`))],
     phase: 8,
   },
+  'GET /api/sites/{siteId}/subscribers/export': {
+    needs: 'admin',
+    own: (x) => get(`/api/sites/${x.site.id}/subscribers/export?include_keys=true`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/subscribers/export?include_keys=true`))],
+  },
   'PATCH /api/subscribers/{id}/test-device': {
     needs: 'editor',
     own: (x) => patch(`/api/subscribers/${x.subscriber.id}/test-device`, { enabled: false }),

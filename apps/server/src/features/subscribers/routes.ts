@@ -9,16 +9,19 @@ import {
   subscribeBody,
   subscribeResponse,
   subscriberResponse,
+  subscribersExportQuery,
   subscribersListQuery,
   subscribersListResponse,
   updateSubscriberTagsBody,
 } from '@herald/contracts';
+import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context';
 import { currentUser, requireUser } from '../../platform/authenticate';
 import type { MemoryRateLimit } from '../../platform/memory-rate-limiter';
 import { acceptJsonSentAsText, limitPublicRequests, openCorsForPublicRoutes } from '../../platform/public-routes';
 import { ok } from '../../platform/responses';
+import { createSubscriberPrivacy, type SubscriberPrivacy } from './privacy';
 import { createSubscribersService, type SubscribersService } from './service';
 
 /**
@@ -31,6 +34,9 @@ export const PUBLIC_SUBSCRIBER_LIMITS: { perAddress: MemoryRateLimit; perSite: M
   perAddress: { limit: 60, windowMs: 60_000, maxKeys: 50_000 },
   perSite: { limit: 3_000, windowMs: 60_000, maxKeys: 20_000 },
 };
+
+/** Files of personal data: never kept by a browser or proxy cache. */
+const NO_STORE = 'no-store';
 
 /** A subscription is well under 1 KB; the public routes refuse far larger bodies early. */
 const PUBLIC_BODY_LIMIT_BYTES = 8 * 1024;
@@ -100,7 +106,7 @@ function publicSubscriberRoutes(ctx: AppContext, subscribers: SubscribersService
 }
 
 /** Spec §7 Subscribers: dashboard routes, scoped to the signed-in user's own sites. */
-function dashboardSubscriberRoutes(ctx: AppContext, subscribers: SubscribersService): FastifyPluginAsyncZod {
+function dashboardSubscriberRoutes(ctx: AppContext, subscribers: SubscribersService, privacy: SubscriberPrivacy): FastifyPluginAsyncZod {
   return async (app) => {
     app.addHook('preHandler', requireUser(ctx));
     const tags = ['subscribers'];
@@ -146,6 +152,29 @@ function dashboardSubscriberRoutes(ctx: AppContext, subscribers: SubscribersServ
     );
 
     app.get(
+      '/sites/:siteId/subscribers/export',
+      {
+        schema: {
+          tags,
+          summary: 'The site’s subscribers as CSV, oldest first, with the list’s filters (admin)',
+          description:
+            'Streamed, RFC 4180, UTF-8 with a byte order mark. Columns: id, then with `include_keys=true` endpoint, p256dh, auth and vapid_public_key (the site’s key), then created_at (when the browser subscribed), browser, os, country, language, timezone, tags (joined with |), external_id, status (active or inactive): the names the import reads, so a file with keys moves the audience to a server that has the site’s VAPID private key. Cells a spreadsheet would run as a formula get a leading apostrophe; the base64url keys never do. The export is in the audit log (export_run, with include_keys).',
+          params: siteIdParam,
+          querystring: subscribersExportQuery,
+          produces: ['text/csv'],
+        },
+      },
+      async (request, reply) => {
+        const file = await privacy.exportCsv(currentUser(request).id, request.params.siteId, request.query);
+        return reply
+          .header('content-type', 'text/csv; charset=utf-8')
+          .header('content-disposition', `attachment; filename="${file.fileName}"`)
+          .header('cache-control', NO_STORE)
+          .send(Readable.from(file.lines));
+      },
+    );
+
+    app.get(
       '/sites/:siteId/subscribers/:id',
       { schema: { tags, summary: 'Get one subscriber of a site', params: siteSubscriberParams, response: { 200: subscriberResponse } } },
       async (request) => ok({ subscriber: await subscribers.get(currentUser(request).id, request.params.siteId, request.params.id) }),
@@ -177,7 +206,8 @@ function dashboardSubscriberRoutes(ctx: AppContext, subscribers: SubscribersServ
 export function subscribersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     const subscribers = createSubscribersService(ctx);
+    const privacy = createSubscriberPrivacy(ctx);
     await app.register(publicSubscriberRoutes(ctx, subscribers));
-    await app.register(dashboardSubscriberRoutes(ctx, subscribers));
+    await app.register(dashboardSubscriberRoutes(ctx, subscribers, privacy));
   };
 }

@@ -115,6 +115,12 @@ function languageTag(value: string | null | undefined): string | null {
   }
 }
 
+/** The list's filters (spec §2 Subscribers: status and search), as the list and the CSV export apply them. */
+export function subscriberFilters(query: { is_active?: boolean; search?: string }): repo.SubscriberFilters {
+  const search = query.search?.trim().toLowerCase() || undefined;
+  return { isActive: query.is_active, search, searchCountryCodes: search ? countryCodesNamed(search) : undefined };
+}
+
 export interface SubscribeClient {
   /** request.ip: the socket address, or the forwarded client behind a trusted proxy. */
   address: string;
@@ -265,12 +271,7 @@ export function createSubscribersService(ctx: AppContext) {
       query: { is_active?: boolean; search?: string; page: number; limit: number },
     ): Promise<SubscribersList> {
       await requireSiteRole(ctx, userId, siteId, 'viewer');
-      const search = query.search?.trim().toLowerCase() || undefined;
-      const filters: repo.SubscriberFilters = {
-        isActive: query.is_active,
-        search,
-        searchCountryCodes: search ? countryCodesNamed(search) : undefined,
-      };
+      const filters = subscriberFilters(query);
       const [rows, total] = await Promise.all([
         repo.listSubscribers(db, siteId, filters, (query.page - 1) * query.limit, query.limit),
         repo.countSubscribers(db, siteId, filters),

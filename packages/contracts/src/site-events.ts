@@ -104,6 +104,11 @@ export const apiEventHeaders = z.looseObject({
     .optional(),
 });
 
+/** DELETE /v1/sites/{siteId}/subscribers?external_id=…: erases every subscriber of the site with that external id. */
+export const apiEraseSubscribersQuery = z.object({ external_id: externalId });
+/** How many subscribers were erased (0 when none had the external id: a repeated request is harmless). */
+export const apiEraseSubscribersResponse = envelope(z.object({ erased: z.number() }));
+
 /** What an accepted event did. */
 export const eventReceipt = z.object({
   id: z.string(),

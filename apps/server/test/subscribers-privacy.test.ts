@@ -61,6 +61,13 @@ describe('subscriber privacy: data export and complete erasure', () => {
   const notification = async (id: string) => (await api('GET', `/api/notifications/${id}`)).body.data.notification;
   const activeCount = async () => (await api('GET', `/api/sites/${h.site.id}`)).body.data.site.subscriber_count;
 
+  /** The tables a refused erase could touch (the engine's own bookkeeping, e.g. rate_limits, moves on by itself meanwhile). */
+  async function audienceTables() {
+    const dump = await dumpDatabase(h.t.ctx.db);
+    const tables = ['subscribers', 'subscriber_tags', 'site_events', 'deliveries', 'welcome_campaign_enrollments', 'test_device_links', 'audit_log'];
+    return Object.fromEntries(tables.map((table) => [table, dump[table]]));
+  }
+
   /** Every row of every table, as text: to prove nothing of a subscriber is left. */
   async function everything(except: string[] = []): Promise<string> {
     const dump = await dumpDatabase(h.t.ctx.db);
@@ -212,12 +219,16 @@ describe('subscriber privacy: data export and complete erasure', () => {
     expect(await activeCount()).toBe(3);
 
     // An editor may not, and the refusal changes nothing.
-    const before = await dumpDatabase(h.t.ctx.db);
+    const before = await audienceTables();
     const refused = await api('DELETE', `/api/subscribers/${alice.subscriberId}?erase=true`, editor.token);
     expect(refused.status).toBe(403);
     expect(refused.body.error.message).toBe(roleNeededMessage('admin'));
     expect((await api('DELETE', `/api/subscribers/${alice.subscriberId}?erase=true`, stranger.token)).status).toBe(404);
-    expect(await dumpDatabase(h.t.ctx.db)).toEqual(before);
+    expect(await audienceTables()).toEqual(before);
+
+    // A finished fan-out keeps the last subscriber id it reached as its cursor: the highest id of the
+    // audience, here Alice's one time in three. Made certain, so the test does not depend on the ids drawn.
+    await h.t.ctx.db.updateTable('notification_runs').set({ fanout_cursor: alice.subscriberId }).where('notification_id', '=', saleId).where('fanout_done', '=', 1).execute();
 
     const erased = await api('DELETE', `/api/subscribers/${alice.subscriberId}?erase=true`);
     expect(erased.status).toBe(200);
@@ -287,11 +298,11 @@ describe('subscriber privacy: data export and complete erasure', () => {
     const otherKey = (await h.t.request('POST', `/api/sites/${otherSite.id}/api-keys`, { token: h.owner.token, body: { name: 'Other backend' } })).body.data.key;
 
     const url = `/api/v1/sites/${h.site.id}/subscribers?external_id=customer-42`;
-    const before = await dumpDatabase(h.t.ctx.db);
+    const before = await audienceTables();
     expect((await v1('DELETE', url, undefined, otherKey)).status).toBe(401);
     expect((await h.t.request('DELETE', url, { token: h.owner.token })).status).toBe(401);
     expect((await h.t.request('DELETE', url)).status).toBe(401);
-    expect(await dumpDatabase(h.t.ctx.db)).toEqual(before);
+    expect(await audienceTables()).toEqual(before);
     expect((await v1('DELETE', `/api/v1/sites/${h.site.id}/subscribers`)).status).toBe(400);
     expect((await v1('DELETE', `/api/v1/sites/${h.site.id}/subscribers?external_id=`)).status).toBe(400);
 

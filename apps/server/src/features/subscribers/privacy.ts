@@ -18,17 +18,13 @@ import { requireSiteRole } from '../sites/service';
 import { subscribersCsv } from './export-csv';
 import * as privacy from './privacy-repository';
 import * as repo from './repository';
-import { subscriberFilters } from './service';
+import { isDeadlock, subscriberFilters } from './service';
 
 /** The API's outcome word for a delivery state (as in the notification report): a 404/410 ("gone") is "expired". */
 const OUTCOME: Record<DeliveryStatus, string> = { pending: 'pending', sent: 'sent', failed: 'failed', gone: 'expired', skipped: 'skipped' };
 
 /** The v1 erase takes the subscribers of an external id this many at a time, each in its own transaction. */
 const ERASE_BATCH = 100;
-
-function isDeadlock(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '40P01';
-}
 
 interface Erasure extends SubscriberErased {
   /** Runs of other subscribers too that lost a pending delivery: finished now if that was their last. */

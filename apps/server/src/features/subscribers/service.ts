@@ -20,7 +20,8 @@ import { USER_AGENT_MAX_LENGTH, describeUserAgent } from './user-agent';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-function isDeadlock(error: unknown): boolean {
+/** PostgreSQL's deadlock_detected: the transaction was rolled back and may simply be tried again. */
+export function isDeadlock(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '40P01';
 }
 

@@ -36,8 +36,8 @@ describe('triggered notifications', () => {
     });
   }
 
-  function sendEvent(body: Record<string, unknown>, key = apiKey) {
-    return h.t.request('POST', `/api/v1/sites/${h.site.id}/events`, { body, headers: { authorization: `Bearer ${key}` } });
+  function sendEvent(body: Record<string, unknown>, key = apiKey, headers: Record<string, string> = {}) {
+    return h.t.request('POST', `/api/v1/sites/${h.site.id}/events`, { body, headers: { authorization: `Bearer ${key}`, ...headers } });
   }
 
   async function createTriggered(title: string, event: string, delayMinutes: number): Promise<string> {
@@ -158,6 +158,41 @@ describe('triggered notifications', () => {
     expect(received(alice, 'Thanks for your order')).toHaveLength(2);
     expect(received(alicePhone, 'Thanks for your order')).toHaveLength(1);
     expect(received(bob, 'Thanks for your order')).toHaveLength(1);
+    await h.t.request('POST', `/api/notifications/${id}/cancel`, { token: h.owner.token });
+  });
+
+  it('takes the idempotency key from the Idempotency-Key header too: a retry with the header alone sends once; a header and a body key that differ answer 400', async () => {
+    const id = await createTriggered('Your parcel is on its way', 'order_shipped', 0);
+    const first = await sendEvent({ event: 'order_shipped', subscriber_id: bob.subscriberId }, apiKey, { 'idempotency-key': 'ship-77' });
+    const retried = await sendEvent({ event: 'order_shipped', subscriber_id: bob.subscriberId }, apiKey, { 'Idempotency-Key': ' ship-77 ' });
+    expect(first.status).toBe(202);
+    expect(first.body.data.event).toMatchObject({ duplicate: false, triggered: 1 });
+    expect(retried.body.data.event).toMatchObject({ id: first.body.data.event.id, duplicate: true, triggered: 0 });
+    // The header and the body name the same key: a retry that moved it from one to the other is still the same event.
+    const inBody = await sendEvent({ event: 'order_shipped', subscriber_id: bob.subscriberId, idempotency_key: 'ship-77' });
+    expect(inBody.body.data.event).toMatchObject({ id: first.body.data.event.id, duplicate: true });
+    const both = await sendEvent({ event: 'order_shipped', subscriber_id: bob.subscriberId, idempotency_key: 'ship-77' }, apiKey, { 'idempotency-key': 'ship-77' });
+    expect(both.body.data.event).toMatchObject({ id: first.body.data.event.id, duplicate: true });
+    const stored = await h.t.ctx.db.selectFrom('site_events').select('idempotency_key').where('id', '=', first.body.data.event.id).executeTakeFirstOrThrow();
+    expect(stored.idempotency_key).toBe('ship-77');
+
+    const eventsBefore = await h.t.ctx.db.selectFrom('site_events').select('id').execute();
+    const differ = await sendEvent({ event: 'order_shipped', subscriber_id: bob.subscriberId, idempotency_key: 'ship-78' }, apiKey, { 'idempotency-key': 'ship-77' });
+    expect(differ.status).toBe(400);
+    expect(differ.body).toEqual({
+      success: false,
+      error: { message: 'The Idempotency-Key header and idempotency_key in the body differ: send one of them, or the same key in both', code: 'idempotency_key_mismatch' },
+    });
+    const empty = await sendEvent({ event: 'order_shipped', subscriber_id: bob.subscriberId }, apiKey, { 'idempotency-key': '  ' });
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.message).toContain('the Idempotency-Key header must not be empty');
+    const tooLong = await sendEvent({ event: 'order_shipped', subscriber_id: bob.subscriberId }, apiKey, { 'idempotency-key': 'k'.repeat(201) });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.error.message).toContain('the Idempotency-Key header must be at most 200 characters');
+    expect(await h.t.ctx.db.selectFrom('site_events').select('id').execute()).toHaveLength(eventsBefore.length);
+
+    await tickAndSettle(id);
+    expect(received(bob, 'Your parcel is on its way')).toHaveLength(1);
     await h.t.request('POST', `/api/notifications/${id}/cancel`, { token: h.owner.token });
   });
 

@@ -89,6 +89,26 @@ export const apiEventBody = z
   .refine((body) => (body.subscriber_id === undefined) !== (body.external_id === undefined), 'Send exactly one of subscriber_id or external_id');
 export type ApiEventBody = z.infer<typeof apiEventBody>;
 
+/**
+ * The IETF draft's `Idempotency-Key` request header (draft-ietf-httpapi-idempotency-key-header),
+ * accepted by the v1 events API besides `idempotency_key` in the body; both given must be equal.
+ * Loose: the other request headers pass through untouched.
+ */
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+export const apiEventHeaders = z.looseObject({
+  'idempotency-key': z
+    .string({ message: `the ${IDEMPOTENCY_KEY_HEADER} header must be text` })
+    .trim()
+    .min(1, `the ${IDEMPOTENCY_KEY_HEADER} header must not be empty`)
+    .max(IDEMPOTENCY_KEY_MAX, `the ${IDEMPOTENCY_KEY_HEADER} header must be at most ${IDEMPOTENCY_KEY_MAX} characters`)
+    .optional(),
+});
+
+/** DELETE /v1/sites/{siteId}/subscribers?external_id=…: erases every subscriber of the site with that external id. */
+export const apiEraseSubscribersQuery = z.object({ external_id: externalId });
+/** How many subscribers were erased (0 when none had the external id: a repeated request is harmless). */
+export const apiEraseSubscribersResponse = envelope(z.object({ erased: z.number() }));
+
 /** What an accepted event did. */
 export const eventReceipt = z.object({
   id: z.string(),

@@ -156,3 +156,107 @@ export const staleCleanupResponse = envelope(
   }),
 );
 export type StaleCleanup = z.infer<typeof staleCleanupResponse>['data'];
+
+// ---------------------------------------------------------------------------
+// Moving in and out (docs/product.md, "Subscribers"): the audience as CSV, one
+// subscriber's data as JSON, and erasing a subscriber completely.
+
+/** Tags are one CSV cell, joined with this (the import splits on it, so a tag that itself holds a | comes back as two). */
+export const SUBSCRIBER_EXPORT_TAG_SEPARATOR = '|';
+
+/** The columns that let another push server send as this site: only with `include_keys=true`. Named as the import reads them. */
+export const SUBSCRIBER_EXPORT_KEY_COLUMNS = ['endpoint', 'p256dh', 'auth', 'vapid_public_key'] as const;
+
+/** The other columns, always there. `created_at` is when the browser subscribed; `status` is `active` or `inactive`. */
+export const SUBSCRIBER_EXPORT_COLUMNS = ['created_at', 'browser', 'os', 'country', 'language', 'timezone', 'tags', 'external_id', 'status'] as const;
+
+/** The header line of the CSV export: the subscriber's id first, then the keys when asked for, then the rest. */
+export function subscriberExportColumns(includeKeys: boolean): string[] {
+  return ['id', ...(includeKeys ? SUBSCRIBER_EXPORT_KEY_COLUMNS : []), ...SUBSCRIBER_EXPORT_COLUMNS];
+}
+
+/** GET /sites/{siteId}/subscribers/export: the list's filters, and whether the push keys go with it. */
+export const subscribersExportQuery = z.object({
+  is_active: booleanQuery.optional(),
+  search: z.string().trim().max(100, 'search must be at most 100 characters').optional(),
+  /** true: endpoint, p256dh, auth and the site's VAPID public key are in the file (for moving to another push server). */
+  include_keys: booleanQuery.optional(),
+});
+export type SubscribersExportQuery = z.infer<typeof subscribersExportQuery>;
+
+/** DELETE /subscribers/{id}: `erase=true` deletes the subscriber and everything keyed by it; without it the subscriber is made inactive. */
+export const deleteSubscriberQuery = z.object({ erase: booleanQuery.optional() });
+
+/** What an erase removed: the subscriber is gone, these rows with it (counters and hourly totals stay as they were). */
+export const subscriberErased = z.object({
+  id: z.string(),
+  deliveries: z.number(),
+  events: z.number(),
+});
+export type SubscriberErased = z.infer<typeof subscriberErased>;
+export const subscriberErasedResponse = envelope(z.object({ erased: subscriberErased }));
+
+/** DELETE /subscribers/{id} answers the inactive subscriber, or with `erase=true` what was erased. */
+export const deleteSubscriberResponse = z.union([subscriberResponse, subscriberErasedResponse]);
+
+/** GET /subscribers/{id}/export: everything Herald holds about one subscriber (a data subject's access request). */
+export const subscriberDataExport = z.object({
+  exported_at: z.string(),
+  site: z.object({ id: z.string(), name: z.string(), url: z.string() }),
+  /** The stored row, its internal endpoint hash left out. */
+  subscriber: z.object({
+    id: z.string(),
+    endpoint: z.string(),
+    p256dh: z.string(),
+    auth: z.string(),
+    browser: z.string().nullable(),
+    os: z.string().nullable(),
+    country: z.string().nullable(),
+    language: z.string().nullable(),
+    timezone: z.string().nullable(),
+    user_agent: z.string().nullable(),
+    external_id: z.string().nullable(),
+    external_id_verified: z.boolean(),
+    is_active: z.boolean(),
+    test_device: z.boolean(),
+    test_device_name: z.string().nullable(),
+    subscribed_at: z.string(),
+    last_seen_at: z.string().nullable(),
+    last_delivered_at: z.string().nullable(),
+    unsubscribed_at: z.string().nullable(),
+    updated_at: z.string(),
+  }),
+  tags: z.array(z.string()),
+  /** Events about this subscriber (and about its external id when no other subscriber has it), newest first. */
+  events: z.array(
+    z.object({
+      id: z.string(),
+      event: z.string(),
+      source: z.string(),
+      external_id: z.string().nullable(),
+      data: z.record(z.string(), z.unknown()).nullable(),
+      idempotency_key: z.string().nullable(),
+      received_at: z.string(),
+    }),
+  ),
+  /** Every push made to it, newest first, with the send's outcome word (sent, failed, expired, skipped, pending). */
+  deliveries: z.array(
+    z.object({
+      notification_id: z.string(),
+      notification_title: z.string().nullable(),
+      run_id: z.string(),
+      outcome: z.string(),
+      reason: z.string().nullable(),
+      attempts: z.number(),
+      created_at: z.string(),
+      sent_at: z.string().nullable(),
+      delivered_at: z.string().nullable(),
+      clicked_at: z.string().nullable(),
+    }),
+  ),
+  /** Sends made for this subscriber alone (welcome campaign steps, triggered notifications), done or still due. */
+  personal_sends: z.array(z.object({ run_id: z.string(), notification_id: z.string(), status: z.string(), due_at: z.string() })),
+  welcome_campaigns: z.array(z.object({ campaign_id: z.string(), enrolled_at: z.string() })),
+});
+export type SubscriberDataExport = z.infer<typeof subscriberDataExport>;
+export const subscriberDataExportResponse = envelope(subscriberDataExport);

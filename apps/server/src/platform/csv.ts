@@ -15,7 +15,23 @@ export function csvCell(value: string | number | null | undefined): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
+/**
+ * A push key (base64url: letters, digits, `-` and `_`, as the server checked
+ * it at subscribe time). No formula can be written with those characters, and
+ * a leading apostrophe would corrupt the key for whoever imports the file (an
+ * `auth` secret starts with `-` once in 64), so such a value is written as it
+ * is. Anything else goes through csvCell.
+ */
+export function csvKeyCell(value: string): string {
+  return /^[A-Za-z0-9_-]+$/.test(value) ? value : csvCell(value);
+}
+
 /** One line, CRLF-terminated as RFC 4180 says. */
 export function csvLine(values: ReadonlyArray<string | number | null | undefined>): string {
-  return `${values.map(csvCell).join(',')}\r\n`;
+  return csvRow(values.map(csvCell));
+}
+
+/** One line of cells already written by csvCell or csvKeyCell. */
+export function csvRow(cells: readonly string[]): string {
+  return `${cells.join(',')}\r\n`;
 }

@@ -199,6 +199,23 @@ const MATRIX: Record<string, RouteCase> = {
     attacks: (a) => [sweep(a, (id) => del(`/api/subscribers/${id}`))],
     phase: 8,
   },
+  // Erasing is the same route as removing, with ?erase=true: after removing (phase 8), before the site goes.
+  'DELETE /api/subscribers/{id}?erase=true': {
+    needs: 'admin',
+    own: (x) => del(`/api/subscribers/${x.subscriber.id}?erase=true`),
+    attacks: (a) => [sweep(a, (id) => del(`/api/subscribers/${id}?erase=true`))],
+    phase: 8.5,
+  },
+  'GET /api/subscribers/{id}/export': {
+    needs: 'admin',
+    own: (x) => get(`/api/subscribers/${x.subscriber.id}/export`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/subscribers/${id}/export`))],
+  },
+  'GET /api/sites/{siteId}/subscribers/export': {
+    needs: 'admin',
+    own: (x) => get(`/api/sites/${x.site.id}/subscribers/export?include_keys=true`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/subscribers/export?include_keys=true`))],
+  },
   'PATCH /api/subscribers/{id}/test-device': {
     needs: 'editor',
     own: (x) => patch(`/api/subscribers/${x.subscriber.id}/test-device`, { enabled: false }),
@@ -402,6 +419,16 @@ const MATRIX: Record<string, RouteCase> = {
       single(post(`/api/v1/sites/${b.site.id}/subscribers/tags`, { subscriber_id: a.subscriber.id, remove: ['vip'] }, { apiKey: b.apiKey.key }), 404, "B's site and key, A's subscriber"),
       single(post(`/api/v1/sites/${a.site.id}/subscribers/tags`, { subscriber_id: a.subscriber.id, add: ['forged'] }, session), 401, "B's dashboard session is not a site key"),
     ],
+  },
+  // After the identify of phase 1 (external id owner-user-1) and the erase by id of phase 8.5.
+  'DELETE /api/v1/sites/{siteId}/subscribers': {
+    needs: 'api-key',
+    own: (x) => ({ method: 'DELETE', url: `/api/v1/sites/${x.site.id}/subscribers?external_id=owner-user-1`, auth: { apiKey: x.apiKey.key } }),
+    attacks: (a, b) => [
+      single({ method: 'DELETE', url: `/api/v1/sites/${a.site.id}/subscribers?external_id=owner-user-1`, auth: { apiKey: b.apiKey.key } }, 401, "B's key on A's site"),
+      single({ method: 'DELETE', url: `/api/v1/sites/${a.site.id}/subscribers?external_id=owner-user-1`, auth: session }, 401, "B's dashboard session is not a site key"),
+    ],
+    phase: 8.6,
   },
   'GET /api/sites/{siteId}/events': {
     needs: 'viewer',
@@ -620,7 +647,8 @@ describe('tenancy matrix: user B against everything user A owns', () => {
     const matrixShapes = new Set(
       Object.keys(MATRIX).map((key) => {
         const [method, path] = key.split(' ') as [string, string];
-        return `${method} ${shapeOf(path)}`;
+        // A query string names a variant of a route (DELETE …?erase=true): the same route, probed again.
+        return `${method} ${shapeOf(path.split('?')[0]!)}`;
       }),
     );
     // Sanity: the derivation found the routes we know about (the tree parser and the document agree).

@@ -8,8 +8,10 @@ import { vi } from 'vitest';
 export interface MockResponse {
   status?: number;
   body?: unknown;
-  /** A raw (non-JSON) body, e.g. a proxy's HTML error page. */
+  /** A raw (non-JSON) body, e.g. a proxy's HTML error page or a CSV file. */
   text?: string;
+  /** Response headers besides the JSON content type, e.g. a file's content-disposition. */
+  headers?: Record<string, string>;
 }
 
 export interface RecordedCall {
@@ -50,7 +52,7 @@ export function mockApi(routes: Record<string, Route>) {
     }
     const response = typeof route === 'function' ? await route(call) : route;
     const body = response.text ?? (response.body === undefined ? '' : JSON.stringify(response.body));
-    return new Response(body, { status: response.status ?? 200, headers: { 'Content-Type': 'application/json' } });
+    return new Response(body, { status: response.status ?? 200, headers: { 'Content-Type': 'application/json', ...response.headers } });
   });
   vi.stubGlobal('fetch', fetchMock);
   return {

@@ -17,6 +17,7 @@ import * as m0012 from './0012_onboarding';
 import * as m0013 from './0013_secret_fingerprints';
 import * as m0014 from './0014_teams';
 import * as m0015 from './0015_audit_log_outlives_site';
+import * as m0016 from './0016_subscriber_erasure';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -38,6 +39,7 @@ const modules: Record<string, MigrationModule> = {
   '0013_secret_fingerprints': m0013,
   '0014_teams': m0014,
   '0015_audit_log_outlives_site': m0015,
+  '0016_subscriber_erasure': m0016,
 };
 
 export function migrationsFor(kind: DatabaseKind): Record<string, Migration> {

@@ -1,5 +1,7 @@
 import {
+  IDEMPOTENCY_KEY_HEADER,
   apiEventBody,
+  apiEventHeaders,
   apiSubscriberTagsBody,
   apiSubscriberTagsResponse,
   eventReceiptResponse,
@@ -16,7 +18,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context';
 import { bearerToken, currentUser, requireUser } from '../../platform/authenticate';
-import { retryAfterSeconds, tooManyRequests } from '../../platform/errors';
+import { badRequest, retryAfterSeconds, tooManyRequests } from '../../platform/errors';
 import { MemoryRateLimiter, type MemoryRateLimit } from '../../platform/memory-rate-limiter';
 import { acceptJsonSentAsText, limitPublicRequests, openCorsForPublicRoutes, siteIdOf } from '../../platform/public-routes';
 import { ok } from '../../platform/responses';
@@ -109,6 +111,20 @@ function publicSiteEventRoutes(ctx: AppContext, events: SiteEventsService): Fast
   };
 }
 
+/**
+ * The event's idempotency key: the body's `idempotency_key` or the
+ * `Idempotency-Key` header (draft-ietf-httpapi-idempotency-key-header), both
+ * already trimmed by their schemas. Both given must say the same: a client
+ * sending two different keys has a bug, and guessing which one it meant could
+ * send twice or drop an event.
+ */
+function idempotencyKeyOf(fromBody: string | undefined, fromHeader: string | undefined): string | undefined {
+  if (fromBody !== undefined && fromHeader !== undefined && fromBody !== fromHeader) {
+    throw badRequest(`The ${IDEMPOTENCY_KEY_HEADER} header and idempotency_key in the body differ: send one of them, or the same key in both`, 'idempotency_key_mismatch');
+  }
+  return fromBody ?? fromHeader;
+}
+
 /** The site's backend: `Authorization: Bearer <site API key>` (Settings → API Keys). */
 function v1SiteEventRoutes(ctx: AppContext, events: SiteEventsService): FastifyPluginAsyncZod {
   return async (app) => {
@@ -138,13 +154,17 @@ function v1SiteEventRoutes(ctx: AppContext, events: SiteEventsService): FastifyP
           security: [{ siteApiKey: [] }],
           summary: 'Send an event about a subscriber from your backend',
           description:
-            'Address one subscriber by `subscriber_id`, or a person by `external_id` (set in the browser with `herald.identify()`; every active subscriber with it). Fires every armed TRIGGERED notification of the site listening for `event`, after its delay. The same `idempotency_key` for the same subscriber or external id is one event (`duplicate: true`). 401 for a missing, unknown or revoked key or a key of another site; 404 for a `subscriber_id` that is not an active subscriber of the site.',
+            'Address one subscriber by `subscriber_id`, or a person by `external_id` (set in the browser with `herald.identify()`; every active subscriber with it). Fires every armed TRIGGERED notification of the site listening for `event`, after its delay. The same idempotency key for the same subscriber or external id is one event (`duplicate: true`): send it as `idempotency_key` in the body or as the `Idempotency-Key` header (the IETF draft’s name); both given and different answer 400. 401 for a missing, unknown or revoked key or a key of another site; 404 for a `subscriber_id` that is not an active subscriber of the site.',
           params: siteIdParam,
+          headers: apiEventHeaders,
           body: apiEventBody,
           response: { 202: eventReceiptResponse },
         },
       },
-      async (request, reply) => reply.status(202).send(ok({ event: await events.receiveFromApi(request.params.siteId, request.body) })),
+      async (request, reply) => {
+        const body = { ...request.body, idempotency_key: idempotencyKeyOf(request.body.idempotency_key, request.headers['idempotency-key']) };
+        return reply.status(202).send(ok({ event: await events.receiveFromApi(request.params.siteId, body) }));
+      },
     );
 
     app.post(

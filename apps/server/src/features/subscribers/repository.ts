@@ -225,6 +225,31 @@ export function listSubscribers(db: Db, siteId: string, filters: SubscriberFilte
     .execute();
 }
 
+/** Where the CSV export stopped: the last subscriber written (oldest first: subscribed_at, then id). */
+export interface ExportCursor {
+  subscribedAt: number;
+  id: string;
+}
+
+/**
+ * One keyset page of the CSV export, oldest first, with the list's filters
+ * (index subscribers_site_subscribed): each page starts after the last row of
+ * the one before, so the export never holds the table and never skips or
+ * repeats a row when subscribers arrive meanwhile.
+ */
+export function subscribersExportPage(db: Db, siteId: string, filters: SubscriberFilters, after: ExportCursor | null, limit: number): Promise<SubscriberRow[]> {
+  let query = applyFilters(db.selectFrom('subscribers').selectAll('subscribers'), siteId, filters);
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('subscribers.subscribed_at', '>', after.subscribedAt),
+        eb.and([eb('subscribers.subscribed_at', '=', after.subscribedAt), eb('subscribers.id', '>', after.id)]),
+      ]),
+    );
+  }
+  return query.orderBy('subscribers.subscribed_at').orderBy('subscribers.id').limit(limit).execute();
+}
+
 export async function countSubscribers(db: Db, siteId: string, filters: SubscriberFilters): Promise<number> {
   const row = await applyFilters(db.selectFrom('subscribers').select((eb) => eb.fn.countAll<number>().as('total')), siteId, filters).executeTakeFirstOrThrow();
   return Number(row.total);

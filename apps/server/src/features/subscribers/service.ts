@@ -20,7 +20,8 @@ import { USER_AGENT_MAX_LENGTH, describeUserAgent } from './user-agent';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-function isDeadlock(error: unknown): boolean {
+/** PostgreSQL's deadlock_detected: the transaction was rolled back and may simply be tried again. */
+export function isDeadlock(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '40P01';
 }
 
@@ -113,6 +114,12 @@ function languageTag(value: string | null | undefined): string | null {
   } catch {
     return null;
   }
+}
+
+/** The list's filters (spec §2 Subscribers: status and search), as the list and the CSV export apply them. */
+export function subscriberFilters(query: { is_active?: boolean; search?: string }): repo.SubscriberFilters {
+  const search = query.search?.trim().toLowerCase() || undefined;
+  return { isActive: query.is_active, search, searchCountryCodes: search ? countryCodesNamed(search) : undefined };
 }
 
 export interface SubscribeClient {
@@ -265,12 +272,7 @@ export function createSubscribersService(ctx: AppContext) {
       query: { is_active?: boolean; search?: string; page: number; limit: number },
     ): Promise<SubscribersList> {
       await requireSiteRole(ctx, userId, siteId, 'viewer');
-      const search = query.search?.trim().toLowerCase() || undefined;
-      const filters: repo.SubscriberFilters = {
-        isActive: query.is_active,
-        search,
-        searchCountryCodes: search ? countryCodesNamed(search) : undefined,
-      };
+      const filters = subscriberFilters(query);
       const [rows, total] = await Promise.all([
         repo.listSubscribers(db, siteId, filters, (query.page - 1) * query.limit, query.limit),
         repo.countSubscribers(db, siteId, filters),

@@ -7,6 +7,7 @@ import {
   CAMPAIGN_STEP_MESSAGE_MAX,
   CAMPAIGN_STEP_TITLE_MAX,
   EVENT_DATA_MAX_CHARS,
+  IDEMPOTENCY_KEY_HEADER,
   EVENT_NAME_MAX,
   NOTIFICATION_ACTIONS_MAX,
   NOTIFICATION_MESSAGE_MAX,
@@ -16,11 +17,14 @@ import {
   SCHEDULE_MAX_DAYS_AHEAD,
   SEGMENT_BROWSERS,
   SEGMENT_OPERATING_SYSTEMS,
+  SUBSCRIBER_EXPORT_TAG_SEPARATOR,
+  subscriberExportColumns,
   TRIGGER_DELAY_MAX_MINUTES,
 } from '@herald/contracts';
 import { describe, expect, it } from 'vitest';
 import { refusalText } from '../../lib/site-role';
 import { INSTALL_CHECK_LABELS } from '../onboarding/components/install-check-list';
+import { SUBSCRIBER_PRIVACY_TEXTS } from '../subscribers/privacy-texts';
 import { REASON_LABELS } from '../../components/send-outcome';
 import { HELP_ARTICLES, findArticle } from './help-articles';
 
@@ -69,8 +73,8 @@ describe('help articles match the product', () => {
   });
 
 
-  it('has 38 articles, each with a title, a summary and text', () => {
-    expect(HELP_ARTICLES).toHaveLength(38);
+  it('has 39 articles, each with a title, a summary and text', () => {
+    expect(HELP_ARTICLES).toHaveLength(39);
     for (const article of HELP_ARTICLES) expect(article.content.length, article.id).toBeGreaterThan(200);
   });
 
@@ -109,10 +113,22 @@ describe('help articles match the product', () => {
     expect(triggered).toContain(`starts with **${API_KEY_PREFIX}**`);
     expect(triggered).toContain('POST https://herald.example.com/api/v1/sites/YOUR_SITE_ID/events');
     for (const field of ['event', 'external_id', 'subscriber_id', 'data', 'idempotency_key']) expect(triggered).toContain(`**${field}**`);
+    expect(triggered).toContain(`as the **${IDEMPOTENCY_KEY_HEADER}** header`);
     expect(triggered).toContain(`up to ${EVENT_NAME_MAX} characters`);
     expect(triggered).toContain(`at most ${EVENT_DATA_MAX_CHARS} characters as JSON`);
     expect(triggered).toContain(`(${TRIGGER_DELAY_MAX_MINUTES} minutes)`);
     expect(text('api-keys-and-automation')).toContain('POST /api/v1/sites/{siteId}/events');
+  });
+
+  it('describes the subscriber export and erasure with the file’s columns, the page’s labels and the v1 route', () => {
+    const article = text('export-and-erase');
+    for (const column of subscriberExportColumns(true)) expect(article, column).toContain(`\`${column}\``);
+    expect(article).toContain(`joined with \`${SUBSCRIBER_EXPORT_TAG_SEPARATOR}\``);
+    for (const label of [SUBSCRIBER_PRIVACY_TEXTS.exportButton, SUBSCRIBER_PRIVACY_TEXTS.includeKeys, SUBSCRIBER_PRIVACY_TEXTS.downloadData, SUBSCRIBER_PRIVACY_TEXTS.erase]) {
+      expect(article, label).toContain(`**${label}**`);
+    }
+    expect(article).toContain('curl -X DELETE "https://herald.example.com/api/v1/sites/YOUR_SITE_ID/subscribers?external_id=');
+    expect(text('team-members-and-roles')).toContain('removing, exporting and erasing subscribers');
   });
 
   it('lists every segment browser and operating system', () => {

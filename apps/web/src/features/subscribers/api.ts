@@ -1,9 +1,19 @@
-import { SUBSCRIBERS_PAGE_DEFAULT_LIMIT, subscriberResponse, subscribersListResponse, updateTestDeviceResponse, type Subscriber, type UpdateTestDeviceBody } from '@herald/contracts';
+import {
+  SUBSCRIBERS_PAGE_DEFAULT_LIMIT,
+  subscriberErasedResponse,
+  subscriberResponse,
+  subscribersListResponse,
+  updateTestDeviceResponse,
+  type Subscriber,
+  type SubscriberErased,
+  type UpdateTestDeviceBody,
+} from '@herald/contracts';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { apiRequest } from '../../lib/api-client';
+import { apiDownload, apiRequest, saveFile } from '../../lib/api-client';
 import { invalidateSiteAnalytics } from '../../lib/site-queries';
 
-// Spec §7 Subscribers: the list (filter, search, page) and removal.
+// Spec §7 Subscribers: the list (filter, search, page) and removal; Herald's
+// export (CSV of the list, one subscriber's data) and complete erasure.
 
 export type ActiveFilter = 'all' | 'active' | 'inactive';
 
@@ -17,12 +27,18 @@ export const SUBSCRIBERS_PAGE_SIZE = SUBSCRIBERS_PAGE_DEFAULT_LIMIT;
 
 const subscribersKey = (siteId: string) => ['sites', siteId, 'subscribers'] as const;
 
-export function subscribersQueryString({ active, search, page }: SubscribersFilter): string {
+/** The list's filters as query parameters, for the list and the CSV export alike. */
+function filterParams({ active, search }: Pick<SubscribersFilter, 'active' | 'search'>): URLSearchParams {
   const params = new URLSearchParams();
   // Spec §2: All omits is_active.
   if (active !== 'all') params.set('is_active', String(active === 'active'));
   if (search.trim()) params.set('search', search.trim());
-  params.set('page', String(page));
+  return params;
+}
+
+export function subscribersQueryString(filter: SubscribersFilter): string {
+  const params = filterParams(filter);
+  params.set('page', String(filter.page));
   params.set('limit', String(SUBSCRIBERS_PAGE_SIZE));
   return params.toString();
 }
@@ -51,6 +67,40 @@ export function useRemoveSubscriberMutation(siteId: string) {
     onSuccess: () => {
       void invalidateSiteAnalytics(queryClient, siteId);
       return queryClient.invalidateQueries({ queryKey: subscribersKey(siteId) });
+    },
+  });
+}
+
+/** The subscribers the list's filters match, as a CSV file the browser saves; with the push keys when moving to another server. */
+export async function downloadSubscribersCsv(siteId: string, filter: Pick<SubscribersFilter, 'active' | 'search'>, includeKeys: boolean): Promise<void> {
+  const params = filterParams(filter);
+  if (includeKeys) params.set('include_keys', 'true');
+  const { blob, fileName } = await apiDownload(`/sites/${encodeURIComponent(siteId)}/subscribers/export?${params.toString()}`);
+  saveFile(blob, fileName ?? 'subscribers.csv');
+}
+
+/** Everything Herald holds about one subscriber, as a JSON file the browser saves (a data subject's access request). */
+export async function downloadSubscriberData(id: string): Promise<void> {
+  const { blob, fileName } = await apiDownload(`/subscribers/${encodeURIComponent(id)}/export`);
+  saveFile(blob, fileName ?? `herald-subscriber-${id}.json`);
+}
+
+export async function eraseSubscriber(id: string): Promise<SubscriberErased> {
+  return (await apiRequest(`/subscribers/${encodeURIComponent(id)}?erase=true`, { method: 'DELETE', schema: subscriberErasedResponse })).erased;
+}
+
+export function useEraseSubscriberMutation(siteId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: eraseSubscriber,
+    onSuccess: async () => {
+      void invalidateSiteAnalytics(queryClient, siteId);
+      // An erased test device leaves the test-device list and the checklist too.
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: subscribersKey(siteId) }),
+        queryClient.invalidateQueries({ queryKey: ['sites', siteId, 'test-devices'] }),
+        queryClient.invalidateQueries({ queryKey: ['sites', siteId, 'checklist'] }),
+      ]);
     },
   });
 }

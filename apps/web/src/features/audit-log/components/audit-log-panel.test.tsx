@@ -39,6 +39,15 @@ describe('Settings → Audit log', () => {
     );
     expect(describeEntry(entry({ action: 'export_run', subject: { type: 'audit_log', id: null, label: null }, changed_fields: [], detail: { rows: 2 } }))).toBe('Exported the audit log');
     expect(describeEntry(entry({ action: 'export_run', changed_fields: [], detail: { file: 'herald-notification-n1.csv' } }))).toBe('Exported the report of notification “Spring sale”');
+    const subscribers = { type: 'subscriber' as const, id: null, label: null };
+    expect(describeEntry(entry({ action: 'export_run', subject: subscribers, changed_fields: [], detail: { export: 'subscribers', include_keys: false } }))).toBe('Exported the subscribers');
+    expect(describeEntry(entry({ action: 'export_run', subject: subscribers, changed_fields: [], detail: { export: 'subscribers', include_keys: true, is_active: true } }))).toBe(
+      'Exported the subscribers with their push keys',
+    );
+    const one = { type: 'subscriber' as const, id: 'sub-1', label: null };
+    expect(describeEntry(entry({ action: 'export_run', subject: one, changed_fields: [], detail: { export: 'subscriber_data' } }))).toBe('Downloaded the data of a subscriber');
+    expect(describeEntry(entry({ action: 'deleted', subject: one, changed_fields: [], detail: { erased: true, deliveries: 3, events: 1 } }))).toBe('Erased a subscriber completely');
+    expect(describeEntry(entry({ action: 'deleted', subject: one, changed_fields: [], detail: {} }))).toBe('Deleted subscriber');
   });
 
   it('lists who did what and from where, filters, and loads more with the cursor', async () => {

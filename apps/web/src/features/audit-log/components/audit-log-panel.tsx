@@ -25,6 +25,9 @@ export function describeEntry(entry: AuditEntry): string {
   const label = entry.subject.label ? `“${entry.subject.label}”` : '';
   const fields = entry.changed_fields.length ? ` (${entry.changed_fields.join(', ')})` : '';
   const detail = (key: string) => (typeof entry.detail[key] === 'string' ? (entry.detail[key] as string) : '');
+  const aboutSubscribers = entry.subject.type === 'subscriber';
+  // Erased subscribers: the entry carries no label, nothing of the subscriber is left to name.
+  if (entry.action === 'deleted' && aboutSubscribers && entry.detail.erased === true) return 'Erased a subscriber completely';
   switch (entry.action) {
     case 'member_joined':
       return `Joined the site as ${detail('role')}`;
@@ -49,7 +52,10 @@ export function describeEntry(entry: AuditEntry): string {
     case 'settings_changed':
       return `Changed the site settings${fields}`;
     case 'export_run':
-      return entry.subject.type === 'notification' ? `Exported the report of notification ${label}` : 'Exported the audit log';
+      if (entry.subject.type === 'notification') return `Exported the report of notification ${label}`;
+      if (aboutSubscribers && detail('export') === 'subscriber_data') return 'Downloaded the data of a subscriber';
+      if (aboutSubscribers) return entry.detail.include_keys === true ? 'Exported the subscribers with their push keys' : 'Exported the subscribers';
+      return 'Exported the audit log';
     default:
       return `${AUDIT_ACTION_LABELS[entry.action]} ${SUBJECT_NAMES[entry.subject.type]}${label ? ` ${label}` : ''}${fields}`;
   }

@@ -1,10 +1,11 @@
 import type { Subscriber } from '@herald/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { fail, mockApi, ok, type RecordedCall } from '../../../test/fetch-mock';
 import { makeSite, makeUser, signIn } from '../../../test/fixtures';
 import { captureDialogs, renderApp } from '../../../test/render-app';
 import { setViewportWidth } from '../../../test/viewport';
+import { SUBSCRIBER_PRIVACY_TEXTS as TEXTS } from '../privacy-texts';
 
 const site = makeSite({ id: 'site-1', settings: { ...makeSite().settings, timezone: 'America/New_York' } });
 const LIST = 'GET /api/sites/site-1/subscribers';
@@ -42,6 +43,25 @@ function setUp(list: (call: RecordedCall) => ReturnType<typeof ok>, extra: Param
 
 const rowOf = (id: string) => screen.getByTestId(`subscriber-${id}`);
 
+/** Files the page hands to the browser's "save" (saveFile: an object URL on a clicked link), with their names and contents. */
+function captureDownloads() {
+  const saved: Array<{ name: string; blob: Blob }> = [];
+  const blobs = new Map<string, Blob>();
+  URL.createObjectURL = (blob: Blob | MediaSource) => {
+    const url = `blob:test/${blobs.size + 1}`;
+    blobs.set(url, blob as Blob);
+    return url;
+  };
+  URL.revokeObjectURL = () => undefined;
+  vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+    saved.push({ name: this.download, blob: blobs.get(this.href)! });
+  });
+  return saved;
+}
+
+const EXPORT = 'GET /api/sites/site-1/subscribers/export';
+const CSV = '\uFEFFid,created_at,browser,os,country,language,timezone,tags,external_id,status\r\nsub-1,2026-02-10T15:00:00.000Z,Chrome,Windows,DE,de-DE,Europe/Berlin,newsletter|vip,,active\r\n';
+
 describe('subscribers page (spec §2 Subscribers)', () => {
   it('shows the total and a table with Browser, OS, Country, Subscribed, Last Seen ("Never"), Status; unknown values read "Unknown"', async () => {
     const api = setUp(() => page([chrome, unknown, gone], 3));
@@ -52,9 +72,10 @@ describe('subscribers page (spec §2 Subscribers)', () => {
     expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Browser', 'OS', 'Country', 'Subscribed', 'Last Seen', 'Status', 'Actions']);
 
     const cells = (id: string) => within(rowOf(id)).getAllByRole('cell').map((c) => c.textContent);
-    expect(cells('sub-1')).toEqual(['Chromevipnewsletter', 'Windows', 'Germany (DE)', 'Feb 10, 2026', 'Feb 27, 2026, 10:30 PM', 'Active', 'Make test deviceRemove']);
-    expect(cells('sub-2')).toEqual(['Unknown', 'Unknown', 'Unknown', 'Feb 10, 2026', 'Never', 'Active', 'Make test deviceRemove']);
-    expect(cells('sub-3')).toEqual(['Firefox', 'Linux', 'France (FR)', 'Feb 10, 2026', 'Feb 27, 2026, 10:30 PM', 'Inactive', '']);
+    expect(cells('sub-1')).toEqual(['Chromevipnewsletter', 'Windows', 'Germany (DE)', 'Feb 10, 2026', 'Feb 27, 2026, 10:30 PM', 'Active', 'Make test deviceRemoveDownload dataErase completely']);
+    expect(cells('sub-2')).toEqual(['Unknown', 'Unknown', 'Unknown', 'Feb 10, 2026', 'Never', 'Active', 'Make test deviceRemoveDownload dataErase completely']);
+    // An inactive subscriber has nothing left to remove, but its data can still be downloaded or erased.
+    expect(cells('sub-3')).toEqual(['Firefox', 'Linux', 'France (FR)', 'Feb 10, 2026', 'Feb 27, 2026, 10:30 PM', 'Inactive', 'Download dataErase completely']);
     expect(within(within(rowOf('sub-1')).getByRole('list', { name: 'Tags' })).getAllByRole('listitem').map((t) => t.textContent)).toEqual(['vip', 'newsletter']);
 
     const query = api.callsTo(LIST)[0]!.url.searchParams;
@@ -237,5 +258,134 @@ describe('subscribers page (spec §2 Subscribers)', () => {
     renderApp('/subscribers');
     const row = await screen.findByTestId('subscriber-sub-3');
     expect(within(row).queryByRole('button', { name: 'Make test device' })).not.toBeInTheDocument();
+  });
+
+  describe('export and erasure (Herald: moving in and out, privacy)', () => {
+    it('Export CSV saves the subscribers the search and status match; the push keys only when ticked, after a warning', async () => {
+      const api = setUp(() => page([chrome]), {
+        [EXPORT]: (call) => ({
+          text: CSV,
+          headers: {
+            'Content-Type': 'text/csv; charset=utf-8',
+            'Content-Disposition': `attachment; filename="herald-subscribers-site-1${call.url.searchParams.get('include_keys') ? '-with-keys' : ''}.csv"`,
+          },
+        }),
+      });
+      const saved = captureDownloads();
+      const { user } = renderApp('/subscribers');
+      await screen.findByTestId('subscriber-sub-1');
+
+      expect(screen.getByText(TEXTS.exportDescription)).toBeInTheDocument();
+      const keys = screen.getByRole('checkbox', { name: TEXTS.includeKeys });
+      expect(keys).not.toBeChecked();
+      expect(screen.queryByText(TEXTS.keysWarning)).not.toBeInTheDocument();
+
+      // The list's filters go with it.
+      await user.click(screen.getByRole('button', { name: 'Active' }));
+      await user.type(screen.getByRole('searchbox', { name: 'Search subscribers' }), 'Chrome');
+      await waitFor(() => expect(api.callsTo(LIST).at(-1)!.url.searchParams.get('search')).toBe('Chrome'));
+      await user.click(screen.getByRole('button', { name: TEXTS.exportButton }));
+      await waitFor(() => expect(saved).toHaveLength(1));
+      const plain = api.callsTo(EXPORT)[0]!.url.searchParams;
+      expect(Object.fromEntries(plain)).toEqual({ is_active: 'true', search: 'Chrome' });
+      expect(api.callsTo(EXPORT)[0]!.headers.get('authorization')).toBe('Bearer session-token');
+      expect(saved[0]!.name).toBe('herald-subscribers-site-1.csv');
+      // Saved byte for byte (Blob.text() drops the byte order mark, the bytes keep it).
+      expect([...new Uint8Array(await saved[0]!.blob.arrayBuffer())]).toEqual([...new TextEncoder().encode(CSV)]);
+
+      await user.click(keys);
+      expect(keys).toBeChecked();
+      expect(screen.getByText(TEXTS.keysWarning)).toBeInTheDocument();
+      expect(keys).toHaveAccessibleDescription(TEXTS.keysWarning);
+      await user.click(screen.getByRole('button', { name: TEXTS.exportButton }));
+      await waitFor(() => expect(saved).toHaveLength(2));
+      expect(Object.fromEntries(api.callsTo(EXPORT)[1]!.url.searchParams)).toEqual({ is_active: 'true', search: 'Chrome', include_keys: 'true' });
+      expect(saved[1]!.name).toBe('herald-subscribers-site-1-with-keys.csv');
+
+      await user.click(keys);
+      expect(screen.queryByText(TEXTS.keysWarning)).not.toBeInTheDocument();
+    });
+
+    it('Export CSV failing alerts the server message, else a fallback', async () => {
+      setUp(() => page([chrome]), { [EXPORT]: fail(403, 'This needs the admin role or higher.') });
+      const saved = captureDownloads();
+      const dialogs = captureDialogs(true);
+      const { user } = renderApp('/subscribers');
+      await user.click(await screen.findByRole('button', { name: TEXTS.exportButton }));
+      await waitFor(() => expect(dialogs.alerts).toEqual(['This needs the admin role or higher.']));
+      expect(saved).toEqual([]);
+    });
+
+    it('Download data saves everything held about one subscriber as JSON', async () => {
+      const data = { success: true, data: { subscriber: { id: 'sub-3' }, tags: [], events: [], deliveries: [] } };
+      const api = setUp(() => page([chrome, gone]), {
+        'GET /api/subscribers/sub-3/export': { body: data, headers: { 'Content-Disposition': 'attachment; filename="herald-subscriber-sub-3.json"' } },
+      });
+      const saved = captureDownloads();
+      const { user } = renderApp('/subscribers');
+      await user.click(await within(await screen.findByTestId('subscriber-sub-3')).findByRole('button', { name: TEXTS.downloadData }));
+      await waitFor(() => expect(saved).toHaveLength(1));
+      expect(api.callsTo('GET /api/subscribers/sub-3/export')).toHaveLength(1);
+      expect(saved[0]!.name).toBe('herald-subscriber-sub-3.json');
+      expect(JSON.parse(await saved[0]!.blob.text())).toEqual(data);
+    });
+
+    it('Erase completely asks first, erases with DELETE ?erase=true, says so, and the subscriber leaves the list', async () => {
+      let erased = false;
+      const api = setUp(() => page(erased ? [chrome] : [chrome, gone]), {
+        'DELETE /api/subscribers/sub-3': () => {
+          erased = true;
+          return ok({ erased: { id: 'sub-3', deliveries: 4, events: 1 } });
+        },
+      });
+      const declined = captureDialogs(false);
+      const { user } = renderApp('/subscribers');
+
+      await user.click(await within(await screen.findByTestId('subscriber-sub-3')).findByRole('button', { name: TEXTS.erase }));
+      expect(declined.confirms).toEqual([TEXTS.eraseConfirm]);
+      expect(api.callsTo('DELETE /api/subscribers/sub-3')).toHaveLength(0);
+
+      const dialogs = captureDialogs(true);
+      await user.click(within(rowOf('sub-3')).getByRole('button', { name: TEXTS.erase }));
+      await waitFor(() => expect(dialogs.alerts).toEqual([TEXTS.erased]));
+      const call = api.callsTo('DELETE /api/subscribers/sub-3');
+      expect(call).toHaveLength(1);
+      expect(call[0]!.url.searchParams.get('erase')).toBe('true');
+      await waitFor(() => expect(screen.queryByTestId('subscriber-sub-3')).not.toBeInTheDocument());
+      expect(screen.getByTestId('subscriber-total')).toHaveTextContent('1 subscriber');
+    });
+
+    it('Erase failing alerts the server message, else "Failed to erase subscriber"', async () => {
+      setUp(() => page([chrome]), { 'DELETE /api/subscribers/sub-1': fail(500) });
+      const dialogs = captureDialogs(true);
+      const { user } = renderApp('/subscribers');
+      await user.click(await within(await screen.findByTestId('subscriber-sub-1')).findByRole('button', { name: TEXTS.erase }));
+      await waitFor(() => expect(dialogs.alerts).toEqual([TEXTS.eraseFailed]));
+    });
+
+    it('below admin, export, download and erase are disabled and say why (the server refuses them anyway)', async () => {
+      signIn();
+      mockApi({ 'GET /api/auth/me': ok({ user: makeUser() }), 'GET /api/sites': ok({ sites: [makeSite({ ...site, role: 'editor' })] }), [LIST]: () => page([chrome]) });
+      renderApp('/subscribers');
+      const row = await screen.findByTestId('subscriber-sub-1');
+      const exportButton = screen.getByRole('button', { name: TEXTS.exportButton });
+      expect(exportButton).toBeDisabled();
+      expect(exportButton).toHaveAttribute('title', "Editors can't export subscribers");
+      expect(screen.getByRole('checkbox', { name: TEXTS.includeKeys })).toBeDisabled();
+      expect(within(row).getByRole('button', { name: TEXTS.downloadData })).toBeDisabled();
+      expect(within(row).getByRole('button', { name: TEXTS.erase })).toHaveAttribute('title', "Editors can't erase subscribers");
+      expect(within(row).getByRole('button', { name: TEXTS.erase })).toBeDisabled();
+      expect(within(row).getByRole('button', { name: 'Remove' })).toBeDisabled();
+    });
+
+    it('shows the export and the row actions on a phone too', async () => {
+      setViewportWidth(375);
+      setUp(() => page([gone]));
+      renderApp('/subscribers');
+      const card = await within(await screen.findByRole('list', { name: 'Subscribers' })).findByTestId('subscriber-sub-3');
+      expect(within(card).getByRole('button', { name: TEXTS.downloadData })).toBeInTheDocument();
+      expect(within(card).getByRole('button', { name: TEXTS.erase })).toBeInTheDocument();
+      expect(screen.getByRole('button', { name: TEXTS.exportButton })).toBeInTheDocument();
+    });
   });
 });

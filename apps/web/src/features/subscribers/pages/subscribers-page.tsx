@@ -1,13 +1,24 @@
 import type { Subscriber } from '@herald/contracts';
-import { ChevronLeft, ChevronRight, FlaskConical, RefreshCw, Search, Trash2, Users } from 'lucide-react';
+import { ChevronLeft, ChevronRight, Download, Eraser, FileJson, FlaskConical, RefreshCw, Search, Trash2, Users } from 'lucide-react';
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { Alert, Badge, Button, ButtonLink, Card, DateTime, EmptyState, Input, PageHeader, Spinner, ToggleGroup } from '../../../components/ui';
 import { RoleGatedButton } from '../../../components/role-gate';
 import { errorMessage } from '../../../lib/api-client';
 import { confirmAction, notify } from '../../../lib/dialogs';
 import { useCurrentSite } from '../../../lib/sites-store';
+import { usePermission } from '../../../lib/site-role';
 import { useMediaQuery } from '../../../lib/use-media-query';
-import { SUBSCRIBERS_PAGE_SIZE, useRemoveSubscriberMutation, useSetTestDeviceMutation, useSubscribersQuery, type ActiveFilter } from '../api';
+import {
+  SUBSCRIBERS_PAGE_SIZE,
+  downloadSubscriberData,
+  downloadSubscribersCsv,
+  useEraseSubscriberMutation,
+  useRemoveSubscriberMutation,
+  useSetTestDeviceMutation,
+  useSubscribersQuery,
+  type ActiveFilter,
+} from '../api';
+import { SUBSCRIBER_PRIVACY_TEXTS as TEXTS } from '../privacy-texts';
 import { countryLabel, orUnknown } from '../subscriber-labels';
 import { NoSiteSelected } from '../../../components/no-site-selected';
 
@@ -54,6 +65,8 @@ function SubscribersList({ siteId, siteName, timeZone }: { siteId: string; siteN
   const search = useDebounced(searchText.trim(), SEARCH_DEBOUNCE_MS);
   const query = useSubscribersQuery(siteId, { active, search, page });
   const remove = useRemoveSubscriberMutation(siteId);
+  const erase = useEraseSubscriberMutation(siteId);
+  const [downloadingId, setDownloadingId] = useState<string | null>(null);
   const wide = useMediaQuery(TABLE_MEDIA_QUERY);
 
   // A new search or filter starts again at page 1.
@@ -75,6 +88,34 @@ function SubscribersList({ siteId, siteName, timeZone }: { siteId: string; siteN
     });
   }
   const removingId = remove.isPending ? remove.variables : null;
+
+  function onErase(subscriber: Subscriber) {
+    if (!confirmAction(TEXTS.eraseConfirm)) return;
+    erase.mutate(subscriber.id, {
+      onSuccess: () => notify(TEXTS.erased),
+      onError: (error) => notify(errorMessage(error, TEXTS.eraseFailed)),
+    });
+  }
+
+  async function onDownloadData(subscriber: Subscriber) {
+    setDownloadingId(subscriber.id);
+    try {
+      await downloadSubscriberData(subscriber.id);
+    } catch (error) {
+      notify(errorMessage(error, TEXTS.downloadFailed));
+    } finally {
+      setDownloadingId(null);
+    }
+  }
+
+  const rowActions: RowActions = {
+    onRemove,
+    removingId,
+    onErase,
+    erasingId: erase.isPending ? erase.variables : null,
+    onDownloadData: (subscriber) => void onDownloadData(subscriber),
+    downloadingId,
+  };
 
   return (
     <>
@@ -108,6 +149,8 @@ function SubscribersList({ siteId, siteName, timeZone }: { siteId: string; siteN
         <ToggleGroup label="Filter by status" items={FILTERS} value={active} onValueChange={setActive} />
       </Card>
 
+      <ExportPanel siteId={siteId} active={active} search={search} />
+
       <div className="mb-3 flex min-h-6 items-center gap-2">
         {data ? (
           <p className="text-sm text-slate-600" role="status" data-testid="subscriber-total">
@@ -140,9 +183,9 @@ function SubscribersList({ siteId, siteName, timeZone }: { siteId: string; siteN
           action={filtered ? undefined : <ButtonLink to="/settings?tab=installation" variant="secondary">Installation code</ButtonLink>}
         />
       ) : wide ? (
-        <SubscribersTable siteId={siteId} subscribers={query.data.subscribers} timeZone={timeZone} onRemove={onRemove} removingId={removingId} />
+        <SubscribersTable siteId={siteId} subscribers={query.data.subscribers} timeZone={timeZone} actions={rowActions} />
       ) : (
-        <SubscriberCards siteId={siteId} subscribers={query.data.subscribers} timeZone={timeZone} onRemove={onRemove} removingId={removingId} />
+        <SubscriberCards siteId={siteId} subscribers={query.data.subscribers} timeZone={timeZone} actions={rowActions} />
       )}
 
       {data && pages > 1 ? (
@@ -171,12 +214,86 @@ function SubscribersList({ siteId, siteName, timeZone }: { siteId: string; siteN
   );
 }
 
+/** What a row's buttons do, and which row is busy with what. */
+interface RowActions {
+  onRemove: (subscriber: Subscriber) => void;
+  removingId: string | null;
+  onErase: (subscriber: Subscriber) => void;
+  erasingId: string | null;
+  onDownloadData: (subscriber: Subscriber) => void;
+  downloadingId: string | null;
+}
+
 interface ListProps {
   siteId: string;
   subscribers: Subscriber[];
   timeZone: string;
-  onRemove: (subscriber: Subscriber) => void;
-  removingId: string | null;
+  actions: RowActions;
+}
+
+/**
+ * Herald's export: the subscribers the search and status match, as CSV; with
+ * the push keys only when asked, for moving to another push server (an
+ * admin's, like removing: it is the audience's personal data).
+ */
+function ExportPanel({ siteId, active, search }: { siteId: string; active: ActiveFilter; search: string }) {
+  const checkboxId = useId();
+  const warningId = useId();
+  const permission = usePermission('admin', 'export subscribers');
+  const [includeKeys, setIncludeKeys] = useState(false);
+  const [exporting, setExporting] = useState(false);
+
+  async function onExport() {
+    setExporting(true);
+    try {
+      await downloadSubscribersCsv(siteId, { active, search }, includeKeys);
+    } catch (error) {
+      notify(errorMessage(error, TEXTS.exportFailed));
+    } finally {
+      setExporting(false);
+    }
+  }
+
+  return (
+    <Card className="mb-4 flex flex-col gap-3 p-4">
+      <div className="flex flex-col gap-3 md:flex-row md:items-center md:justify-between">
+        <div className="flex min-w-0 flex-col gap-2">
+          <p className="text-sm text-slate-600">{TEXTS.exportDescription}</p>
+          <div className="flex items-center gap-2">
+            <input
+              id={checkboxId}
+              type="checkbox"
+              className="size-4 shrink-0 rounded border-slate-400 accent-indigo-600"
+              checked={includeKeys}
+              disabled={!permission.allowed}
+              aria-describedby={includeKeys ? warningId : undefined}
+              onChange={(event) => setIncludeKeys(event.target.checked)}
+            />
+            <label htmlFor={checkboxId} className="text-sm font-medium text-slate-800">
+              {TEXTS.includeKeys}
+            </label>
+          </div>
+        </div>
+        <RoleGatedButton
+          needed="admin"
+          action="export subscribers"
+          variant="secondary"
+          size="sm"
+          className="self-start md:self-center"
+          loading={exporting}
+          onClick={() => void onExport()}
+          icon={<Download className="size-4" aria-hidden="true" />}
+        >
+          {TEXTS.exportButton}
+        </RoleGatedButton>
+      </div>
+      {includeKeys ? (
+        <div id={warningId}>
+          <Alert tone="warning">{TEXTS.keysWarning}</Alert>
+        </div>
+      ) : null}
+    </Card>
+  );
 }
 
 function StatusBadge({ active }: { active: boolean }) {
@@ -200,7 +317,7 @@ function LastSeen({ value, timeZone }: { value: string | null; timeZone: string 
   return value ? <DateTime value={value} timeZone={timeZone} /> : <span>Never</span>;
 }
 
-function RemoveButton({ subscriber, onRemove, removingId }: { subscriber: Subscriber } & Pick<ListProps, 'onRemove' | 'removingId'>) {
+function RemoveButton({ subscriber, actions: { onRemove, removingId } }: { subscriber: Subscriber; actions: RowActions }) {
   // Removal unsubscribes; an inactive subscriber has nothing left to remove.
   if (!subscriber.is_active) return null;
   return (
@@ -216,6 +333,52 @@ function RemoveButton({ subscriber, onRemove, removingId }: { subscriber: Subscr
     >
       Remove
     </RoleGatedButton>
+  );
+}
+
+/** A button's text: in the table's narrow actions column only an icon shows, the words stay for screen readers and as a tooltip. */
+function ActionLabel({ text, compact }: { text: string; compact: boolean }) {
+  return compact ? <span className="sr-only">{text}</span> : <>{text}</>;
+}
+
+/**
+ * Herald's privacy actions, for every subscriber, active or not: its data as
+ * a file, and erasing it for good. `compact`: icons only (the table).
+ */
+function PrivacyButtons({ subscriber, actions, compact = false }: { subscriber: Subscriber; actions: RowActions; compact?: boolean }) {
+  const busy = actions.erasingId !== null;
+  // px-1.5! wins over the size's px-3: an icon button is as narrow as it looks.
+  const iconOnly = compact ? 'px-1.5!' : undefined;
+  return (
+    <>
+      <RoleGatedButton
+        needed="admin"
+        action="download subscriber data"
+        variant="ghost"
+        size="sm"
+        className={iconOnly}
+        title={compact ? TEXTS.downloadData : undefined}
+        onClick={() => actions.onDownloadData(subscriber)}
+        loading={actions.downloadingId === subscriber.id}
+        icon={<FileJson className="size-4" aria-hidden="true" />}
+      >
+        <ActionLabel text={TEXTS.downloadData} compact={compact} />
+      </RoleGatedButton>
+      <RoleGatedButton
+        needed="admin"
+        action="erase subscribers"
+        variant="danger-ghost"
+        size="sm"
+        className={iconOnly}
+        title={compact ? TEXTS.erase : undefined}
+        onClick={() => actions.onErase(subscriber)}
+        disabled={busy}
+        loading={actions.erasingId === subscriber.id}
+        icon={<Eraser className="size-4" aria-hidden="true" />}
+      >
+        <ActionLabel text={TEXTS.erase} compact={compact} />
+      </RoleGatedButton>
+    </>
   );
 }
 
@@ -299,7 +462,7 @@ function TestDeviceBadge({ subscriber }: { subscriber: Subscriber }) {
   );
 }
 
-function SubscribersTable({ siteId, subscribers, timeZone, onRemove, removingId }: ListProps) {
+function SubscribersTable({ siteId, subscribers, timeZone, actions }: ListProps) {
   return (
     <Card className="overflow-x-auto">
       <table className="min-w-full text-left text-sm">
@@ -339,9 +502,11 @@ function SubscribersTable({ siteId, subscribers, timeZone, onRemove, removingId 
                 <StatusBadge active={subscriber.is_active} />
               </td>
               <td className="px-4 py-2 text-right">
-                <div className="ml-auto flex flex-wrap items-center justify-end gap-1">
+                {/* Wide enough for Remove and the two icons on one line. */}
+                <div className="ml-auto flex min-w-44 flex-wrap items-center justify-end gap-1">
                   <TestDeviceControls siteId={siteId} subscriber={subscriber} />
-                  <RemoveButton subscriber={subscriber} onRemove={onRemove} removingId={removingId} />
+                  <RemoveButton subscriber={subscriber} actions={actions} />
+                  <PrivacyButtons subscriber={subscriber} actions={actions} compact />
                 </div>
               </td>
             </tr>
@@ -352,7 +517,7 @@ function SubscribersTable({ siteId, subscribers, timeZone, onRemove, removingId 
   );
 }
 
-function SubscriberCards({ siteId, subscribers, timeZone, onRemove, removingId }: ListProps) {
+function SubscriberCards({ siteId, subscribers, timeZone, actions }: ListProps) {
   return (
     <ul className="flex flex-col gap-3" aria-label="Subscribers">
       {subscribers.map((subscriber) => (
@@ -378,12 +543,13 @@ function SubscriberCards({ siteId, subscribers, timeZone, onRemove, removingId }
             </dl>
             <TestDeviceBadge subscriber={subscriber} />
             <Tags tags={subscriber.tags} />
-            {subscriber.is_active || subscriber.test_device ? (
-              <div className="flex flex-wrap items-center justify-between gap-2 border-t border-slate-200 pt-2">
-                <RemoveButton subscriber={subscriber} onRemove={onRemove} removingId={removingId} />
-                <TestDeviceControls siteId={siteId} subscriber={subscriber} />
-              </div>
-            ) : null}
+            <div className="flex flex-wrap items-center justify-between gap-2 border-t border-slate-200 pt-2">
+              <RemoveButton subscriber={subscriber} actions={actions} />
+              <TestDeviceControls siteId={siteId} subscriber={subscriber} />
+            </div>
+            <div className="flex flex-wrap items-center gap-2">
+              <PrivacyButtons subscriber={subscriber} actions={actions} />
+            </div>
           </Card>
         </li>
       ))}

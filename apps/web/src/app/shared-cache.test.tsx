@@ -154,4 +154,39 @@ describe('screens sharing the cache (spec §9 5-minute stale time)', () => {
     await user.click(await screen.findByRole('link', { name: 'Create your first campaign' }));
     expect(await within(await screen.findByRole('combobox', { name: /^Target/ })).findByRole('option', { name: /^Everyone new( \(|$)/ })).toBeInTheDocument();
   });
+
+  it('the setup checklist seeing the first subscriber makes the dashboard’s cards count it too', async () => {
+    let subscribers = 0;
+    const figures = () => {
+      const data = dashboard(0);
+      return { ...data, metrics: { ...data.metrics, totalSubscribers: { value: subscribers, previous: 0, change: null } } };
+    };
+    const api = setUp({
+      [DASHBOARD]: () => ok(figures()),
+      'GET /api/sites/site-1/checklist': () =>
+        ok({
+          checklist: {
+            dismissed: false,
+            install_check: null,
+            first_subscriber_at: subscribers > 0 ? '2026-05-13T09:00:00.000Z' : null,
+            active_subscribers: subscribers,
+            test_devices: 0,
+            test_sent_at: null,
+          },
+        }),
+      'GET /api/sites/site-1/install-code': ok({ installCode: '<script></script>', snippet: '<script></script>', serviceWorker: { fileName: 'herald-sw.js', content: '' }, nextSteps: [], warnings: [] }),
+      'GET /api/sites/site-1/test-devices': ok({ devices: [] }),
+    });
+    renderApp('/dashboard');
+    const totalCard = async () => (await screen.findByRole('heading', { name: 'Total Subscribers', level: 3 })).closest('div.rounded-xl') as HTMLElement;
+    expect(await screen.findByTestId('setup-checklist')).toBeInTheDocument();
+    await waitFor(async () => expect(within(await totalCard()).getByText('0')).toBeInTheDocument());
+    const reads = api.callsTo(DASHBOARD).length;
+
+    // A visitor subscribes: the checklist's poll sees it, and the figures (cached for 5 minutes) are read again.
+    subscribers = 1;
+    await waitFor(() => expect(screen.getByTestId('setup-checklist')).toHaveTextContent('1 active now'), { timeout: 8000 });
+    await waitFor(async () => expect(within(await totalCard()).getByText('1')).toBeInTheDocument());
+    expect(api.callsTo(DASHBOARD).length).toBe(reads + 1);
+  }, 20_000);
 });

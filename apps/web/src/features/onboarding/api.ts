@@ -9,7 +9,9 @@ import {
   type TestSendContentBody,
 } from '@herald/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
 import { apiRequest } from '../../lib/api-client';
+import { invalidateSiteAnalytics } from '../../lib/site-queries';
 
 // The setup checklist (issue 12): its state, the install check, test-device
 // links and a test push to the owner's own devices. Fetchers and hooks side by side.
@@ -41,7 +43,7 @@ export function checklistSteps(checklist: SetupChecklist) {
 
 /** Polls while a step waits on something outside the dashboard (a visitor subscribing, a browser claiming a link). */
 export function useChecklistQuery(siteId: string, options: { poll: (checklist: SetupChecklist) => boolean }) {
-  return useQuery({
+  const query = useQuery({
     queryKey: checklistQueryKey(siteId),
     queryFn: () => fetchChecklist(siteId),
     refetchInterval: (query) => {
@@ -52,6 +54,28 @@ export function useChecklistQuery(siteId: string, options: { poll: (checklist: S
     },
     staleTime: 0,
   });
+  useRefreshFiguresOnNewSubscribers(siteId, query.data?.active_subscribers);
+  return query;
+}
+
+/**
+ * The checklist polls while the dashboard's figures stay cached for 5 minutes
+ * (spec §9): when the poll sees the number of subscribers change, the figures
+ * and the subscriber list are fetched again, so "1 active now" never stands
+ * beside a "Total Subscribers 0" card.
+ */
+function useRefreshFiguresOnNewSubscribers(siteId: string, activeSubscribers: number | undefined) {
+  const queryClient = useQueryClient();
+  const seen = useRef<{ siteId: string; count: number } | null>(null);
+  useEffect(() => {
+    if (activeSubscribers === undefined) return;
+    const before = seen.current;
+    seen.current = { siteId, count: activeSubscribers };
+    if (before && before.siteId === siteId && before.count !== activeSubscribers) {
+      void invalidateSiteAnalytics(queryClient, siteId);
+      void queryClient.invalidateQueries({ queryKey: ['sites', siteId, 'subscribers'] });
+    }
+  }, [activeSubscribers, siteId, queryClient]);
 }
 
 export function useDismissChecklistMutation(siteId: string) {

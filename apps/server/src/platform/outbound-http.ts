@@ -1,10 +1,11 @@
-// The one HTTP client for every URL a user types (RSS feeds now, image URLs
-// later). docs/security.md, "Outbound requests (SSRF)": only http(s); DNS is
-// resolved here and every answer must be a public address; the validated
-// address is pinned into the connection (undici's connector gets a `lookup`
-// that can only answer with it) and the socket's remote address is checked
-// again once connected, so DNS rebinding cannot swap in a private address;
-// redirects are followed by hand and every hop is checked the same way; one
+// The one HTTP client for every URL a user types (RSS feeds, the install
+// check, webhooks). docs/security.md, "Outbound requests (SSRF)": only
+// http(s); DNS is resolved here and every answer must be a public address; the
+// validated address is pinned into the connection (undici's connector gets a
+// `lookup` that can only answer with it) and the socket's remote address is
+// checked again once connected, so DNS rebinding cannot swap in a private
+// address; GET redirects are followed by hand and every hop is checked the
+// same way (a POST's redirect is answered as it is, never followed); one
 // deadline covers DNS, connect, headers and a trickling body; the byte cap
 // holds on the wire and after gzip/deflate/br decoding (a gzip bomb stops at
 // the cap; outbound-body.ts). Hosts listed in OUTBOUND_ALLOW_HOSTS skip only
@@ -75,8 +76,16 @@ export interface OutboundResponse {
   lastModified: string | null;
 }
 
+/** A POST (webhooks): the body as it is, extra headers; a redirect is answered as it is, never followed. */
+export interface OutboundPostRequest extends Omit<OutboundRequest, 'ifNoneMatch' | 'ifModifiedSince'> {
+  body: string;
+  contentType: string;
+  headers?: Record<string, string>;
+}
+
 export interface OutboundHttp {
   get(url: string, request: OutboundRequest): Promise<OutboundResponse>;
+  post(url: string, request: OutboundPostRequest): Promise<OutboundResponse>;
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -202,78 +211,84 @@ export function createOutboundHttp(options: OutboundHttpOptions = {}): OutboundH
     });
   }
 
-  return {
-    async get(rawUrl, call) {
-      const subject = call.subject;
-      const timeoutMs = call.timeoutMs ?? defaultTimeoutMs;
-      const maxBytes = call.maxBytes ?? defaultMaxBytes;
-      const deadline = Date.now() + timeoutMs;
-      const timedOut = new OutboundError('timeout', `${subject} took longer than ${formatSeconds(timeoutMs)}`);
-      const controller = new AbortController();
-      const timer = setTimeout(() => controller.abort(timedOut), timeoutMs);
-      const onCallerAbort = () => controller.abort(call.signal?.reason);
-      call.signal?.addEventListener('abort', onCallerAbort, { once: true });
-      if (call.signal?.aborted) onCallerAbort();
-      const agents: Agent[] = [];
+  async function send(method: 'GET' | 'POST', rawUrl: string, call: OutboundRequest & Partial<Pick<OutboundPostRequest, 'body' | 'contentType' | 'headers'>>): Promise<OutboundResponse> {
+    const subject = call.subject;
+    const timeoutMs = call.timeoutMs ?? defaultTimeoutMs;
+    const maxBytes = call.maxBytes ?? defaultMaxBytes;
+    const deadline = Date.now() + timeoutMs;
+    const timedOut = new OutboundError('timeout', `${subject} took longer than ${formatSeconds(timeoutMs)}`);
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(timedOut), timeoutMs);
+    const onCallerAbort = () => controller.abort(call.signal?.reason);
+    call.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    if (call.signal?.aborted) onCallerAbort();
+    const agents: Agent[] = [];
 
-      const headers: Record<string, string> = {
-        'user-agent': userAgent,
-        accept: call.accept ?? '*/*',
-        'accept-encoding': 'gzip, deflate, br',
-      };
-      if (call.ifNoneMatch) headers['if-none-match'] = call.ifNoneMatch;
-      if (call.ifModifiedSince) headers['if-modified-since'] = call.ifModifiedSince;
+    const headers: Record<string, string> = {
+      'user-agent': userAgent,
+      accept: call.accept ?? '*/*',
+      'accept-encoding': 'gzip, deflate, br',
+      ...call.headers,
+    };
+    if (call.contentType) headers['content-type'] = call.contentType;
+    if (call.ifNoneMatch) headers['if-none-match'] = call.ifNoneMatch;
+    if (call.ifModifiedSince) headers['if-modified-since'] = call.ifModifiedSince;
 
-      try {
-        let target = parseTarget(rawUrl, subject);
-        for (let redirects = 0; ; ) {
-          const redirected = redirects > 0;
-          const addresses = await resolveTarget(target, subject, redirected, controller.signal);
-          const agent = pinnedAgent(target, addresses, subject, redirected, Math.max(1, deadline - Date.now()));
-          agents.push(agent);
-          const remaining = Math.max(1, deadline - Date.now());
-          const response = await request(target.url, {
-            dispatcher: agent,
-            method: 'GET',
-            headers,
-            signal: controller.signal,
-            headersTimeout: remaining,
-            bodyTimeout: remaining,
-          });
-          const responseHeaders = flattenHeaders(response.headers);
+    try {
+      let target = parseTarget(rawUrl, subject);
+      for (let redirects = 0; ; ) {
+        const redirected = redirects > 0;
+        const addresses = await resolveTarget(target, subject, redirected, controller.signal);
+        const agent = pinnedAgent(target, addresses, subject, redirected, Math.max(1, deadline - Date.now()));
+        agents.push(agent);
+        const remaining = Math.max(1, deadline - Date.now());
+        const response = await request(target.url, {
+          dispatcher: agent,
+          method,
+          headers,
+          ...(call.body !== undefined ? { body: call.body } : {}),
+          signal: controller.signal,
+          headersTimeout: remaining,
+          bodyTimeout: remaining,
+        });
+        const responseHeaders = flattenHeaders(response.headers);
 
-          if (REDIRECT_STATUSES.has(response.statusCode)) {
-            discard(response.body);
-            if (redirects >= maxRedirects) throw new OutboundError('too_many_redirects', `Too many redirects (more than ${maxRedirects})`);
-            const location = responseHeaders.location;
-            if (!location) throw new OutboundError('bad_redirect', `${subject} server sent a redirect without a valid address`);
-            target = parseTarget(location, subject, target.url);
-            redirects += 1;
-            continue;
-          }
-
-          const base = {
-            status: response.statusCode,
-            headers: responseHeaders,
-            finalUrl: target.url.href,
-            etag: responseHeaders.etag ?? null,
-            lastModified: responseHeaders['last-modified'] ?? null,
-          };
-          if (response.statusCode === 304) {
-            discard(response.body);
-            return { ...base, body: Buffer.alloc(0), notModified: true };
-          }
-          const body = await readCappedBody(response.body, responseHeaders, maxBytes, subject, controller.signal);
-          return { ...base, body, notModified: false };
+        if (method === 'GET' && REDIRECT_STATUSES.has(response.statusCode)) {
+          discard(response.body);
+          if (redirects >= maxRedirects) throw new OutboundError('too_many_redirects', `Too many redirects (more than ${maxRedirects})`);
+          const location = responseHeaders.location;
+          if (!location) throw new OutboundError('bad_redirect', `${subject} server sent a redirect without a valid address`);
+          target = parseTarget(location, subject, target.url);
+          redirects += 1;
+          continue;
         }
-      } catch (error) {
-        throw toOutboundError(error, subject, controller.signal, timedOut, call.signal);
-      } finally {
-        clearTimeout(timer);
-        call.signal?.removeEventListener('abort', onCallerAbort);
-        for (const agent of agents) void agent.destroy().catch(() => undefined);
+
+        const base = {
+          status: response.statusCode,
+          headers: responseHeaders,
+          finalUrl: target.url.href,
+          etag: responseHeaders.etag ?? null,
+          lastModified: responseHeaders['last-modified'] ?? null,
+        };
+        if (response.statusCode === 304) {
+          discard(response.body);
+          return { ...base, body: Buffer.alloc(0), notModified: true };
+        }
+        const body = await readCappedBody(response.body, responseHeaders, maxBytes, subject, controller.signal);
+        return { ...base, body, notModified: false };
       }
-    },
+    } catch (error) {
+      throw toOutboundError(error, subject, controller.signal, timedOut, call.signal);
+    } finally {
+      clearTimeout(timer);
+      call.signal?.removeEventListener('abort', onCallerAbort);
+      for (const agent of agents) void agent.destroy().catch(() => undefined);
+    }
+  }
+
+  return {
+    get: (rawUrl, call) => send('GET', rawUrl, call),
+    post: (rawUrl, call) => send('POST', rawUrl, call),
   };
 }
 

@@ -632,3 +632,45 @@ describe('outbound HTTP client: slow DNS', () => {
     expect(Date.now() - started).toBeLessThan(2000);
   });
 });
+
+// Webhooks POST through the same client (docs/security.md, "Webhooks").
+describe('outbound HTTP client: POST', () => {
+  it('sends the body and headers as given, answers a redirect as it is without following it, and refuses a private address unless listed', async () => {
+    const bodies: string[] = [];
+    const server = await startServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        bodies.push(Buffer.concat(chunks).toString('utf8'));
+        if (req.url === '/moved') {
+          res.writeHead(307, { location: '/elsewhere' });
+          res.end();
+          return;
+        }
+        res.writeHead(204);
+        res.end();
+      });
+    });
+    try {
+      const post = { subject: 'Webhook', body: '{"type":"webhook.test"}', contentType: 'application/json', headers: { 'webhook-id': 'msg_1', 'user-agent': 'Herald-Webhooks/1.0' } };
+      const refused = await refusal(createOutboundHttp().post(`${server.origin}/hook`, post));
+      expect(refused.message).toBe('Webhook address points to a private network address');
+      expect(server.requests).toHaveLength(0);
+
+      const client = createOutboundHttp({ allowHosts: ['127.0.0.1'] });
+      expect((await client.post(`${server.origin}/hook`, post)).status).toBe(204);
+      const seen = server.requests.at(-1)!;
+      expect(seen.method).toBe('POST');
+      expect(seen.headers['content-type']).toBe('application/json');
+      expect(seen.headers['webhook-id']).toBe('msg_1');
+      expect(seen.headers['user-agent']).toBe('Herald-Webhooks/1.0');
+      expect(bodies.at(-1)).toBe('{"type":"webhook.test"}');
+
+      const moved = await client.post(`${server.origin}/moved`, post);
+      expect(moved.status).toBe(307);
+      expect(server.requests.map((r) => r.url)).toEqual(['/hook', '/moved']);
+    } finally {
+      await server.close();
+    }
+  });
+});

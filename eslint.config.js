@@ -15,7 +15,8 @@ const FEATURE_ENTRY_POINTS = [
   'sites/service', // requireSiteRole: membership and role checks
   'segments/service', // requireSegmentOfSite: a target must be the site's own segment
   'segments/segment-uses', // SegmentUse: what a feature's segment-use finder returns
-  'subscribers/hooks', // the subscriber-created hook contract
+  'subscribers/hooks', // the subscriber-created and subscriber-removed hook contracts
+  'tracking/hooks', // the notification-clicked hook contract
   'site-events/hooks', // the site-event hook contract
   'analytics/site-counters', // the hourly rollup and active count every writer adds to
   'notifications/create', // the one way a notification row is created

@@ -13,6 +13,7 @@ import { recurringScheduleSource } from './features/notifications/recurring-runs
 import { registerRssFeedJobs, rssFeedsDueWork } from './features/rss-feeds/poll-job';
 import { siteEventRetentionSource } from './features/site-events/service';
 import { dripStepGuard } from './features/welcome-campaigns/enrollment';
+import { registerWebhookJobs, webhooksDueWork } from './features/webhooks/deliver';
 import { Scheduler, type DueWorkSource } from './jobs/scheduler';
 
 // What features add to the background engine (see ARCHITECTURE.md, "Adding a
@@ -22,10 +23,11 @@ import { Scheduler, type DueWorkSource } from './jobs/scheduler';
 
 export function registerFeatureJobs(ctx: AppContext, queue: JobQueue): void {
   registerRssFeedJobs(ctx, queue);
+  registerWebhookJobs(ctx, queue);
 }
 
 export function featureDueWorkSources(ctx: AppContext, queue: JobQueue): DueWorkSource[] {
-  return [dripStepGuard(ctx), recurringScheduleSource(ctx), rssFeedsDueWork(ctx, queue), siteEventRetentionSource(ctx), expiredRecordsPurgeSource(ctx), auditLogRetentionSource(ctx)];
+  return [dripStepGuard(ctx), recurringScheduleSource(ctx), rssFeedsDueWork(ctx, queue), siteEventRetentionSource(ctx), expiredRecordsPurgeSource(ctx), auditLogRetentionSource(ctx), webhooksDueWork(ctx, queue)];
 }
 
 export interface EngineOptions {

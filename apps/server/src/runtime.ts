@@ -11,6 +11,7 @@ import { feedsUsingSegment } from './features/rss-feeds/repository';
 import { deactivateGoneSubscribers } from './features/subscribers/service';
 import { campaignsUsingSegment } from './features/welcome-campaigns/repository';
 import { enrolInWelcomeCampaign } from './features/welcome-campaigns/enrollment';
+import { webhooksOnNotificationClicked, webhooksOnRunFinished, webhooksOnSubscriberCreated, webhooksOnSubscriberRemoved } from './features/webhooks/events';
 import { sql } from 'kysely';
 import { systemClock, type Clock } from './platform/clock';
 import { protectDataDirectory } from './platform/data-directory';
@@ -60,11 +61,20 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     metrics,
     wakeScheduler: () => undefined,
     // The composition root: features plug into the engine's ports and into each other's registries here.
-    deliveryPorts: { selectAudiencePage, deactivateGoneSubscribers, addToSiteCounters: addSendToSiteCounters, addToDeliveryHealth },
+    deliveryPorts: {
+      selectAudiencePage,
+      // A subscriber a push service says is gone is "removed" for the subscriber-removed hooks (webhooks), in the result transaction.
+      deactivateGoneSubscribers: (trx, gone, now) => deactivateGoneSubscribers(trx, gone, now, ctx.subscriberRemovedHooks),
+      addToSiteCounters: addSendToSiteCounters,
+      addToDeliveryHealth,
+      runFinished: webhooksOnRunFinished,
+    },
     onSiteEvent: fireTriggers,
     segmentUseFinders: [notificationsUsingSegment, runsUsingSegment, campaignsUsingSegment, feedsUsingSegment],
   };
-  ctx.subscriberCreatedHooks = [enrolInWelcomeCampaign(ctx)];
+  ctx.subscriberCreatedHooks = [enrolInWelcomeCampaign(ctx), webhooksOnSubscriberCreated(ctx)];
+  ctx.subscriberRemovedHooks = [webhooksOnSubscriberRemoved];
+  ctx.notificationClickedHooks = [webhooksOnNotificationClicked];
   metrics.watchDeliveryBacklog(async () => {
     const now = ctx.clock.now();
     const backlog = await deliveryBacklog(ctx.db, now);

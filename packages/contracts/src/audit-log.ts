@@ -55,7 +55,7 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   export_run: 'Export run',
 };
 
-export const AUDIT_SUBJECT_TYPES = ['site', 'notification', 'welcome_campaign', 'segment', 'rss_feed', 'subscriber', 'api_key', 'member', 'invitation', 'audit_log'] as const;
+export const AUDIT_SUBJECT_TYPES = ['site', 'notification', 'welcome_campaign', 'segment', 'rss_feed', 'subscriber', 'api_key', 'member', 'invitation', 'audit_log', 'webhook'] as const;
 export type AuditSubjectType = (typeof AUDIT_SUBJECT_TYPES)[number];
 
 export const auditEntry = z.object({

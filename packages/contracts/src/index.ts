@@ -20,3 +20,4 @@ export * from './byte-size';
 export * from './system';
 export * from './members';
 export * from './audit-log';
+export * from './webhooks';

@@ -51,9 +51,17 @@ export interface DeliveryHealthEntry {
 /** Adds results to the site's per push service hourly rollup (delivery_stats_hourly), in the caller's transaction. */
 export type AddToDeliveryHealth = (db: Db, siteId: string, at: number, entries: readonly DeliveryHealthEntry[]) => Promise<void>;
 
+/**
+ * A run reached its final status (completed, completed_with_errors, failed):
+ * called inside the transaction that set it, with the run as finished, so
+ * what it writes (webhooks' outbox) commits with the status.
+ */
+export type RunFinished = (trx: Transaction<Database>, run: RunRow, now: number) => Promise<void>;
+
 export interface DeliveryPorts {
   selectAudiencePage: SelectAudiencePage;
   deactivateGoneSubscribers: DeactivateGoneSubscribers;
   addToSiteCounters: AddToSiteCounters;
   addToDeliveryHealth: AddToDeliveryHealth;
+  runFinished: RunFinished;
 }

@@ -4,6 +4,7 @@
 // counters a send adds to are in run-counters.ts.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, NotificationRow, RunRow, RunStatus, SiteRow } from '../db/schema';
+import type { RunFinished } from './ports';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -242,7 +243,7 @@ export function finalRunStatus(counts: Pick<RunRow, 'sent_count' | 'failed_count
  * with its final status and, when something failed, a summary of why. A
  * one-time notification takes its run's final state.
  */
-export async function completeRunIfFinished(db: Kysely<Database>, runId: string, now: number): Promise<boolean> {
+export async function completeRunIfFinished(db: Kysely<Database>, runId: string, now: number, runFinished?: RunFinished): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const run = await trx.selectFrom('notification_runs').selectAll().where('id', '=', runId).executeTakeFirst();
     if (!run || run.status !== 'sending' || !run.fanout_done) return false;
@@ -263,6 +264,7 @@ export async function completeRunIfFinished(db: Kysely<Database>, runId: string,
       .where('type', '=', 'ONE_TIME')
       .where('status', '=', 'sending')
       .execute();
+    await runFinished?.(trx, { ...run, status, finished_at: now, lease_until: null, last_error: lastError }, now);
     return true;
   });
 }

@@ -119,7 +119,7 @@ export async function sendBatch(deps: DeliveryDeps, payload: { runId: string; de
 async function finishBatch(deps: DeliveryDeps, runId: string): Promise<void> {
   const { db, clock, config } = deps;
   await extendRunLease(db, runId, clock.now() + config.deliveryLeaseMs);
-  if (!(await hasPendingDeliveries(db, runId))) await completeRunIfFinished(db, runId, clock.now());
+  if (!(await hasPendingDeliveries(db, runId))) await completeRunIfFinished(db, runId, clock.now(), deps.deliveryPorts.runFinished);
 }
 
 /** A group is written once it holds this many results, or this long after its first one. */

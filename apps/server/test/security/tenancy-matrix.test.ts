@@ -375,6 +375,33 @@ const MATRIX: Record<string, RouteCase> = {
     attacks: (a) => [sweep(a, (id) => del(`/api/api-keys/${id}`))],
     phase: 8,
   },
+  // ---- Webhooks (admin, like API keys: docs/product.md, "Webhooks")
+  'POST /api/sites/{siteId}/webhooks': {
+    needs: 'admin',
+    own: (x) => post(`/api/sites/${x.site.id}/webhooks`, { url: 'http://127.0.0.1:9/owner-hook', events: ['subscriber.removed'] }),
+    attacks: (a) => [sweep(a, (id) => post(`/api/sites/${id}/webhooks`, { url: 'https://hooks.example/b', events: ['subscriber.created'] }))],
+  },
+  'GET /api/sites/{siteId}/webhooks': {
+    needs: 'admin',
+    own: (x) => get(`/api/sites/${x.site.id}/webhooks`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/webhooks`))],
+  },
+  'GET /api/webhooks/{id}/deliveries': {
+    needs: 'admin',
+    own: (x) => get(`/api/webhooks/${x.webhook.id}/deliveries`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/webhooks/${id}/deliveries`))],
+  },
+  'POST /api/webhooks/{id}/test': {
+    needs: 'admin',
+    own: (x) => post(`/api/webhooks/${x.webhook.id}/test`),
+    attacks: (a) => [sweep(a, (id) => post(`/api/webhooks/${id}/test`))],
+  },
+  'DELETE /api/webhooks/{id}': {
+    needs: 'admin',
+    own: (x) => del(`/api/webhooks/${x.webhook.id}`),
+    attacks: (a) => [sweep(a, (id) => del(`/api/webhooks/${id}`))],
+    phase: 8,
+  },
   'POST /api/public/sites/{siteId}/track': {
     needs: 'public',
     own: (x) => post(`/api/public/sites/${x.site.id}/track`, { endpoint: x.subscriber.endpoint, event: 'owner_event' }, 'none'),

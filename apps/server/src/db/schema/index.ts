@@ -18,6 +18,7 @@ import type {
 } from './sending';
 import type { PromptStatsTable, SiteApiKeysTable, SitesTable, TestDeviceLinksTable } from './sites';
 import type { AuditLogTable, SiteInvitationsTable, SiteMembersTable } from './teams';
+import type { WebhookAttemptsTable, WebhookClickTalliesTable, WebhookDeliveriesTable, WebhooksTable } from './webhooks';
 
 export type * from './accounts';
 export type * from './audience';
@@ -25,6 +26,7 @@ export type * from './campaigns';
 export type * from './sending';
 export type * from './sites';
 export type * from './teams';
+export type * from './webhooks';
 export type { NotificationStatus, NotificationType, SiteEventSource } from '@herald/contracts';
 
 export interface Database {
@@ -58,6 +60,10 @@ export interface Database {
   audit_log: AuditLogTable;
   test_device_links: TestDeviceLinksTable;
   prompt_stats: PromptStatsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  webhook_click_tallies: WebhookClickTalliesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -1,4 +1,7 @@
+import type { SubscriberRemovedCause } from '@herald/contracts';
 import type { FastifyBaseLogger } from 'fastify';
+import type { Transaction } from 'kysely';
+import type { Database } from '../../db/schema';
 
 /**
  * "A new subscriber was created": the hook point for features that act on
@@ -20,6 +23,30 @@ export interface SubscriberCreatedEvent {
 
 export type SubscriberCreatedHook = (event: SubscriberCreatedEvent) => Promise<void>;
 
+/**
+ * "A subscriber left the audience": deactivated by the browser's unsubscribe
+ * (`unsubscribed`), by a push service's 404/410 or a replaced endpoint
+ * (`gone`), or by a member removing it, the stale clean-up or an erasure
+ * (`removed`). Fired once per subscriber this call deactivated (an already
+ * inactive one is not removed again; an erased one is, with `erased`), inside
+ * the transaction that made the change: what a hook writes commits with it
+ * (webhooks' outbox), and a failing hook rolls the change back.
+ */
+export interface SubscriberRemovedEvent {
+  subscriberId: string;
+  siteId: string;
+  cause: SubscriberRemovedCause;
+  removedAt: number;
+  erased?: boolean;
+}
+
+export type SubscriberRemovedHook = (trx: Transaction<Database>, event: SubscriberRemovedEvent) => Promise<void>;
+
+/** Runs every removed hook in the caller's transaction. */
+export async function runSubscriberRemovedHooks(hooks: readonly SubscriberRemovedHook[] | undefined, trx: Transaction<Database>, event: SubscriberRemovedEvent): Promise<void> {
+  for (const hook of hooks ?? []) await hook(trx, event);
+}
+
 // Hooks are registered on the AppContext the process builds (runtime.ts), e.g.
 //   ctx.subscriberCreatedHooks = [enrolInActiveWelcomeCampaign(ctx)];
 // The property is declared here so the subscribers feature owns its contract;
@@ -28,6 +55,8 @@ declare module '../../context' {
   interface AppContext {
     /** Called, in order, after each new subscriber is stored. See SubscriberCreatedEvent. */
     subscriberCreatedHooks?: SubscriberCreatedHook[];
+    /** Called, in order, inside the transaction that removed a subscriber. See SubscriberRemovedEvent. */
+    subscriberRemovedHooks?: SubscriberRemovedHook[];
   }
 }
 

@@ -16,6 +16,7 @@ import { addToHourlyStats, adjustActiveSubscriberCount } from '../analytics/site
 import { recordAudit, type AuditActor } from '../audit-log/record';
 import { requireSiteRole } from '../sites/service';
 import { subscribersCsv } from './export-csv';
+import { runSubscriberRemovedHooks } from './hooks';
 import * as privacy from './privacy-repository';
 import * as repo from './repository';
 import { isDeadlock, subscriberFilters } from './service';
@@ -71,6 +72,8 @@ export function createSubscriberPrivacy(ctx: AppContext) {
       await adjustActiveSubscriberCount(trx, row.site_id, -1);
       await addToHourlyStats(trx, row.site_id, now, { unsubscribed: 1 });
     }
+    // Erased is removed: webhooks are told (an id only), whether or not it was still active.
+    await runSubscriberRemovedHooks(ctx.subscriberRemovedHooks, trx, { subscriberId, siteId: row.site_id, cause: 'removed', removedAt: now, erased: true });
     // No label: the entry outlives the subscriber and must not carry its data.
     await recordAudit(ctx, { siteId: row.site_id, actor, action: 'deleted', subject: { type: 'subscriber', id: subscriberId }, detail: { erased: true, deliveries, events } }, trx);
     return { id: subscriberId, deliveries, events, touchedRunIds: [...skippedByRun.keys()] };
@@ -88,7 +91,7 @@ export function createSubscriberPrivacy(ctx: AppContext) {
     }
     if (!erasure) return undefined;
     // A send whose last pending delivery was this subscriber's finishes now, not at the recovery sweep.
-    for (const runId of await privacy.sendingRunIds(db, erasure.touchedRunIds)) await completeRunIfFinished(db, runId, clock.now());
+    for (const runId of await privacy.sendingRunIds(db, erasure.touchedRunIds)) await completeRunIfFinished(db, runId, clock.now(), ctx.deliveryPorts.runFinished);
     return { id: erasure.id, deliveries: erasure.deliveries, events: erasure.events };
   }
 

@@ -159,8 +159,8 @@ export async function countActiveSubscribers(db: Db, siteId: string): Promise<nu
   return Number(row.n);
 }
 
-/** Deactivates up to `limit` stale subscribers (by id, so each call takes a bounded batch); returns how many. */
-export async function deactivateStaleSubscribers(db: Db, siteId: string, cutoff: number, now: number, limit: number): Promise<number> {
+/** Deactivates up to `limit` stale subscribers (by id, so each call takes a bounded batch); returns their ids. */
+export async function deactivateStaleSubscribers(db: Db, siteId: string, cutoff: number, now: number, limit: number): Promise<string[]> {
   const ids = await db
     .selectFrom('subscribers')
     .select('id')
@@ -168,9 +168,9 @@ export async function deactivateStaleSubscribers(db: Db, siteId: string, cutoff:
     .orderBy('id')
     .limit(limit)
     .execute();
-  if (!ids.length) return 0;
+  if (!ids.length) return [];
   // The condition again: a subscriber that got a delivery (or left) since the select is not touched.
-  const result = await db
+  const rows = await db
     .updateTable('subscribers')
     .set({ is_active: 0, unsubscribed_at: now, updated_at: now })
     .where((eb) => staleCondition(eb, siteId, cutoff))
@@ -179,8 +179,9 @@ export async function deactivateStaleSubscribers(db: Db, siteId: string, cutoff:
       'in',
       ids.map((row) => row.id),
     )
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+    .returning('id')
+    .execute();
+  return rows.map((row) => row.id);
 }
 
 export interface SubscriberFilters {

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { STALE_SUBSCRIBER_DAYS, UNKNOWN, type StaleCleanup, type StaleSubscribersSummary, type SubscribeBody, type Subscriber, type SubscribersList } from '@herald/contracts';
+import { STALE_SUBSCRIBER_DAYS, UNKNOWN, type StaleCleanup, type SubscriberRemovedCause, type StaleSubscribersSummary, type SubscribeBody, type Subscriber, type SubscribersList } from '@herald/contracts';
 import type { Kysely, Transaction } from 'kysely';
 import type { AppContext } from '../../context';
 import { isUniqueViolation } from '../../db/database';
@@ -12,7 +12,7 @@ import { checkSiteRole } from '../../platform/site-roles';
 import { recordAudit } from '../audit-log/record';
 import { requireSiteRole } from '../sites/service';
 import { countryCodesNamed } from './country-names';
-import { runSubscriberCreatedHooks } from './hooks';
+import { runSubscriberCreatedHooks, runSubscriberRemovedHooks, type SubscriberRemovedHook } from './hooks';
 import { endpointHash } from '../../delivery/push-endpoints';
 import { checkPushSubscription } from './push-subscription';
 import * as repo from './repository';
@@ -62,16 +62,23 @@ async function countDeactivation(trx: Db, siteId: string, now: number): Promise<
 }
 
 /** Runs `work` in a transaction, or inside the caller's when `db` already is one. */
-function inTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
-  return db.isTransaction ? work(db) : (db as Kysely<Database>).transaction().execute(work);
+function inTransaction<T>(db: Db, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  return db.isTransaction ? work(db as Transaction<Database>) : (db as Kysely<Database>).transaction().execute(work);
 }
 
-/** Marks a subscriber inactive if it is active; true when this call did it (counters adjusted). */
-async function deactivate(db: Db, subscriberId: string, now: number, expectedEndpointHash?: string): Promise<boolean> {
+/** Why a subscriber is deactivated, and who is told (subscriber-removed hooks, in the same transaction). */
+interface Removal {
+  cause: SubscriberRemovedCause;
+  hooks: readonly SubscriberRemovedHook[] | undefined;
+}
+
+/** Marks a subscriber inactive if it is active; true when this call did it (counters adjusted, removed hooks run). */
+async function deactivate(db: Db, subscriberId: string, now: number, removal: Removal, expectedEndpointHash?: string): Promise<boolean> {
   return inTransaction(db, async (trx) => {
     const changed = await repo.deactivateSubscriber(trx, subscriberId, now, expectedEndpointHash);
     if (!changed) return false;
     await countDeactivation(trx, changed.siteId, now);
+    await runSubscriberRemovedHooks(removal.hooks, trx, { subscriberId, siteId: changed.siteId, cause: removal.cause, removedAt: now });
     return true;
   });
 }
@@ -84,10 +91,18 @@ async function deactivate(db: Db, subscriberId: string, now: number, expectedEnd
  * transaction takes its rows in the one order every writer uses. Returns how
  * many it deactivated.
  */
-export async function deactivateGoneSubscribers(trx: Transaction<Database>, gone: Array<{ subscriberId: string; endpointHashSentTo: string }>, now: number): Promise<number> {
+export async function deactivateGoneSubscribers(
+  trx: Transaction<Database>,
+  gone: Array<{ subscriberId: string; endpointHashSentTo: string }>,
+  now: number,
+  removedHooks?: readonly SubscriberRemovedHook[],
+): Promise<number> {
   let deactivated = 0;
   for (const { subscriberId, endpointHashSentTo } of gone) {
-    if (await repo.deactivateSubscriber(trx, subscriberId, now, endpointHashSentTo)) deactivated += 1;
+    const changed = await repo.deactivateSubscriber(trx, subscriberId, now, endpointHashSentTo);
+    if (!changed) continue;
+    deactivated += 1;
+    await runSubscriberRemovedHooks(removedHooks, trx, { subscriberId, siteId: changed.siteId, cause: 'gone', removedAt: now });
   }
   return deactivated;
 }
@@ -174,7 +189,7 @@ export function createSubscribersService(ctx: AppContext) {
         // The new endpoint was stored already (the page re-subscribed before
         // the worker reported the change). The old endpoint is dead: the
         // push service replaced it, so that subscriber goes inactive.
-        if (previous.id !== current.id) await deactivate(trx, previous.id, now, previousHash);
+        if (previous.id !== current.id) await deactivate(trx, previous.id, now, { cause: 'gone', hooks: ctx.subscriberRemovedHooks }, previousHash);
       }
     }
 
@@ -262,7 +277,7 @@ export function createSubscribersService(ctx: AppContext) {
       if (!(await repo.siteExists(db, siteId))) throw notFound('Site');
       const row = await repo.findSubscriberByEndpointHash(db, siteId, endpointHash(endpoint.trim()));
       if (!row) throw notFound('Subscriber');
-      await deactivate(db, row.id, clock.now());
+      await deactivate(db, row.id, clock.now(), { cause: 'unsubscribed', hooks: ctx.subscriberRemovedHooks });
       return { id: row.id };
     },
 
@@ -312,11 +327,13 @@ export function createSubscribersService(ctx: AppContext) {
       // Bounded: at most as many batches as there were stale subscribers to begin with, plus one.
       for (let batch = 0; batch <= Math.ceil(before.stale / STALE_CLEANUP_BATCH); batch++) {
         const count = await db.transaction().execute(async (trx) => {
-          const changed = await repo.deactivateStaleSubscribers(trx, siteId, since, now, STALE_CLEANUP_BATCH);
+          const changedIds = await repo.deactivateStaleSubscribers(trx, siteId, since, now, STALE_CLEANUP_BATCH);
+          const changed = changedIds.length;
           if (changed) {
             await adjustActiveSubscriberCount(trx, siteId, -changed);
             await addToHourlyStats(trx, siteId, now, { unsubscribed: changed });
           }
+          for (const subscriberId of changedIds) await runSubscriberRemovedHooks(ctx.subscriberRemovedHooks, trx, { subscriberId, siteId, cause: 'removed', removedAt: now });
           return changed;
         });
         deactivated += count;
@@ -329,7 +346,7 @@ export function createSubscribersService(ctx: AppContext) {
     /** Spec §4: removal is an unsubscribe — the row stays, inactive. Admin or higher: it is the audience itself. */
     async remove(userId: string, subscriberId: string): Promise<Subscriber> {
       const row = checkSiteRole(await repo.findSubscriberOfUser(db, userId, subscriberId), 'admin', 'Subscriber');
-      await deactivate(db, row.id, clock.now());
+      await deactivate(db, row.id, clock.now(), { cause: 'removed', hooks: ctx.subscriberRemovedHooks });
       await recordAudit(ctx, { siteId: row.site_id, actor: { userId }, action: 'deleted', subject: { type: 'subscriber', id: row.id } });
       return withTags((await repo.findSubscriberById(db, row.id)) ?? row);
     },

@@ -2,6 +2,7 @@ import type { AppContext } from '../../context';
 import { isTestPushToken, readDeliveryToken } from '../../delivery/delivery-token';
 import { addToRunCounters } from '../../delivery/run-counters';
 import { badRequest } from '../../platform/errors';
+import type { NotificationClickedHook } from './hooks';
 import * as repo from './repository';
 
 export type BeaconType = 'delivered' | 'clicked';
@@ -13,9 +14,10 @@ export type BeaconType = 'delivered' | 'clicked';
  * deliveries (docs/security.md, public endpoints). A test push's token is
  * genuine but names no delivery: answered, never counted.
  */
-export function createTrackingService(ctx: Pick<AppContext, 'db' | 'clock' | 'secret' | 'deliveryPorts'>) {
+export function createTrackingService(ctx: Pick<AppContext, 'db' | 'clock' | 'secret' | 'deliveryPorts' | 'notificationClickedHooks'>) {
   const { db, clock, secret } = ctx;
   const { addToSiteCounters } = ctx.deliveryPorts;
+  const clickedHooks: readonly NotificationClickedHook[] = ctx.notificationClickedHooks ?? [];
   return {
     async record(type: BeaconType, token: string): Promise<{ counted: boolean }> {
       // A test push's beacon is accepted and counts nowhere (delivery/test-push.ts).
@@ -39,6 +41,7 @@ export function createTrackingService(ctx: Pick<AppContext, 'db' | 'clock' | 'se
         if (!(await repo.markClicked(trx, deliveryId, now, delivery.delivered_at ?? now))) return { counted: false };
         if (delivery.delivered_at === null) await repo.recordDeliveredTo(trx, delivery.subscriber_id, now);
         await addToRunCounters(trx, addToSiteCounters, run, now, { clicked: 1, delivered: delivery.delivered_at === null ? 1 : 0 });
+        for (const hook of clickedHooks) await hook(trx, { siteId: delivery.site_id, notificationId: delivery.notification_id, clickedAt: now });
         return { counted: true };
       });
     },

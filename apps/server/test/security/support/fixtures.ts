@@ -210,6 +210,8 @@ export interface Tenant {
   campaignStepNotificationId: string;
   feed: any;
   apiKey: { id: string; key: string };
+  /** A webhook to a private address (refused by the outbound client: nothing is contacted). */
+  webhook: { id: string };
   upload: { url: string; file: string; id: string };
   subscriber: { id: string; endpoint: string };
   eventIds: string[];
@@ -266,6 +268,7 @@ export function idsOf(tenant: Tenant): string[] {
     tenant.campaignStepNotificationId,
     tenant.feed.id,
     tenant.apiKey.id,
+    tenant.webhook.id,
     tenant.upload.id,
     tenant.subscriber.id,
     ...tenant.eventIds,
@@ -318,6 +321,7 @@ export async function seedTenant(t: TestApp, label: string): Promise<Tenant> {
     )
   ).feed;
   const createdKey = await ok<{ api_key: { id: string }; key: string }>(as('POST', `/api/sites/${site.id}/api-keys`, { name: `${label} backend` }), 201);
+  const webhook = (await ok<{ webhook: { id: string } }>(as('POST', `/api/sites/${site.id}/webhooks`, { url: `http://127.0.0.1:9/${label.toLowerCase()}-hook`, events: ['subscriber.created', 'notification.completed'] }), 201)).webhook;
   const uploaded = await uploadImage(t.app, user.token, png());
   if (uploaded.status !== 201) throw new Error(`upload failed: ${JSON.stringify(uploaded.body)}`);
   const uploadFile = String(uploaded.body.data.url).split('/uploads/')[1]!;
@@ -359,6 +363,7 @@ export async function seedTenant(t: TestApp, label: string): Promise<Tenant> {
     campaignStepNotificationId: step.notification_id,
     feed,
     apiKey: { id: createdKey.api_key.id, key: createdKey.key },
+    webhook: { id: webhook.id },
     upload: { url: uploaded.body.data.url, file: uploadFile, id: uploadRow.id },
     subscriber: { id: subscriberId, endpoint },
     eventIds: [tracked.event.id, fromApi.event.id],

@@ -18,6 +18,7 @@ const SUBJECT_NAMES: Record<AuditEntry['subject']['type'], string> = {
   member: 'member',
   invitation: 'invitation',
   audit_log: 'audit log',
+  webhook: 'webhook',
 };
 
 /** One line a person reads: "Updated notification “Spring sale” (title, message)". */

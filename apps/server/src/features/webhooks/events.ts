@@ -1,0 +1,80 @@
+// What Herald tells webhooks, and when (docs/product.md, "Webhooks"). Each
+// event becomes one outbox row per webhook that wants it (webhook_deliveries),
+// written where the change is written — in its transaction where the caller
+// has one — so an event is never lost to a crash between the change and the
+// send; the scheduler sends what is due (deliver.ts).
+import { iso } from '../../platform/responses';
+import type { Kysely, Transaction } from 'kysely';
+import type { AppContext } from '../../context';
+import type { Database, RunRow } from '../../db/schema';
+import type { SubscriberCreatedHook, SubscriberRemovedHook } from '../subscribers/hooks';
+import type { NotificationClickedHook } from '../tracking/hooks';
+import * as repo from './repository';
+import { newMessageId } from './signing';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** The Standard Webhooks payload shape: `{type, timestamp, data}`. */
+export function eventBody(type: string, at: number, data: Record<string, unknown>): string {
+  return JSON.stringify({ type, timestamp: iso(at), data });
+}
+
+/** One outbox row per webhook of the site that wants `type`; due now. Returns how many. */
+export async function emitWebhookEvent(db: Db, siteId: string, type: string, at: number, data: Record<string, unknown>): Promise<number> {
+  const targets = await repo.webhooksFor(db, siteId, type);
+  if (!targets.length) return 0;
+  const payload = eventBody(type, at, { site_id: siteId, ...data });
+  await repo.insertDeliveries(
+    db,
+    targets.map((target) => ({ id: newMessageId(), webhook_id: target.id, event_type: type, payload, status: 'pending' as const, attempts: 0, next_attempt_at: at, created_at: at, finished_at: null })),
+  );
+  return targets.length;
+}
+
+/** subscriber.created: after the subscriber's transaction committed (subscribers/hooks.ts). */
+export function webhooksOnSubscriberCreated(ctx: Pick<AppContext, 'db' | 'wakeScheduler'>): SubscriberCreatedHook {
+  return async (event) => {
+    const sent = await emitWebhookEvent(ctx.db, event.siteId, 'subscriber.created', event.subscribedAt, { subscriber: { id: event.subscriberId, subscribed_at: iso(event.subscribedAt) } });
+    if (sent) ctx.wakeScheduler();
+  };
+}
+
+/** subscriber.removed, in the transaction that deactivated or erased the subscriber. */
+export const webhooksOnSubscriberRemoved: SubscriberRemovedHook = async (trx, event) => {
+  await emitWebhookEvent(trx, event.siteId, 'subscriber.removed', event.removedAt, {
+    subscriber: { id: event.subscriberId },
+    cause: event.cause,
+    ...(event.erased ? { erased: true } : {}),
+    removed_at: iso(event.removedAt),
+  });
+};
+
+/**
+ * notification.completed / notification.failed, in the transaction that
+ * gives the run its final status (delivery/ports.ts, RunFinished): one event
+ * per run (a one-time send, a recurring occurrence, a trigger firing, a drip
+ * step, a feed item), with its outcome counts.
+ */
+export async function webhooksOnRunFinished(trx: Transaction<Database>, run: RunRow, now: number): Promise<void> {
+  const type = run.status === 'failed' ? 'notification.failed' : 'notification.completed';
+  if (!(await repo.webhooksFor(trx, run.site_id, type)).length) return;
+  const notification = await trx.selectFrom('notifications').select(['id', 'title', 'type', 'source']).where('id', '=', run.notification_id).executeTakeFirst();
+  await emitWebhookEvent(trx, run.site_id, type, now, {
+    notification: { id: run.notification_id, title: notification?.title ?? null, type: notification?.type ?? null, source: notification?.source ?? null },
+    run: { id: run.id, status: run.status, started_at: run.started_at === null ? null : iso(run.started_at), finished_at: iso(now), error: run.last_error },
+    counts: {
+      targeted: run.total_count,
+      sent: run.sent_count,
+      delivered: run.delivered_count,
+      clicked: run.clicked_count,
+      failed: run.failed_count,
+      expired: run.expired_count,
+      skipped: run.skipped_count,
+    },
+  });
+}
+
+/** A click adds to the tally of each webhook that wants notification.clicked; the batch goes at most once a minute (deliver.ts). */
+export const webhooksOnNotificationClicked: NotificationClickedHook = async (trx, event) => {
+  for (const target of await repo.webhooksFor(trx, event.siteId, 'notification.clicked')) await repo.addClick(trx, target.id, event.notificationId, 1);
+};

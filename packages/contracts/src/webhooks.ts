@@ -11,6 +11,15 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 /** Sent by "Send test event" whatever the webhook subscribed to. */
 export const WEBHOOK_TEST_EVENT = 'webhook.test';
 
+/** What the dashboard says each event is. */
+export const WEBHOOK_EVENT_LABELS: Record<WebhookEventType, string> = {
+  'subscriber.created': 'A visitor subscribed',
+  'subscriber.removed': 'A subscriber was removed (unsubscribed, gone at the push service, or removed)',
+  'notification.completed': 'A send completed, with its outcome counts',
+  'notification.failed': 'A send failed (no push accepted)',
+  'notification.clicked': 'Clicks, batched: at most one delivery a minute',
+};
+
 /** Why a subscriber.removed event fired. */
 export const SUBSCRIBER_REMOVED_CAUSES = ['unsubscribed', 'gone', 'removed'] as const;
 export type SubscriberRemovedCause = (typeof SUBSCRIBER_REMOVED_CAUSES)[number];

@@ -20,6 +20,10 @@ import {
   SUBSCRIBER_EXPORT_TAG_SEPARATOR,
   subscriberExportColumns,
   TRIGGER_DELAY_MAX_MINUTES,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_SECRET_PREFIX,
+  WEBHOOKS_PER_SITE_MAX,
+  SUBSCRIBER_REMOVED_CAUSES,
 } from '@herald/contracts';
 import { describe, expect, it } from 'vitest';
 import { refusalText } from '../../lib/site-role';
@@ -45,7 +49,7 @@ const SDK_METHODS = ['subscribe', 'unsubscribe', 'isSubscribed', 'permission', '
 const SNIPPET_ATTRIBUTES = ['data-site-id', 'data-vapid-key', 'data-worker', 'data-prompt', 'data-api'];
 
 /** Settings tabs (features/sites/pages/settings-page.tsx). */
-const SETTINGS_TABS = ['General', 'Installation', 'VAPID Keys', 'API Keys', 'Automation', 'Members', 'Audit log'];
+const SETTINGS_TABS = ['General', 'Installation', 'VAPID Keys', 'API Keys', 'Webhooks', 'Automation', 'Members', 'Audit log'];
 
 describe('help articles match the product', () => {
   it('describes every role as the product does, with the refusal texts and the invitation lifetime', () => {
@@ -73,8 +77,8 @@ describe('help articles match the product', () => {
   });
 
 
-  it('has 39 articles, each with a title, a summary and text', () => {
-    expect(HELP_ARTICLES).toHaveLength(39);
+  it('has 40 articles, each with a title, a summary and text', () => {
+    expect(HELP_ARTICLES).toHaveLength(40);
     for (const article of HELP_ARTICLES) expect(article.content.length, article.id).toBeGreaterThan(200);
   });
 
@@ -84,6 +88,15 @@ describe('help articles match the product', () => {
     const attributes = new Set([...everything.matchAll(/\bdata-[a-z-]+(?==)/g)].map((m) => m[0]));
     expect([...attributes].filter((a) => !SNIPPET_ATTRIBUTES.includes(a))).toEqual([]);
     for (const attribute of SNIPPET_ATTRIBUTES) expect(text('installing-herald'), attribute).toContain(attribute);
+  });
+
+  it('names every webhook event and removal cause, the secret prefix, the limit and who may manage them', () => {
+    const webhooks = text('webhooks');
+    for (const type of WEBHOOK_EVENT_TYPES) expect(webhooks, type).toContain(`- **${type}**: `);
+    for (const cause of SUBSCRIBER_REMOVED_CAUSES) expect(webhooks, cause).toContain(`**${cause}**`);
+    expect(webhooks).toContain(`**${WEBHOOK_SECRET_PREFIX}**`);
+    expect(webhooks).toContain(`at most **${WEBHOOKS_PER_SITE_MAX}** webhooks`);
+    expect(webhooks).toContain(`"${roleNeededMessage('admin')}"`);
   });
 
   it('points only to Settings tabs that exist', () => {

@@ -47,12 +47,12 @@ describe('settings page (spec §2 Settings)', () => {
     expect(screen.queryByRole('tablist')).not.toBeInTheDocument();
   });
 
-  it('has the General, Installation and VAPID Keys tabs (then API Keys, Automation, Members, Audit log and System), General first', async () => {
+  it('has the General, Installation and VAPID Keys tabs (then API Keys, Webhooks, Automation, Members, Audit log and System), General first', async () => {
     setUp([site]);
     renderApp('/settings');
 
     const tabs = within(await screen.findByRole('tablist', { name: 'Settings sections' })).getAllByRole('tab');
-    expect(tabs.map((t) => t.textContent)).toEqual(['General', 'Installation', 'VAPID Keys', 'API Keys', 'Automation', 'Members', 'Audit log', 'System']);
+    expect(tabs.map((t) => t.textContent)).toEqual(['General', 'Installation', 'VAPID Keys', 'API Keys', 'Webhooks', 'Automation', 'Members', 'Audit log', 'System']);
     expect(tabs[0]).toHaveAttribute('aria-selected', 'true');
     expect(screen.getByRole('tabpanel', { name: 'General' })).toBeInTheDocument();
   });
@@ -251,6 +251,7 @@ describe('settings page (spec §2 Settings)', () => {
       'GET /api/sites': ok({ sites: [site] }),
       'GET /api/sites/site-1/events': ok({ events: [] }),
       'GET /api/sites/site-1/api-keys': ok({ api_keys: [] }),
+      'GET /api/sites/site-1/webhooks': ok({ webhooks: [] }),
       'GET /api/system/checks': ok({ checks: [], checkedAt: 0 }),
       'GET /api/sites/site-1/audit-log': ok({ entries: [], next_cursor: null }),
       'GET /api/sites/site-1/members': ok({ members: [], invitations: [], your_role: 'owner' }),
@@ -263,7 +264,7 @@ describe('settings page (spec §2 Settings)', () => {
     expect(screen.getByRole('tab', { name: 'Installation' })).toHaveFocus();
     await user.keyboard('{End}');
     expect(screen.getByRole('tab', { name: 'System' })).toHaveAttribute('aria-selected', 'true');
-    await user.keyboard('{ArrowLeft}{ArrowLeft}{ArrowLeft}{ArrowLeft}{ArrowLeft}');
+    await user.keyboard('{ArrowLeft}{ArrowLeft}{ArrowLeft}{ArrowLeft}{ArrowLeft}{ArrowLeft}');
     expect(screen.getByRole('tab', { name: 'VAPID Keys' })).toHaveAttribute('aria-selected', 'true');
   });
 });

@@ -1,5 +1,5 @@
 import { roleNeededMessage } from '@herald/contracts';
-import { Activity, Code2, History, KeyRound, KeySquare, Settings as SettingsIcon, SlidersHorizontal, Users, Zap } from 'lucide-react';
+import { Activity, Code2, History, KeyRound, KeySquare, Settings as SettingsIcon, SlidersHorizontal, Users, Webhook, Zap } from 'lucide-react';
 import { useSearchParams } from 'react-router';
 import { Alert, PageHeader, TabPanel, Tabs, type TabItem } from '../../../components/ui';
 import { usePermission } from '../../../lib/site-role';
@@ -9,6 +9,7 @@ import { useCurrentSite } from '../../../lib/sites-store';
 import { ApiKeysPanel } from '../../api-keys/components/api-keys-panel';
 import { AutomationPanel } from '../../api-keys/components/automation-panel';
 import { SystemPanel } from '../../system/components/system-panel';
+import { WebhooksPanel } from '../../webhooks/components/webhooks-panel';
 import { DeleteSiteSection } from '../components/delete-site-section';
 import { GeneralSettingsForm } from '../components/general-settings-form';
 import { IdentityVerificationPanel } from '../components/identity-verification-panel';
@@ -24,13 +25,14 @@ import { PromptSettingsPanel } from '../../prompts/components/prompt-settings-pa
  * point to), and System (`herald doctor`'s checks, for the install's owner);
  * kept in the URL (?tab=) so a tab can be linked to.
  */
-type SettingsTab = 'general' | 'installation' | 'vapid' | 'api-keys' | 'automation' | 'members' | 'audit-log' | 'system';
+type SettingsTab = 'general' | 'installation' | 'vapid' | 'api-keys' | 'webhooks' | 'automation' | 'members' | 'audit-log' | 'system';
 
 const TABS: readonly TabItem<SettingsTab>[] = [
   { value: 'general', label: 'General', icon: <SlidersHorizontal className="hidden size-4 sm:block" aria-hidden="true" /> },
   { value: 'installation', label: 'Installation', icon: <Code2 className="hidden size-4 sm:block" aria-hidden="true" /> },
   { value: 'vapid', label: 'VAPID Keys', icon: <KeyRound className="hidden size-4 sm:block" aria-hidden="true" /> },
   { value: 'api-keys', label: 'API Keys', icon: <KeySquare className="hidden size-4 sm:block" aria-hidden="true" /> },
+  { value: 'webhooks', label: 'Webhooks', icon: <Webhook className="hidden size-4 sm:block" aria-hidden="true" /> },
   { value: 'automation', label: 'Automation', icon: <Zap className="hidden size-4 sm:block" aria-hidden="true" /> },
   { value: 'members', label: 'Members', icon: <Users className="hidden size-4 sm:block" aria-hidden="true" /> },
   { value: 'audit-log', label: 'Audit log', icon: <History className="hidden size-4 sm:block" aria-hidden="true" /> },
@@ -95,6 +97,7 @@ export function SettingsPage() {
         ) : null}
         {tab === 'vapid' ? <VapidKeysPanel site={currentSite} /> : null}
         {tab === 'api-keys' ? admin.allowed ? <ApiKeysPanel site={currentSite} /> : <AdminOnly /> : null}
+        {tab === 'webhooks' ? admin.allowed ? <WebhooksPanel site={currentSite} /> : <AdminOnly /> : null}
         {tab === 'automation' ? (
           <div className="flex flex-col gap-6">
             {admin.allowed ? <IdentityVerificationPanel site={currentSite} /> : <AdminOnly />}

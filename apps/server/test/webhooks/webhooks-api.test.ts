@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMember } from '../security/support/fixtures';
+import { addMember, pushKeys } from '../security/support/fixtures';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -126,6 +126,53 @@ describe('webhooks API', () => {
       ['webhook.test', 204, 1],
     ]);
     expect(log.body.data.deliveries[0]).toMatchObject({ attempted_at: expect.any(String), error: 'The endpoint answered 500' });
+  });
+});
+
+// Events are written to the outbox of the site's own webhooks only, in the
+// transaction of the change (no engine here: the rows are read directly).
+describe('webhook events in the outbox', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(async () => t.close());
+
+  const subscribe = async (siteId: string, n: number) => {
+    const response = await t.request('POST', `/api/public/sites/${siteId}/subscribers`, {
+      body: { subscription: { endpoint: `https://fcm.googleapis.com/fcm/send/outbox-${siteId}-${n}`, keys: pushKeys() } },
+      remoteAddress: `203.0.113.${n}`,
+    });
+    expect(response.status).toBe(201);
+    return response.body.data.subscriber.id as string;
+  };
+  const outbox = async (webhookId: string) =>
+    (await t.ctx.db.selectFrom('webhook_deliveries').select(['event_type', 'payload']).where('webhook_id', '=', webhookId).orderBy('created_at').orderBy('id').execute()).map((row) => ({ type: row.event_type, data: JSON.parse(row.payload).data }));
+
+  it('tells only the webhooks of the site, and names the removal of a stale clean-up and of an erasure', async () => {
+    const owner = await t.createUser();
+    const mine = await t.createSite(owner.token, { name: 'Mine', url: 'https://mine.example' });
+    const theirs = await t.createSite((await t.createUser()).token, { name: 'Theirs', url: 'https://theirs.example' });
+    const hook = (await t.request('POST', `/api/sites/${mine.id}/webhooks`, { token: owner.token, body: { url: 'http://127.0.0.1:9/mine', events: ['subscriber.created', 'subscriber.removed'] } })).body.data.webhook;
+    const mineOnlyCreated = (await t.request('POST', `/api/sites/${mine.id}/webhooks`, { token: owner.token, body: { url: 'http://127.0.0.1:9/created', events: ['subscriber.created'] } })).body.data.webhook;
+
+    const first = await subscribe(mine.id, 1);
+    const second = await subscribe(mine.id, 2);
+    await subscribe(theirs.id, 3);
+    // Stale: subscribed 100 days ago and no delivery since (the row is moved back in time).
+    await t.ctx.db.updateTable('subscribers').set({ subscribed_at: Date.now() - 100 * 86_400_000 }).where('id', '=', first).execute();
+    expect((await t.request('POST', `/api/sites/${mine.id}/subscribers/stale/deactivate`, { token: owner.token })).status).toBe(200);
+    expect((await t.request('DELETE', `/api/subscribers/${second}?erase=true`, { token: owner.token })).status).toBe(200);
+
+    expect(await outbox(hook.id)).toEqual([
+      { type: 'subscriber.created', data: { site_id: mine.id, subscriber: { id: first, subscribed_at: expect.any(String) } } },
+      { type: 'subscriber.created', data: { site_id: mine.id, subscriber: { id: second, subscribed_at: expect.any(String) } } },
+      { type: 'subscriber.removed', data: { site_id: mine.id, subscriber: { id: first }, cause: 'removed', removed_at: expect.any(String) } },
+      { type: 'subscriber.removed', data: { site_id: mine.id, subscriber: { id: second }, cause: 'removed', erased: true, removed_at: expect.any(String) } },
+    ]);
+    expect((await outbox(mineOnlyCreated.id)).map((event) => event.type)).toEqual(['subscriber.created', 'subscriber.created']);
+    const all = await t.ctx.db.selectFrom('webhook_deliveries').select('payload').execute();
+    expect(all.filter((row) => row.payload.includes(theirs.id))).toEqual([]);
   });
 });
 

@@ -168,21 +168,21 @@ describe('webhook retries', () => {
     receiver.answer(500, 500, 503, 200);
     const started = clock.now();
     await h.subscribe();
-    await waitFor(() => receiver.received[0]);
-
-    await settle();
+    // Each step waits until the attempt is in the log: its next try is reckoned from the clock when it is recorded.
+    const recorded = (n: number) => waitFor(async () => ((await log(webhook.id)).length >= n ? true : undefined));
+    await recorded(1);
     clock.advance(29_000);
     await settle();
     expect(receiver.received).toHaveLength(1);
     clock.advance(1_000);
-    await waitFor(() => receiver.received[1]);
+    await recorded(2);
     clock.advance(59_000);
     await settle();
     expect(receiver.received).toHaveLength(2);
     clock.advance(1_000);
-    await waitFor(() => receiver.received[2]);
+    await recorded(3);
     clock.advance(120_000);
-    await waitFor(() => receiver.received[3]);
+    await recorded(4);
     clock.advance(HOUR);
     await settle();
 
@@ -233,5 +233,15 @@ describe('webhook retries', () => {
     clock.advance(48 * HOUR);
     await settle();
     expect(receiver.received).toHaveLength(attempts.length);
+
+    // The log keeps a finished event 30 days, then the scheduler deletes it with its attempts (read from the
+    // database: the owner's 30-day session has run out by then).
+    const logged = () => h.t.ctx.db.selectFrom('webhook_attempts').select('id').where('webhook_id', '=', webhook.id).execute();
+    clock.set(createdAt + 24 * HOUR + 30 * 24 * HOUR - MINUTE);
+    await settle();
+    expect(await logged()).toHaveLength(attempts.length);
+    clock.advance(2 * MINUTE);
+    await waitFor(async () => ((await logged()).length === 0 ? true : undefined));
+    expect(await h.t.ctx.db.selectFrom('webhook_deliveries').select('id').where('webhook_id', '=', webhook.id).execute()).toEqual([]);
   });
 });

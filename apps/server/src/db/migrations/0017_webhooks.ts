@@ -8,7 +8,8 @@ import { sql, type Kysely } from 'kysely';
 // - webhook_deliveries: one row per (webhook, event), the outbox. Its id is
 //   the webhook-id header, the same on every attempt. next_attempt_at says
 //   what is due; the scheduler claims due rows with one conditional UPDATE.
-// - webhook_attempts: every attempt (status code or error), the delivery log.
+// - webhook_attempts: every attempt (status code or error), the delivery log;
+//   finished deliveries and their attempts are kept 30 days.
 // - webhook_click_tallies: clicks per notification since the last batch.
 // Shipped migrations are never edited: add a new file instead.
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -43,6 +44,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .where(sql<boolean>`status = 'pending'`)
     .execute();
   await db.schema.createIndex('webhook_deliveries_webhook').on('webhook_deliveries').columns(['webhook_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('webhook_deliveries_finished')
+    .on('webhook_deliveries')
+    .column('finished_at')
+    .where(sql<boolean>`finished_at is not null`)
+    .execute();
 
   await db.schema
     .createTable('webhook_attempts')

@@ -6,8 +6,9 @@
 // signed anew (its own webhook-timestamp) over the same body and webhook-id,
 // goes through the SSRF-safe outbound client, and is written to the delivery
 // log. A 2xx ends it; anything else is tried again with exponential backoff
-// until 24 hours after the event, then given up. At least once: a worker
-// that dies mid-attempt leaves the claim to run out and the row is sent again.
+// until 24 hours after the event, then given up; the log keeps finished
+// events 30 days. At least once: a worker that dies mid-attempt leaves the
+// claim to run out and the row is sent again.
 import { WEBHOOK_CLICK_BATCH_MS, WEBHOOK_RETRY_WINDOW_MS } from '@herald/contracts';
 import crypto from 'node:crypto';
 import type { Transaction } from 'kysely';
@@ -30,6 +31,9 @@ const FIRST_RETRY_MS = 30_000;
 const LONGEST_WAIT_MS = 6 * 60 * 60 * 1000;
 const ATTEMPT_TIMEOUT_MS = 10_000;
 const CLAIM_BATCH = 100;
+/** The delivery log keeps a finished event (and its attempts) this long; a tick deletes at most PURGE_BATCH. */
+const WEBHOOK_LOG_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+const PURGE_BATCH = 1000;
 const USER_AGENT = 'Herald-Webhooks/1.0';
 
 /** The wait after the n-th failed attempt: 30 s, 1 min, 2 min … doubling, at most 6 hours. */
@@ -117,8 +121,10 @@ export function webhooksDueWork(ctx: Pick<AppContext, 'db'>, queue: JobQueue): D
       for (;;) {
         const due = await repo.claimDueDeliveries(ctx.db, now, now + WEBHOOK_ATTEMPT_LEASE_MS, CLAIM_BATCH);
         if (due.length) await queue.enqueueMany(deliverWebhookJob, due.map((deliveryId) => ({ deliveryId })));
-        if (due.length < CLAIM_BATCH) return;
+        if (due.length < CLAIM_BATCH) break;
       }
+      // Deleting twice is harmless, so two schedulers need no claim here; the partial index keeps it cheap.
+      await repo.purgeFinishedDeliveries(ctx.db, now - WEBHOOK_LOG_RETENTION_MS, PURGE_BATCH);
     },
   };
 }

@@ -162,3 +162,10 @@ export async function claimClickBatches(db: Db, now: number, nextAt: number, lim
 export async function takeClickTallies(db: Db, webhookId: string): Promise<Array<{ notification_id: string; clicks: number }>> {
   return db.deleteFrom('webhook_click_tallies').where('webhook_id', '=', webhookId).returning(['notification_id', 'clicks']).execute();
 }
+
+/** Deletes up to `limit` deliveries finished before `cutoff` (their attempts go with them); returns how many. */
+export async function purgeFinishedDeliveries(db: Db, cutoff: number, limit: number): Promise<number> {
+  const old = db.selectFrom('webhook_deliveries').select('id').where('finished_at', 'is not', null).where('finished_at', '<', cutoff).limit(limit);
+  const result = await db.deleteFrom('webhook_deliveries').where('id', 'in', old).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMember, pushKeys } from '../security/support/fixtures';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app';
@@ -118,6 +120,15 @@ describe('webhooks API', () => {
     receiver.answer(500);
     const failing = await as(owner.token, 'POST', `/api/webhooks/${webhook.id}/test`);
     expect(failing.body.data.delivery).toMatchObject({ status_code: 500, error: 'The endpoint answered 500', delivery_status: 'pending', next_attempt_at: expect.any(String) });
+
+    // No answer at all (nothing listens on the port): the attempt says so, with no status code, and is retried.
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const nobody = (await as(owner.token, 'POST', `/api/sites/${site.id}/webhooks`, { url: `http://127.0.0.1:${closedPort}/hook`, events: ['subscriber.created'] })).body.data.webhook;
+    const unanswered = await as(owner.token, 'POST', `/api/webhooks/${nobody.id}/test`);
+    expect(unanswered.body.data.delivery).toMatchObject({ status_code: null, error: expect.stringMatching(/^Webhook server could not be reached/), delivery_status: 'pending', next_attempt_at: expect.any(String) });
 
     const log = await as(owner.token, 'GET', `/api/webhooks/${webhook.id}/deliveries`);
     expect(log.status).toBe(200);

@@ -28,15 +28,15 @@ import { PromptSettingsPanel } from '../../prompts/components/prompt-settings-pa
 type SettingsTab = 'general' | 'installation' | 'vapid' | 'api-keys' | 'webhooks' | 'automation' | 'members' | 'audit-log' | 'system';
 
 const TABS: readonly TabItem<SettingsTab>[] = [
-  { value: 'general', label: 'General', icon: <SlidersHorizontal className="hidden size-4 sm:block" aria-hidden="true" /> },
-  { value: 'installation', label: 'Installation', icon: <Code2 className="hidden size-4 sm:block" aria-hidden="true" /> },
-  { value: 'vapid', label: 'VAPID Keys', icon: <KeyRound className="hidden size-4 sm:block" aria-hidden="true" /> },
-  { value: 'api-keys', label: 'API Keys', icon: <KeySquare className="hidden size-4 sm:block" aria-hidden="true" /> },
-  { value: 'webhooks', label: 'Webhooks', icon: <Webhook className="hidden size-4 sm:block" aria-hidden="true" /> },
-  { value: 'automation', label: 'Automation', icon: <Zap className="hidden size-4 sm:block" aria-hidden="true" /> },
-  { value: 'members', label: 'Members', icon: <Users className="hidden size-4 sm:block" aria-hidden="true" /> },
-  { value: 'audit-log', label: 'Audit log', icon: <History className="hidden size-4 sm:block" aria-hidden="true" /> },
-  { value: 'system', label: 'System', icon: <Activity className="hidden size-4 sm:block" aria-hidden="true" /> },
+  { value: 'general', label: 'General', icon: <SlidersHorizontal className="hidden size-4 2xl:block" aria-hidden="true" /> },
+  { value: 'installation', label: 'Installation', icon: <Code2 className="hidden size-4 2xl:block" aria-hidden="true" /> },
+  { value: 'vapid', label: 'VAPID Keys', icon: <KeyRound className="hidden size-4 2xl:block" aria-hidden="true" /> },
+  { value: 'api-keys', label: 'API Keys', icon: <KeySquare className="hidden size-4 2xl:block" aria-hidden="true" /> },
+  { value: 'webhooks', label: 'Webhooks', icon: <Webhook className="hidden size-4 2xl:block" aria-hidden="true" /> },
+  { value: 'automation', label: 'Automation', icon: <Zap className="hidden size-4 2xl:block" aria-hidden="true" /> },
+  { value: 'members', label: 'Members', icon: <Users className="hidden size-4 2xl:block" aria-hidden="true" /> },
+  { value: 'audit-log', label: 'Audit log', icon: <History className="hidden size-4 2xl:block" aria-hidden="true" /> },
+  { value: 'system', label: 'System', icon: <Activity className="hidden size-4 2xl:block" aria-hidden="true" /> },
 ];
 
 /** What a member below admin sees instead of a panel that only admins and owners use. */

@@ -18,6 +18,7 @@ import { systemRoutes } from './system/routes';
 import { testDevicesRoutes } from './test-devices/routes';
 import { trackingRoutes } from './tracking/routes';
 import { uploadsRoutes } from './uploads/routes';
+import { vapidKeysRoutes } from './vapid-keys/routes';
 import { welcomeCampaignsRoutes } from './welcome-campaigns/routes';
 
 export const apiRoutes: Array<(ctx: AppContext) => FastifyPluginAsyncZod> = [
@@ -38,4 +39,5 @@ export const apiRoutes: Array<(ctx: AppContext) => FastifyPluginAsyncZod> = [
   auditLogRoutes,
   promptsRoutes,
   testDevicesRoutes,
+  vapidKeysRoutes,
 ];

@@ -77,6 +77,15 @@ describe('a site’s VAPID keys', () => {
     }
     // Nothing was refused: no push went out with the wrong key.
     expect(h.push.requests.filter((r) => [...onForeign, ...onOriginal].some((s) => s.id === r.subscriptionId) && r.status !== 201)).toEqual([]);
+
+    // The export with push keys names each subscriber's own key, so another server knows which private key each needs.
+    const exported = await api('GET', `/api/sites/${site.id}/subscribers/export?include_keys=true`);
+    expect(exported.status).toBe(200);
+    const lines = (exported.body as unknown as string).replace(/^\uFEFF/, '').trim().split('\r\n');
+    const header = lines[0]!.split(',');
+    const keyOf = new Map(lines.slice(1).map((line) => { const cells = line.split(','); return [cells[header.indexOf('endpoint')], cells[header.indexOf('vapid_public_key')]]; }));
+    for (const s of onForeign) expect(keyOf.get(s.endpoint)).toBe(foreign.publicKey);
+    for (const s of onOriginal) expect(keyOf.get(s.endpoint)).toBe(site.vapid_public_key);
   });
 
   it('signs the test push with each test device’s own key', async () => {

@@ -246,6 +246,12 @@ export interface ExportCursor {
  * the one before, so the export never holds the table and never skips or
  * repeats a row when subscribers arrive meanwhile.
  */
+/** Every VAPID public key of a site by key id, retired ones included (an inactive subscriber may still name one). */
+export async function vapidPublicKeysOfSite(db: Db, siteId: string): Promise<Map<string, string>> {
+  const rows = await db.selectFrom('site_vapid_keys').select(['id', 'public_key']).where('site_id', '=', siteId).execute();
+  return new Map(rows.map((row) => [row.id, row.public_key]));
+}
+
 export function subscribersExportPage(db: Db, siteId: string, filters: SubscriberFilters, after: ExportCursor | null, limit: number): Promise<SubscriberRow[]> {
   let query = applyFilters(db.selectFrom('subscribers').selectAll('subscribers'), siteId, filters);
   if (after) {

@@ -221,6 +221,23 @@ describe('a site’s VAPID keys', () => {
     ]);
   });
 
+  it('keeps exactly one primary key when two keys are made primary at once, and the site carries that one', async () => {
+    const site = await h.t.createSite(h.owner.token, { name: 'Race Shop', url: 'https://race-shop.example' });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const pair = webpush.generateVAPIDKeys();
+      ids.push((await api('POST', `/api/sites/${site.id}/vapid-keys`, { public_key: pair.publicKey, private_key: pair.privateKey })).body.data.key.id);
+    }
+    const answers = await Promise.all(ids.map((id) => api('POST', `/api/sites/${site.id}/vapid-keys/${id}/primary`)));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    const keys = await keysOf(site.id);
+    const primaries = keys.filter((k) => k.is_primary);
+    expect(primaries).toHaveLength(1);
+    const stored = await h.t.ctx.db.selectFrom('sites').select(['vapid_public_key', 'vapid_private_key']).where('id', '=', site.id).executeTakeFirstOrThrow();
+    const primaryRow = await h.t.ctx.db.selectFrom('site_vapid_keys').select(['public_key', 'private_key']).where('id', '=', primaries[0]!.id).executeTakeFirstOrThrow();
+    expect(stored).toEqual({ vapid_public_key: primaryRow.public_key, vapid_private_key: primaryRow.private_key });
+  });
+
   it('is the owner’s alone: an admin gets 403 naming the owner role and changes nothing', async () => {
     const site = await h.t.createSite(h.owner.token, { name: 'Team Shop', url: 'https://team-shop.example' });
     const admin = await addMember(h.t, { site, user: h.owner }, 'admin');

@@ -44,6 +44,12 @@ export async function insertSite(db: Kysely<Database>, site: NewSite, vapidKeyId
   });
 }
 
+/** The site's VAPID public keys that are neither primary nor retired. */
+export async function otherVapidPublicKeys(db: Db, siteId: string): Promise<string[]> {
+  const rows = await db.selectFrom('site_vapid_keys').select('public_key').where('site_id', '=', siteId).where('is_primary', '=', 0).where('retired_at', 'is', null).execute();
+  return rows.map((row) => row.public_key);
+}
+
 export async function updateSite(db: Db, siteId: string, changes: SiteUpdate): Promise<void> {
   await db.updateTable('sites').set(changes).where('id', '=', siteId).execute();
 }

@@ -216,7 +216,8 @@ export function createSitesService(ctx: AppContext, options: { outbound?: Outbou
         const seconds = retryAfterSeconds(retryAfterMs);
         throw tooManyRequests(`Too many installation checks. Please try again in ${seconds} seconds.`, seconds);
       }
-      const checks = await runInstallCheck(site, { outbound, publicUrl: config.publicUrl });
+      const otherVapidKeys = await repo.otherVapidPublicKeys(db, site.id);
+      const checks = await runInstallCheck(site, { outbound, publicUrl: config.publicUrl, otherVapidKeys });
       const result: InstallCheckResult = { checked_at: iso(clock.now()), passed: installCheckPassed(checks), checks };
       await repo.updateSite(db, site.id, { install_check: JSON.stringify(result) });
       return result;

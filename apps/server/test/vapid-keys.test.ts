@@ -153,7 +153,7 @@ describe('a site’s VAPID keys', () => {
     const foreign = webpush.generateVAPIDKeys();
     const answer = await subscribe(h.site.id, h.push.createSubscription({ applicationServerKey: foreign.publicKey }), { vapid_public_key: foreign.publicKey });
     expect(answer.status).toBe(400);
-    expect(answer.body.error.message).toMatch(/not one of this site’s VAPID keys/);
+    expect(answer.body.error).toMatchObject({ message: expect.stringMatching(/not one of this site’s VAPID keys/), code: 'unknown_vapid_key' });
   });
 
   it('rotates: a new primary, the snippet and the SDK’s settings carry it, a re-subscription with previous_endpoint keeps the subscriber, and retiring waits for the last one', async () => {

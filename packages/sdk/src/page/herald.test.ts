@@ -425,6 +425,28 @@ describe('key rotation: moving a subscription to the site’s primary VAPID key'
     expect(network.to('/subscribers')[0]?.body).toMatchObject({ previous_endpoint: 'https://push.example/send/1', vapid_public_key: OTHER_KEY });
   });
 
+  it('subscribes with the primary key when the snippet’s key was retired (an old copy of the page)', async () => {
+    network.respondWith((request) => {
+      const path = new URL(request.url).pathname;
+      if (path.endsWith('/prompt-settings')) return json(200, { success: true, data: { prompt: {}, vapid_public_key: OTHER_KEY } });
+      if (path.endsWith('/subscribers')) {
+        return (request.body as { vapid_public_key?: string }).vapid_public_key === OTHER_KEY
+          ? json(201, { success: true, data: { subscriber: { id: 'sub_9' } } })
+          : json(400, { success: false, error: { message: 'vapid_public_key is not one of this site’s VAPID keys', code: 'unknown_vapid_key' } });
+      }
+      return heraldResponder(request);
+    });
+    const herald = await loadPage();
+
+    await expect(subscribeByClick(herald)).resolves.toEqual({ id: 'sub_9' });
+
+    const { pushManager } = rootRegistration();
+    expect([...new Uint8Array(pushManager.current!.options.applicationServerKey!)]).toEqual([...decodeBase64Url(OTHER_KEY)]);
+    expect(network.to('/subscribers').map((request) => (request.body as { vapid_public_key: string }).vapid_public_key)).toEqual([SITE_KEY, OTHER_KEY]);
+    expect(network.to('/subscribers')[1]?.body).toMatchObject({ previous_endpoint: 'https://push.example/send/1' });
+    expect(await herald.isSubscribed()).toBe(true);
+  });
+
   it('keeps a subscription made with the primary key, and one it cannot check while Herald is unreachable', async () => {
     await subscribedWithSiteKey(Date.now() - REFRESH_INTERVAL_MS - 1);
     network.respondWith(withPrimary(SITE_KEY));

@@ -201,6 +201,20 @@ export function createHerald(settings: PageSettings): HeraldInstance {
     try {
       return await post(subscription, stored?.endpoint ?? replacedEndpoint, prompt);
     } catch (error) {
+      // The snippet carries a key the site has retired (an old copy of the
+      // page): subscribe again with the primary key Herald names.
+      if (error instanceof HeraldError && error.apiCode === 'unknown_vapid_key') {
+        const primary = await fetchPrimaryKey(settings);
+        if (primary && !subscribedWithKey(subscription, decodeBase64Url(primary))) {
+          vapidKey = decodeBase64Url(primary);
+          pageSettings = { ...settings, vapidKey: primary };
+          await writeConfig(pageSettings);
+          const previous = subscription.endpoint;
+          await subscription.unsubscribe();
+          const renewed = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: vapidKey });
+          return post(renewed, stored?.endpoint ?? previous, prompt);
+        }
+      }
       if (isRefusal(error)) retryLater(prompt);
       throw error;
     }

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabaseRateLimiter } from '../src/platform/rate-limit';
 import { INSTALL_CHECKS_PER_USER_PER_HOUR } from '../src/features/sites/service';
@@ -143,6 +144,21 @@ describe('install check', () => {
     expect(c.snippet!.ok).toBe(true);
     expect(c.service_worker).toMatchObject({ ok: true, message: `${shop.origin}/sw.js is JavaScript and imports Herald's worker.` });
     expect(c.single_service_worker!.ok).toBe(true);
+  });
+
+  it('after a key rotation, tells a snippet with an older key of the site from a wrong key', async () => {
+    const rotated = await t.createSite(owner.token, { name: 'Rotated', url: `${shop.origin}/` });
+    const ecdh = crypto.createECDH('prime256v1');
+    ecdh.generateKeys();
+    const imported = await t.request('POST', `/api/sites/${rotated.id}/vapid-keys`, {
+      token: owner.token,
+      body: { public_key: ecdh.getPublicKey().toString('base64url'), private_key: ecdh.getPrivateKey().toString('base64url') },
+    });
+    expect((await t.request('POST', `/api/sites/${rotated.id}/vapid-keys/${imported.body.data.key.id}/primary`, { token: owner.token })).status).toBe(200);
+    shop.serve('/', { contentType: 'text/html', body: page(`<script src="http://herald.test/sdk/herald.js" data-site-id="${rotated.id}" data-vapid-key="${rotated.vapid_public_key}" async></script>`) });
+    shop.serve('/herald-sw.js', { contentType: 'text/javascript', body: install.serviceWorker.content });
+    const c = byId((await check(rotated.id)).body.data.checks);
+    expect(c.snippet).toMatchObject({ ok: false, message: expect.stringMatching(/^The snippet on the page carries an older VAPID key of this site/) });
   });
 
   it('reports a page that does not load, and checks nothing that needs it', async () => {

@@ -16,6 +16,9 @@ export const AUDIT_ACTIONS = [
   'duplicated',
   'key_created',
   'key_revoked',
+  'vapid_key_created',
+  'vapid_key_made_primary',
+  'vapid_key_retired',
   'secret_rotated',
   'settings_changed',
   'member_invited',
@@ -42,6 +45,9 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   duplicated: 'Duplicated',
   key_created: 'API key created',
   key_revoked: 'API key revoked',
+  vapid_key_created: 'VAPID key imported',
+  vapid_key_made_primary: 'VAPID key made primary',
+  vapid_key_retired: 'VAPID key retired',
   secret_rotated: 'Secret rotated',
   settings_changed: 'Settings changed',
   member_invited: 'Member invited',
@@ -55,7 +61,7 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   export_run: 'Export run',
 };
 
-export const AUDIT_SUBJECT_TYPES = ['site', 'notification', 'welcome_campaign', 'segment', 'rss_feed', 'subscriber', 'api_key', 'member', 'invitation', 'audit_log', 'webhook'] as const;
+export const AUDIT_SUBJECT_TYPES = ['site', 'notification', 'welcome_campaign', 'segment', 'rss_feed', 'subscriber', 'api_key', 'vapid_key', 'member', 'invitation', 'audit_log', 'webhook'] as const;
 export type AuditSubjectType = (typeof AUDIT_SUBJECT_TYPES)[number];
 
 export const auditEntry = z.object({

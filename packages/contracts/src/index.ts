@@ -8,6 +8,7 @@ export * from './notifications';
 export * from './tracking';
 export * from './segments';
 export * from './api-keys';
+export * from './vapid-keys';
 export * from './site-events';
 export * from './welcome-campaigns';
 export * from './rss-feeds';

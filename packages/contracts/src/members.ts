@@ -24,7 +24,7 @@ export const ROLE_LABELS: Record<SiteRole, string> = { owner: 'Owner', admin: 'A
 /** What each role adds, as the dashboard and the help explain it. */
 export const ROLE_DESCRIPTIONS: Record<SiteRole, string> = {
   owner: 'Everything, including members, API keys, identity secret and deleting the site.',
-  admin: 'Everything but members, the identity secret and deleting the site: settings, API keys, subscribers, the audit log.',
+  admin: 'Everything but members, the identity secret and deleting the site: settings, API keys, VAPID keys, webhooks, subscribers, the audit log.',
   editor: 'Notifications, welcome campaigns, segments and RSS feeds: create, edit, send and schedule.',
   viewer: 'Read only: dashboard, lists and reports.',
 };

@@ -100,6 +100,8 @@ export function completePromptSettings(body: z.output<typeof promptSettingsBody>
 }
 
 export const promptSettingsResponse = envelope(z.object({ prompt: promptSettings }));
+/** GET /api/public/sites/{siteId}/prompt-settings: the prompt, and the site's primary VAPID key (base64url) the SDK subscribes with. */
+export const publicPromptSettingsResponse = envelope(z.object({ prompt: promptSettings, vapid_public_key: z.string() }));
 
 /** Stored settings (JSON) read leniently: whatever is missing or no longer valid takes its default. */
 export function readPromptSettings(stored: unknown): PromptSettings {

@@ -52,6 +52,8 @@ export const subscribeBody = z.object({
   previous_endpoint: endpoint.nullable().optional(),
   /** The opt-in prompt the visitor accepted (counted in the prompt's conversion when this subscribes someone). */
   prompt: z.enum(PROMPT_TYPES, { message: 'prompt must be slide, native or bell' }).nullable().optional(),
+  /** The applicationServerKey the subscription was made with (base64url): one of the site's VAPID keys; absent: the primary one. */
+  vapid_public_key: z.string().max(200, 'vapid_public_key is too long').nullable().optional(),
 });
 export type SubscribeBody = z.infer<typeof subscribeBody>;
 

@@ -26,7 +26,33 @@ export function notificationTopic(notification: Pick<NotificationRow, 'id'>): st
   return pushTopic(notification.id);
 }
 
-/** The site's signing credentials; `sub` is VAPID_SUBJECT, else the site's https origin, else the owner's email (see vapidSubject). */
+/** The site's signing credentials (its primary key); `sub` is VAPID_SUBJECT, else the site's https origin, else the owner's email (see vapidSubject). */
 export function siteVapidCredentials(site: SiteRow, ownerEmail: string | undefined, configuredSubject: string | undefined): VapidCredentials {
   return { publicKey: site.vapid_public_key, privateKey: site.vapid_private_key, subject: vapidSubject(site.url, ownerEmail, configuredSubject) };
+}
+
+/** A subscriber's key pair, as stored beside it; null fields: a row written before keys were recorded, signed with the site's primary key. */
+export interface SubscriberVapidKey {
+  vapid_key_id: string | null;
+  vapid_public_key: string | null;
+  vapid_private_key: string | null;
+}
+
+/**
+ * Per subscriber, the credentials of the key it subscribed with (docs/web-push.md:
+ * a subscription only accepts pushes signed with its own key). One object per
+ * key, so a fan-out's messages share them and the token cache signs once per
+ * (push-service origin, key).
+ */
+export function subscriberVapidCredentials(site: VapidCredentials): (subscriber: SubscriberVapidKey) => VapidCredentials {
+  const byKey = new Map<string, VapidCredentials>();
+  return (subscriber) => {
+    if (!subscriber.vapid_key_id || !subscriber.vapid_public_key || !subscriber.vapid_private_key) return site;
+    let credentials = byKey.get(subscriber.vapid_key_id);
+    if (!credentials) {
+      credentials = { publicKey: subscriber.vapid_public_key, privateKey: subscriber.vapid_private_key, subject: site.subject };
+      byKey.set(subscriber.vapid_key_id, credentials);
+    }
+    return credentials;
+  };
 }

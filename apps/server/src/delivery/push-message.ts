@@ -21,7 +21,7 @@ export interface PushMessage<Ref = unknown> {
   keys: EncodedSubscriberKeys | SubscriberKeys;
   /** Plaintext to encrypt: the service worker's JSON (payload.ts), at most 3993 bytes. */
   payload: Uint8Array;
-  /** The site's VAPID key pair and subject; pass the same object for a whole fan-out. */
+  /** The VAPID key pair the subscription was made with, and the subject; pass the same object for every message of one key. */
   vapid: VapidCredentials;
   /** Seconds the push service may keep the message for an offline browser (RFC 8030 §5.2). */
   ttl: number;

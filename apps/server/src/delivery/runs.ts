@@ -215,10 +215,23 @@ export async function renewLeases(db: Kysely<Database>, runId: string, deliveryI
 
 export function loadSubscribersForSending(db: Db, ids: string[]) {
   if (!ids.length) return Promise.resolve([]);
+  // Each with the key pair it subscribed with (docs/web-push.md, "RFC 8292:
+  // VAPID"); null for a row written without one: the site's primary key.
   return db
     .selectFrom('subscribers')
-    .select(['id', 'endpoint', 'endpoint_hash', 'p256dh', 'auth', 'is_active'])
-    .where('id', 'in', ids)
+    .leftJoin('site_vapid_keys', 'site_vapid_keys.id', 'subscribers.vapid_key_id')
+    .select([
+      'subscribers.id',
+      'subscribers.endpoint',
+      'subscribers.endpoint_hash',
+      'subscribers.p256dh',
+      'subscribers.auth',
+      'subscribers.is_active',
+      'subscribers.vapid_key_id',
+      'site_vapid_keys.public_key as vapid_public_key',
+      'site_vapid_keys.private_key as vapid_private_key',
+    ])
+    .where('subscribers.id', 'in', ids)
     .execute();
 }
 

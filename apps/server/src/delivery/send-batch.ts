@@ -9,7 +9,7 @@ import type { RunRow } from '../db/schema';
 import { defineJob } from '../jobs/queue';
 import { createDeliveryToken } from './delivery-token';
 import type { DeliveryDeps } from './engine-deps';
-import { notificationContent, notificationTopic, NOTIFICATION_TTL_SECONDS, siteVapidCredentials } from './notification-content';
+import { notificationContent, notificationTopic, NOTIFICATION_TTL_SECONDS, siteVapidCredentials, subscriberVapidCredentials } from './notification-content';
 import { createPayloadTemplate, PushPayloadTooLargeError } from './payload';
 import type { SendAllSummary } from './push-client-options';
 import type { PushMessage } from './push-message';
@@ -52,10 +52,11 @@ export async function sendBatch(deps: DeliveryDeps, payload: { runId: string; de
 
   const results = new ResultWriter(deps, run);
   let template: ReturnType<typeof createPayloadTemplate>;
-  let vapid: ReturnType<typeof siteVapidCredentials>;
+  let vapidOf: ReturnType<typeof subscriberVapidCredentials>;
   try {
     template = createPayloadTemplate(notificationContent(notification, site), config.publicUrl);
-    vapid = siteVapidCredentials(site, ownerEmail, config.vapidSubject);
+    // Each push is signed with the key its subscriber subscribed with.
+    vapidOf = subscriberVapidCredentials(siteVapidCredentials(site, ownerEmail, config.vapidSubject));
   } catch (error) {
     // Nothing of this batch can be sent (payload too large, no usable VAPID subject): say why on every delivery.
     const reason = error instanceof Error ? error.message : String(error);
@@ -80,7 +81,7 @@ export async function sendBatch(deps: DeliveryDeps, payload: { runId: string; de
         endpoint: subscriber.endpoint,
         keys: { p256dh: subscriber.p256dh, auth: subscriber.auth },
         payload: template.render(createDeliveryToken(secret, c.deliveryId)),
-        vapid,
+        vapid: vapidOf(subscriber),
         ttl: NOTIFICATION_TTL_SECONDS,
         urgency: 'normal',
         topic,

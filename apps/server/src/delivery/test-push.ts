@@ -25,6 +25,8 @@ export interface TestPushTarget {
   subscriberId: string;
   endpoint: string;
   keys: { p256dh: string; auth: string };
+  /** The key pair the device subscribed with, and the subject. */
+  vapid: VapidCredentials;
 }
 
 export interface TestPushOutcome {
@@ -38,7 +40,6 @@ export interface TestPushInput {
   config: Pick<Config, 'publicUrl' | 'extraPushOrigins' | 'pushTimeoutMs'>;
   secret: Buffer;
   content: NotificationContent;
-  vapid: VapidCredentials;
   targets: TestPushTarget[];
 }
 
@@ -75,7 +76,7 @@ export async function sendTestPushes(input: TestPushInput): Promise<TestPushOutc
       endpoint: target.endpoint,
       keys: target.keys,
       payload: template.render(createTestPushToken(input.secret)),
-      vapid: input.vapid,
+      vapid: target.vapid,
       ttl: TEST_PUSH_TTL_SECONDS,
       urgency: 'high',
     }));

@@ -244,6 +244,8 @@ export function generateAudience(random: SeededRandom, options: AudienceOptions)
         endpoint_hash: endpointHash(checked.endpoint),
         p256dh: checked.p256dh,
         auth: checked.auth,
+        // Signed with the site's primary key (the demo site has one).
+        vapid_key_id: null,
         browser,
         os,
         country: country.code,

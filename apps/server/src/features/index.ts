@@ -19,6 +19,7 @@ import { testDevicesRoutes } from './test-devices/routes';
 import { trackingRoutes } from './tracking/routes';
 import { uploadsRoutes } from './uploads/routes';
 import { webhooksRoutes } from './webhooks/routes';
+import { vapidKeysRoutes } from './vapid-keys/routes';
 import { welcomeCampaignsRoutes } from './welcome-campaigns/routes';
 
 export const apiRoutes: Array<(ctx: AppContext) => FastifyPluginAsyncZod> = [
@@ -40,4 +41,5 @@ export const apiRoutes: Array<(ctx: AppContext) => FastifyPluginAsyncZod> = [
   promptsRoutes,
   testDevicesRoutes,
   webhooksRoutes,
+  vapidKeysRoutes,
 ];

@@ -89,6 +89,13 @@ const campaignBody = () => ({
   steps: [{ sequence_order: 1, delay_minutes: 0, notification: { title: 'Hi', message: 'Welcome', destination_url: 'https://example.com/' } }],
 });
 const feedBody = () => ({ name: 'Another blog', url: 'http://127.0.0.1:9/other.xml' });
+/** A VAPID key pair as web-push libraries export it (base64url raw keys). */
+function generatedVapidPair(): { public_key: string; private_key: string } {
+  const ecdh = crypto.createECDH('prime256v1');
+  ecdh.generateKeys();
+  return { public_key: ecdh.getPublicKey().toString('base64url'), private_key: ecdh.getPrivateKey().toString('base64url') };
+}
+const IMPORTED_VAPID_PAIR = generatedVapidPair();
 
 const MATRIX: Record<string, RouteCase> = {
   // ---- Sites
@@ -356,6 +363,34 @@ const MATRIX: Record<string, RouteCase> = {
       sweep(a, (id) => get(`/api/sites/${id}/audience`)),
       single(get(`/api/sites/${b.site.id}/audience?segment_id=${a.segment.id}`), 400, "B's site counting A's segment"),
     ],
+  },
+
+  // ---- VAPID keys (admin, like API keys: the site's settings; docs/product.md §6)
+  'GET /api/sites/{siteId}/vapid-keys': {
+    needs: 'admin',
+    own: (x) => get(`/api/sites/${x.site.id}/vapid-keys`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/vapid-keys`))],
+  },
+  'POST /api/sites/{siteId}/vapid-keys': {
+    needs: 'admin',
+    // The same pair every time: the first call imports it, the next ones are 409 (already on the site).
+    own: (x) => post(`/api/sites/${x.site.id}/vapid-keys`, IMPORTED_VAPID_PAIR),
+    attacks: (a) => [sweep(a, (id) => post(`/api/sites/${id}/vapid-keys`, generatedVapidPair()))],
+  },
+  'POST /api/sites/{siteId}/vapid-keys/{keyId}/primary': {
+    needs: 'admin',
+    own: (x) => post(`/api/sites/${x.site.id}/vapid-keys/${x.vapidKeyId}/primary`),
+    attacks: (a, b) => [
+      sweep(a, (id) => post(`/api/sites/${id}/vapid-keys/${id}/primary`)),
+      sweep(a, (id) => post(`/api/sites/${b.site.id}/vapid-keys/${id}/primary`)),
+      single(post(`/api/sites/${a.site.id}/vapid-keys/${b.vapidKeyId}/primary`), 404, "A's site with B's key"),
+    ],
+  },
+  'DELETE /api/sites/{siteId}/vapid-keys/{keyId}': {
+    needs: 'admin',
+    // The primary key: reached, and refused with 409 (a primary key is never retired).
+    own: (x) => del(`/api/sites/${x.site.id}/vapid-keys/${x.vapidKeyId}`),
+    attacks: (a, b) => [sweep(a, (id) => del(`/api/sites/${id}/vapid-keys/${id}`)), sweep(a, (id) => del(`/api/sites/${b.site.id}/vapid-keys/${id}`))],
   },
 
   // ---- API keys and events

@@ -70,6 +70,8 @@ export interface ReceivedPush {
   /** For a browser's subscription: the message id (`version`) the browser acknowledges. */
   messageId?: string;
   headers: Record<string, string>;
+  /** The VAPID public key (k=) the JWT was verified against: the subscription's applicationServerKey when it was made with one. */
+  vapidKey: string;
   receivedAt: number;
 }
 
@@ -433,7 +435,7 @@ export class PushService {
       const messageId = subscription.receiver
         ? undefined
         : this.browsers.deliver(subscription.id, body, { encoding: headers['content-encoding'], ttlSeconds: Number(headers.ttl) });
-      if (this.keepRecords) this.messages.push({ subscriptionId: subscription.id, payload, headers, receivedAt, ...(messageId ? { messageId } : {}) });
+      if (this.keepRecords) this.messages.push({ subscriptionId: subscription.id, payload, headers, vapidKey: vapid.publicKey, receivedAt, ...(messageId ? { messageId } : {}) });
       for (const wake of [...this.waiters]) wake();
     }
     if (answer.delayMs) setTimeout(() => this.send(res, answer), answer.delayMs);

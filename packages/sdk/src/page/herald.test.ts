@@ -85,6 +85,8 @@ describe('herald.subscribe()', () => {
       },
       timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
       language: navigator.language,
+      // The key the subscription was made with: Herald signs its pushes with it.
+      vapid_public_key: SITE_KEY,
     });
 
     expect(await readSubscriber('site_1')).toMatchObject({ siteId: 'site_1', endpoint: 'https://push.example/send/1', subscriberId: 'sub_1' });
@@ -299,11 +301,15 @@ describe('page-load refresh', () => {
     expect(network.requests).toEqual([]);
   });
 
-  it('re-posts the subscription once a day', async () => {
+  it('re-posts the subscription once a day (after asking Herald for the primary key)', async () => {
     await subscribedEarlier(Date.now() - REFRESH_INTERVAL_MS - 1);
     await loadPage();
-    expect(network.requests.map((request) => request.body)).toEqual([
-      { subscription: expect.objectContaining({ endpoint: 'https://push.example/send/1' }), timezone: expect.any(String), language: navigator.language },
+    expect(network.requests.map((request) => [request.method, new URL(request.url).pathname])).toEqual([
+      ['GET', '/api/public/sites/site_1/prompt-settings'],
+      ['POST', '/api/public/sites/site_1/subscribers'],
+    ]);
+    expect(network.to('/subscribers').map((request) => request.body)).toEqual([
+      { subscription: expect.objectContaining({ endpoint: 'https://push.example/send/1' }), timezone: expect.any(String), language: navigator.language, vapid_public_key: SITE_KEY },
     ]);
     expect((await readSubscriber('site_1'))?.postedAt).toBeGreaterThan(Date.now() - 5000);
   });
@@ -358,6 +364,109 @@ describe('page-load refresh', () => {
     await loadPage();
     window.removeEventListener('herald:error', listener);
     expect(errors.map((error) => error.message)).toEqual(['Could not reach Herald at https://herald.example']);
+  });
+});
+
+describe('key rotation: moving a subscription to the site’s primary VAPID key', () => {
+  /** Herald's answers, with `primary` as the site's primary key in the SDK's settings. */
+  const withPrimary = (primary: string | undefined) => (request: Parameters<typeof heraldResponder>[0]) => {
+    if (new URL(request.url).pathname.endsWith('/prompt-settings')) {
+      return primary === undefined ? 'network-error' : json(200, { success: true, data: { prompt: {}, vapid_public_key: primary } });
+    }
+    if (new URL(request.url).pathname.endsWith('/subscribers')) return json(200, { success: true, data: { subscriber: { id: 'sub_1' } } });
+    return heraldResponder(request);
+  };
+
+  async function subscribedWithSiteKey(postedAt: number) {
+    const herald = await loadPage();
+    await subscribeByClick(herald);
+    await writeSubscriber({ siteId: 'site_1', endpoint: 'https://push.example/send/1', subscriberId: 'sub_1', postedAt });
+    network.requests.length = 0;
+  }
+
+  it('unsubscribes a subscription made with an older key and subscribes with the primary one, naming the old endpoint', async () => {
+    await subscribedWithSiteKey(Date.now() - REFRESH_INTERVAL_MS - 1);
+    const old = rootRegistration().pushManager.current!;
+    network.respondWith(withPrimary(OTHER_KEY));
+
+    const herald = await loadPage();
+
+    expect(old.unsubscribed).toBe(true);
+    const renewed = rootRegistration().pushManager.current!;
+    expect(renewed.endpoint).toBe('https://push.example/send/2');
+    expect([...new Uint8Array(renewed.options.applicationServerKey!)]).toEqual([...decodeBase64Url(OTHER_KEY)]);
+    // No permission prompt: it is granted already.
+    expect(browser.permissionRequests).toHaveLength(1);
+    expect(network.to('/subscribers').map((request) => request.body)).toEqual([
+      {
+        subscription: expect.objectContaining({ endpoint: 'https://push.example/send/2' }),
+        timezone: expect.any(String),
+        language: navigator.language,
+        previous_endpoint: 'https://push.example/send/1',
+        vapid_public_key: OTHER_KEY,
+      },
+    ]);
+    expect(await readSubscriber('site_1')).toMatchObject({ endpoint: 'https://push.example/send/2', subscriberId: 'sub_1' });
+    // The worker re-subscribes with the primary key from now on (pushsubscriptionchange).
+    expect(await readConfig()).toEqual({ siteId: 'site_1', api: API, vapidKey: OTHER_KEY });
+    expect(await herald.isSubscribed()).toBe(true);
+  });
+
+  it('asks Herald at once when the snippet carries another key than the subscription, without waiting for the daily refresh', async () => {
+    await subscribedWithSiteKey(Date.now());
+    network.respondWith(withPrimary(OTHER_KEY));
+
+    await loadPage({ ...settings, vapidKey: OTHER_KEY });
+
+    expect(network.requests.map((request) => [request.method, new URL(request.url).pathname])).toEqual([
+      ['GET', '/api/public/sites/site_1/prompt-settings'],
+      ['POST', '/api/public/sites/site_1/subscribers'],
+    ]);
+    expect(network.to('/subscribers')[0]?.body).toMatchObject({ previous_endpoint: 'https://push.example/send/1', vapid_public_key: OTHER_KEY });
+  });
+
+  it('subscribes with the primary key when the snippet’s key was retired (an old copy of the page)', async () => {
+    network.respondWith((request) => {
+      const path = new URL(request.url).pathname;
+      if (path.endsWith('/prompt-settings')) return json(200, { success: true, data: { prompt: {}, vapid_public_key: OTHER_KEY } });
+      if (path.endsWith('/subscribers')) {
+        return (request.body as { vapid_public_key?: string }).vapid_public_key === OTHER_KEY
+          ? json(201, { success: true, data: { subscriber: { id: 'sub_9' } } })
+          : json(400, { success: false, error: { message: 'vapid_public_key is not one of this site’s VAPID keys', code: 'unknown_vapid_key' } });
+      }
+      return heraldResponder(request);
+    });
+    const herald = await loadPage();
+
+    await expect(subscribeByClick(herald)).resolves.toEqual({ id: 'sub_9' });
+
+    const { pushManager } = rootRegistration();
+    expect([...new Uint8Array(pushManager.current!.options.applicationServerKey!)]).toEqual([...decodeBase64Url(OTHER_KEY)]);
+    expect(network.to('/subscribers').map((request) => (request.body as { vapid_public_key: string }).vapid_public_key)).toEqual([SITE_KEY, OTHER_KEY]);
+    expect(network.to('/subscribers')[1]?.body).toMatchObject({ previous_endpoint: 'https://push.example/send/1' });
+    expect(await herald.isSubscribed()).toBe(true);
+  });
+
+  it('keeps a subscription made with the primary key, and one it cannot check while Herald is unreachable', async () => {
+    await subscribedWithSiteKey(Date.now() - REFRESH_INTERVAL_MS - 1);
+    network.respondWith(withPrimary(SITE_KEY));
+    await loadPage();
+    expect(rootRegistration().pushManager.subscribeCalls).toHaveLength(1);
+    expect(network.to('/subscribers').map((request) => request.body)).toEqual([expect.not.objectContaining({ previous_endpoint: expect.anything() })]);
+
+    await writeSubscriber({ siteId: 'site_1', endpoint: 'https://push.example/send/1', subscriberId: 'sub_1', postedAt: Date.now() - REFRESH_INTERVAL_MS - 1 });
+    network.requests.length = 0;
+    network.respondWith(withPrimary(undefined));
+    await loadPage();
+    expect(rootRegistration().pushManager.current?.endpoint).toBe('https://push.example/send/1');
+    expect(rootRegistration().pushManager.subscribeCalls).toHaveLength(1);
+  });
+
+  it('sends nothing more on a page view within the day when the subscription is on the snippet’s key', async () => {
+    await subscribedWithSiteKey(Date.now());
+    network.respondWith(withPrimary(OTHER_KEY));
+    await loadPage();
+    expect(network.requests).toEqual([]);
   });
 });
 

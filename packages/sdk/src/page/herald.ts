@@ -104,8 +104,39 @@ export interface HeraldInstance {
   claimTestDevice(code: string): Promise<TestDeviceInfo>;
 }
 
+/** A 65-byte uncompressed P-256 point in base64url, as Herald answers the site's primary key; anything else is ignored. */
+function readVapidKey(value: unknown): string | undefined {
+  if (typeof value !== 'string' || !/^[A-Za-z0-9_-]{87}$/.test(value)) return undefined;
+  const bytes = decodeBase64Url(value);
+  return bytes.length === 65 && bytes[0] === 4 ? value : undefined;
+}
+
+/**
+ * The site's primary VAPID key as Herald serves it to the SDK (GET
+ * /api/public/sites/{siteId}/prompt-settings, `vapid_public_key`): after the
+ * owner rotates keys it differs from the snippet's data-vapid-key. Undefined
+ * when Herald cannot be reached or answers something else.
+ */
+async function fetchPrimaryKey(settings: PageSettings): Promise<string | undefined> {
+  try {
+    const response = await fetch(siteEndpoint(settings, 'prompt-settings'), {
+      method: 'GET',
+      mode: 'cors',
+      credentials: 'omit',
+      signal: typeof AbortSignal.timeout === 'function' ? AbortSignal.timeout(5000) : undefined,
+    });
+    if (!response.ok) return undefined;
+    const body = (await response.json()) as { data?: { vapid_public_key?: unknown } };
+    return readVapidKey(body.data?.vapid_public_key);
+  } catch {
+    return undefined;
+  }
+}
+
 export function createHerald(settings: PageSettings): HeraldInstance {
-  const vapidKey = decodeBase64Url(settings.vapidKey);
+  /** The key this page subscribes with: the snippet's, until Herald names another primary key (rotation). */
+  let vapidKey = decodeBase64Url(settings.vapidKey);
+  let pageSettings: PageSettings = settings;
   let subscribing: Promise<{ id: string }> | undefined;
   /** The endpoint Herald last accepted from this page (also kept in IndexedDB, which may be unavailable). */
   let acceptedEndpoint: string | undefined;
@@ -154,7 +185,7 @@ export function createHerald(settings: PageSettings): HeraldInstance {
 
   /** Registers the worker, subscribes (replacing a subscription made with another key) and posts it. */
   async function subscribeAndPost(prompt?: PromptType): Promise<SubscriberRecord> {
-    await writeConfig(settings);
+    await writeConfig(pageSettings);
     const registration = await registerWorker(settings);
     const stored = await readSubscriber(settings.siteId);
     let subscription = await registration.pushManager.getSubscription();
@@ -170,6 +201,20 @@ export function createHerald(settings: PageSettings): HeraldInstance {
     try {
       return await post(subscription, stored?.endpoint ?? replacedEndpoint, prompt);
     } catch (error) {
+      // The snippet carries a key the site has retired (an old copy of the
+      // page): subscribe again with the primary key Herald names.
+      if (error instanceof HeraldError && error.apiCode === 'unknown_vapid_key') {
+        const primary = await fetchPrimaryKey(settings);
+        if (primary && !subscribedWithKey(subscription, decodeBase64Url(primary))) {
+          vapidKey = decodeBase64Url(primary);
+          pageSettings = { ...settings, vapidKey: primary };
+          await writeConfig(pageSettings);
+          const previous = subscription.endpoint;
+          await subscription.unsubscribe();
+          const renewed = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: vapidKey });
+          return post(renewed, stored?.endpoint ?? previous, prompt);
+        }
+      }
       if (isRefusal(error)) retryLater(prompt);
       throw error;
     }
@@ -197,6 +242,7 @@ export function createHerald(settings: PageSettings): HeraldInstance {
       }
       return;
     }
+    if (await movedToPrimaryKey(stored)) return;
     const subscription = await currentSubscription();
     if (subscription) {
       const stale = !stored || stored.endpoint !== subscription.endpoint || Date.now() - stored.postedAt >= REFRESH_INTERVAL_MS;
@@ -215,6 +261,45 @@ export function createHerald(settings: PageSettings): HeraldInstance {
       return;
     }
     if (stored) await subscribeAndPost();
+  }
+
+  /**
+   * Key rotation (docs/web-push.md): when the browser's subscription was made
+   * with another key than the site's primary one, it is replaced by one made
+   * with the primary key and posted with `previous_endpoint`, so Herald moves
+   * the same subscriber (id, tags, history) to it. Herald is asked for the
+   * primary key when the subscription's key is not the snippet's, and with
+   * the daily refresh otherwise, so a rotation reaches every browser within a
+   * day without a request on every page view. True when it re-subscribed.
+   */
+  async function movedToPrimaryKey(stored: SubscriberRecord | undefined): Promise<boolean> {
+    const registration = await rootRegistration();
+    const subscription = registration ? await registration.pushManager.getSubscription() : null;
+    if (!registration || !subscription) return false;
+    // A subscription Herald does not know under this site is not ours to replace.
+    if (!stored) return false;
+    const dailyCheckDue = Date.now() - stored.postedAt >= REFRESH_INTERVAL_MS;
+    if (subscribedWithKey(subscription, vapidKey) && !dailyCheckDue) return false;
+    const primary = await fetchPrimaryKey(settings);
+    if (!primary) return false;
+    const primaryKey = decodeBase64Url(primary);
+    vapidKey = primaryKey;
+    pageSettings = { ...settings, vapidKey: primary };
+    // The worker re-subscribes with this key on pushsubscriptionchange.
+    await writeConfig(pageSettings);
+    if (subscribedWithKey(subscription, primaryKey)) return false;
+    // A browser keeps one subscription per registration, bound to one key:
+    // the old one goes first. Permission is granted, so no gesture is needed.
+    await subscription.unsubscribe();
+    const renewed = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: primaryKey });
+    try {
+      // Herald knows this browser by the endpoint it last accepted.
+      await post(renewed, stored.endpoint);
+    } catch (error) {
+      if (isRefusal(error)) retryLater(undefined);
+      throw error;
+    }
+    return true;
   }
 
   const refreshed = refresh().catch(reportError);

@@ -6,3 +6,10 @@ export function decodeBase64Url(text: string): Uint8Array<ArrayBuffer> {
   for (let index = 0; index < binary.length; index++) bytes[index] = binary.charCodeAt(index);
   return bytes;
 }
+
+/** Encodes bytes as base64url without padding (the form Herald stores keys in). */
+export function encodeBase64Url(bytes: ArrayBuffer | Uint8Array): string {
+  let binary = '';
+  for (const byte of new Uint8Array(bytes)) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}

@@ -23,11 +23,11 @@ export async function postJson(url: string, body: unknown, keepalive = false): P
   const envelope = (typeof payload === 'object' && payload !== null ? payload : {}) as {
     success?: unknown;
     data?: unknown;
-    error?: { message?: unknown };
+    error?: { message?: unknown; code?: unknown };
   };
   if (!response.ok || envelope.success === false) {
     const message = typeof envelope.error?.message === 'string' ? envelope.error.message : `HTTP ${response.status}`;
-    throw new HeraldError('api-error', `Herald refused the request: ${message}`);
+    throw new HeraldError('api-error', `Herald refused the request: ${message}`, typeof envelope.error?.code === 'string' ? envelope.error.code : undefined);
   }
   return envelope.data;
 }

@@ -1,3 +1,4 @@
+import { encodeBase64Url } from './base64url';
 import { siteEndpoint, type HeraldConfig } from './config';
 import { HeraldError } from './errors';
 import { postJson } from './http';
@@ -11,6 +12,8 @@ export interface SubscribeBody {
   previous_endpoint?: string;
   /** The opt-in prompt the visitor accepted; Herald counts it in that prompt's conversion. */
   prompt?: string;
+  /** The applicationServerKey the subscription was made with (base64url): Herald signs its pushes with that key. */
+  vapid_public_key?: string;
 }
 
 function browserTimezone(): string | undefined {
@@ -39,6 +42,8 @@ export async function postSubscription(
   if (navigator.language) body.language = navigator.language;
   if (previousEndpoint && previousEndpoint !== subscription.endpoint) body.previous_endpoint = previousEndpoint;
   if (prompt) body.prompt = prompt;
+  const key = (subscription.options as PushSubscriptionOptions | undefined)?.applicationServerKey;
+  if (key) body.vapid_public_key = encodeBase64Url(key);
 
   const data = (await postJson(siteEndpoint(config, 'subscribers'), body)) as { subscriber?: { id?: unknown } } | undefined;
   const subscriberId = data?.subscriber?.id;

@@ -252,6 +252,7 @@ describe('pushsubscriptionchange', () => {
           timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
           language: navigator.language,
           previous_endpoint: 'https://push.example/send/old',
+          vapid_public_key: OTHER_KEY,
         },
       ],
     ]);

@@ -19,6 +19,7 @@ import * as m0014 from './0014_teams';
 import * as m0015 from './0015_audit_log_outlives_site';
 import * as m0016 from './0016_subscriber_erasure';
 import * as m0017 from './0017_webhooks';
+import * as m0018 from './0018_site_vapid_keys';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -42,6 +43,7 @@ const modules: Record<string, MigrationModule> = {
   '0015_audit_log_outlives_site': m0015,
   '0016_subscriber_erasure': m0016,
   '0017_webhooks': m0017,
+  '0018_site_vapid_keys': m0018,
 };
 
 export function migrationsFor(kind: DatabaseKind): Record<string, Migration> {

@@ -11,6 +11,8 @@ export interface SubscribersTable {
   endpoint_hash: string;
   p256dh: string;
   auth: string;
+  /** The site VAPID key the browser subscribed with (site_vapid_keys); pushes are signed with it. Null only for rows written before it was known: the site's primary key. */
+  vapid_key_id: ColumnType<string | null, string | null | undefined, string | null>;
   browser: string | null;
   os: string | null;
   country: string | null;

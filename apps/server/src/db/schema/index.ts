@@ -16,7 +16,7 @@ import type {
   RecurringSchedulesTable,
   StatsHourlyTable,
 } from './sending';
-import type { PromptStatsTable, SiteApiKeysTable, SitesTable, TestDeviceLinksTable } from './sites';
+import type { PromptStatsTable, SiteApiKeysTable, SitesTable, SiteVapidKeysTable, TestDeviceLinksTable } from './sites';
 import type { AuditLogTable, SiteInvitationsTable, SiteMembersTable } from './teams';
 import type { WebhookAttemptsTable, WebhookClickTalliesTable, WebhookDeliveriesTable, WebhooksTable } from './webhooks';
 
@@ -38,6 +38,7 @@ export interface Database {
   uploads: UploadsTable;
   sites: SitesTable;
   site_api_keys: SiteApiKeysTable;
+  site_vapid_keys: SiteVapidKeysTable;
   subscribers: SubscribersTable;
   subscriber_tags: SubscriberTagsTable;
   segments: SegmentsTable;
@@ -71,6 +72,7 @@ export type SiteRow = Selectable<SitesTable>;
 export type NewSite = Insertable<SitesTable>;
 export type SiteUpdate = Updateable<SitesTable>;
 export type SiteApiKeyRow = Selectable<SiteApiKeysTable>;
+export type SiteVapidKeyRow = Selectable<SiteVapidKeysTable>;
 export type SubscriberRow = Selectable<SubscribersTable>;
 export type SegmentRow = Selectable<SegmentsTable>;
 export type SiteEventRow = Selectable<SiteEventsTable>;

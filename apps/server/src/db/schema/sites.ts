@@ -1,6 +1,6 @@
 // Sites, and the API keys a site's backend uses for server-to-server events.
 import type { ColumnType } from 'kysely';
-import type { Counter, DefaultedFlag, DefaultedJson, Millis } from './columns';
+import type { Counter, DefaultedFlag, DefaultedJson, Flag, Millis } from './columns';
 
 export interface SitesTable {
   id: string;
@@ -13,6 +13,7 @@ export interface SitesTable {
   value_currency: string;
   value_per_subscriber: number;
   value_per_click: number;
+  /** The primary VAPID key pair (site_vapid_keys.is_primary), kept here in step with it. */
   vapid_public_key: string;
   vapid_private_key: string;
   /** Key of the identity HMAC (docs/security.md); null until first needed for a site created before it existed. */
@@ -64,4 +65,18 @@ export interface SiteApiKeysTable {
   created_at: Millis;
   last_used_at: Millis | null;
   revoked_at: Millis | null;
+}
+
+/** A VAPID key pair of a site (docs/web-push.md); subscribers.vapid_key_id names the one a browser subscribed with. */
+export interface SiteVapidKeysTable {
+  id: string;
+  site_id: string;
+  /** base64url, the 65-byte uncompressed P-256 point (the browser's applicationServerKey). */
+  public_key: string;
+  /** base64url, the 32-byte private scalar; stored as sites.vapid_private_key is (docs/security.md). */
+  private_key: string;
+  /** 1 for exactly one key per site: the one new subscriptions use and the snippet carries. */
+  is_primary: Flag;
+  created_at: Millis;
+  retired_at: Millis | null;
 }

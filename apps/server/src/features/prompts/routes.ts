@@ -1,4 +1,4 @@
-import { idParam, promptEventBody, promptEventResponse, promptSettingsBody, promptSettingsResponse, siteIdParam } from '@herald/contracts';
+import { idParam, promptEventBody, promptEventResponse, promptSettingsBody, promptSettingsResponse, publicPromptSettingsResponse, siteIdParam } from '@herald/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context';
 import { currentUser, requireUser } from '../../platform/authenticate';
@@ -37,14 +37,15 @@ function publicPromptRoutes(ctx: AppContext, prompts: PromptsService): FastifyPl
         schema: {
           tags,
           security,
-          summary: 'The opt-in prompt the SDK shows on the site’s pages (browser SDK; CORS open)',
+          summary: 'The opt-in prompt the SDK shows on the site’s pages, and the site’s primary VAPID key (browser SDK; CORS open)',
+          description: '`vapid_public_key`: the key new subscriptions are made with; the SDK moves a browser subscribed with another of the site’s keys to it.',
           params: siteIdParam,
-          response: { 200: promptSettingsResponse },
+          response: { 200: publicPromptSettingsResponse },
         },
       },
       async (request, reply) => {
-        const prompt = await prompts.forSdk(request.params.siteId);
-        return reply.header('cache-control', `public, max-age=${SETTINGS_MAX_AGE_SECONDS}`).send(ok({ prompt }));
+        const settings = await prompts.forSdk(request.params.siteId);
+        return reply.header('cache-control', `public, max-age=${SETTINGS_MAX_AGE_SECONDS}`).send(ok(settings));
       },
     );
 

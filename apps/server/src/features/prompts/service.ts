@@ -38,10 +38,11 @@ export function createPromptsService(ctx: Pick<AppContext, 'db' | 'clock'>) {
     },
 
     /** Public: what the SDK on the site's pages shows. */
-    async forSdk(siteId: string): Promise<PromptSettings> {
+    /** Public: what the SDK reads on the site's pages: the prompt, and the primary VAPID key (browsers on another key move to it). */
+    async forSdk(siteId: string): Promise<{ prompt: PromptSettings; vapid_public_key: string }> {
       const row = await repo.findPromptSettings(db, siteId);
       if (!row) throw notFound('Site');
-      return parseStored(row.prompt_settings);
+      return { prompt: parseStored(row.prompt_settings), vapid_public_key: row.vapid_public_key };
     },
 
     /** Public: the SDK showed a prompt (the denominator of its conversion). */

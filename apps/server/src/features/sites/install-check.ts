@@ -42,6 +42,8 @@ export interface InstallCheckDeps {
   outbound: OutboundHttp;
   /** Herald's PUBLIC_URL: where the snippet and the worker load Herald from. */
   publicUrl: string;
+  /** The site's VAPID public keys besides the primary one (not retired): a snippet carrying one is out of date, not foreign. */
+  otherVapidKeys?: string[];
 }
 
 type Fetched = { ok: true; response: OutboundResponse } | { ok: false; error: OutboundError | Error };
@@ -136,7 +138,7 @@ interface SnippetFound {
   workerPath: string;
 }
 
-function checkSnippet(site: SiteRow, html: string, pageUrl: string): SnippetFound {
+function checkSnippet(site: SiteRow, html: string, pageUrl: string, otherVapidKeys: string[]): SnippetFound {
   const defaultWorker = `/${SERVICE_WORKER_FILE_NAME}`;
   const heraldScripts = findTags(html, 'script').filter((tag) => {
     const src = resolve(tag.attributes.get('src') ?? '', pageUrl);
@@ -164,7 +166,19 @@ function checkSnippet(site: SiteRow, html: string, pageUrl: string): SnippetFoun
   const dataWorker = ours.attributes.get('data-worker')?.trim();
   const worker = dataWorker ? resolve(dataWorker, pageUrl) : null;
   const workerPath = worker ? worker.pathname + worker.search : defaultWorker;
-  if (ours.attributes.get('data-vapid-key')?.trim() !== site.vapid_public_key) {
+  const snippetKey = ours.attributes.get('data-vapid-key')?.trim();
+  if (snippetKey !== undefined && snippetKey !== site.vapid_public_key && otherVapidKeys.includes(snippetKey)) {
+    return {
+      check: fail(
+        'snippet',
+        'error',
+        "The snippet on the page carries an older VAPID key of this site, not the primary one: browsers still subscribe and are moved to the primary key on a later visit, but the snippet is out of date.",
+        'Copy the snippet from step 1 again and replace the one on your page.',
+      ),
+      workerPath,
+    };
+  }
+  if (snippetKey !== site.vapid_public_key) {
     return {
       check: fail('snippet', 'error', "The snippet on the page does not carry this site's VAPID key (data-vapid-key).", 'Copy the snippet from step 1 again and replace the one on your page.'),
       workerPath,
@@ -308,7 +322,7 @@ export async function runInstallCheck(site: SiteRow, deps: InstallCheckDeps): Pr
   }
 
   const pageUrl = page.ok ? page.response.finalUrl : site.url;
-  const snippet = html === null ? null : checkSnippet(site, html, pageUrl);
+  const snippet = html === null ? null : checkSnippet(site, html, pageUrl, deps.otherVapidKeys ?? []);
   checks.set('snippet', snippet ? snippet.check : notChecked('snippet', 'error'));
 
   // Registered at the root scope, the worker lives on the site's origin.

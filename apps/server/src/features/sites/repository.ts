@@ -32,12 +32,22 @@ export function findSiteById(db: Db, siteId: string): Promise<SiteRow | undefine
   return db.selectFrom('sites').selectAll().where('id', '=', siteId).executeTakeFirst();
 }
 
-/** The site and its creator as its first owner, together. */
-export async function insertSite(db: Kysely<Database>, site: NewSite): Promise<void> {
+/** The site, its creator as its first owner and its VAPID key pair as its primary key, together. */
+export async function insertSite(db: Kysely<Database>, site: NewSite, vapidKeyId: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await trx.insertInto('sites').values(site).execute();
+    await trx
+      .insertInto('site_vapid_keys')
+      .values({ id: vapidKeyId, site_id: site.id, public_key: site.vapid_public_key, private_key: site.vapid_private_key, is_primary: 1, created_at: site.created_at, retired_at: null })
+      .execute();
     await trx.insertInto('site_members').values({ site_id: site.id, user_id: site.user_id, role: 'owner', created_at: site.created_at, updated_at: site.created_at }).execute();
   });
+}
+
+/** The site's VAPID public keys that are neither primary nor retired. */
+export async function otherVapidPublicKeys(db: Db, siteId: string): Promise<string[]> {
+  const rows = await db.selectFrom('site_vapid_keys').select('public_key').where('site_id', '=', siteId).where('is_primary', '=', 0).where('retired_at', 'is', null).execute();
+  return rows.map((row) => row.public_key);
 }
 
 export async function updateSite(db: Db, siteId: string, changes: SiteUpdate): Promise<void> {

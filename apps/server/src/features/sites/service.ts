@@ -148,12 +148,12 @@ export function createSitesService(ctx: AppContext, options: { outbound?: Outbou
         created_at: now,
         updated_at: now,
       };
-      await repo.insertSite(db, row);
+      await repo.insertSite(db, row, crypto.randomUUID());
       await recordAudit(ctx, { siteId: row.id, actor: { userId }, action: 'created', subject: { type: 'site', id: row.id, label: row.name } });
       return toSiteResponse(row, 'owner');
     },
 
-    /** VAPID keys are not updatable: changing them would orphan every subscriber (docs/web-push.md). */
+    /** VAPID keys are not updatable here: they have their own routes (features/vapid-keys), which keep every subscriber on its key (docs/web-push.md). */
     async update(userId: string, siteId: string, input: UpdateSiteBody): Promise<Site> {
       const site = await requireSiteRole(ctx, userId, siteId, 'admin');
       const changes: SiteUpdate = { ...settingsColumns(input.settings), updated_at: clock.now() };
@@ -216,7 +216,8 @@ export function createSitesService(ctx: AppContext, options: { outbound?: Outbou
         const seconds = retryAfterSeconds(retryAfterMs);
         throw tooManyRequests(`Too many installation checks. Please try again in ${seconds} seconds.`, seconds);
       }
-      const checks = await runInstallCheck(site, { outbound, publicUrl: config.publicUrl });
+      const otherVapidKeys = await repo.otherVapidPublicKeys(db, site.id);
+      const checks = await runInstallCheck(site, { outbound, publicUrl: config.publicUrl, otherVapidKeys });
       const result: InstallCheckResult = { checked_at: iso(clock.now()), passed: installCheckPassed(checks), checks };
       await repo.updateSite(db, site.id, { install_check: JSON.stringify(result) });
       return result;

@@ -1,7 +1,7 @@
 // The audience as CSV (docs/product.md, "Subscribers"): one line per
 // subscriber, oldest first, with the column names the import reads, so a file
 // exported with its keys moves the audience to another Herald (or another push
-// server) that has the site's VAPID private key. Streamed a keyset page at a
+// server) that has the VAPID private key each subscription names. Streamed a keyset page at a
 // time: a million subscribers never sit in memory. Every cell goes through
 // csvCell, the base64url keys through csvKeyCell (docs/security.md, "CSV injection").
 import { SUBSCRIBER_EXPORT_TAG_SEPARATOR, subscriberExportColumns } from '@herald/contracts';
@@ -15,7 +15,7 @@ const PAGE = 1000;
 
 export interface SubscribersCsvOptions {
   siteId: string;
-  /** The site's VAPID public key: the keys column set carries it, so the importer knows which private key the subscriptions need. */
+  /** The site's primary VAPID public key, for subscribers written without a key of their own. The keys column set carries each subscriber's key, so the importer knows which private key each subscription needs. */
   vapidPublicKey: string;
   filters: repo.SubscriberFilters;
   includeKeys: boolean;
@@ -25,6 +25,7 @@ export interface SubscribersCsvOptions {
 export async function* subscribersCsv(db: Kysely<Database>, options: SubscribersCsvOptions): AsyncGenerator<string> {
   yield `\uFEFF${csvLine(subscriberExportColumns(options.includeKeys))}`;
   let after: repo.ExportCursor | null = null;
+  const publicKeys = options.includeKeys ? await repo.vapidPublicKeysOfSite(db, options.siteId) : new Map<string, string>();
   for (;;) {
     const rows = await repo.subscribersExportPage(db, options.siteId, options.filters, after, PAGE);
     const tags = await repo.tagsOfSubscribers(
@@ -45,7 +46,7 @@ export async function* subscribersCsv(db: Kysely<Database>, options: Subscribers
         row.is_active === 1 ? 'active' : 'inactive',
       ].map(csvCell);
       // The endpoint is an https URL (it never starts like a formula); the keys are base64url (csvKeyCell).
-      const keys = options.includeKeys ? [csvCell(row.endpoint), csvKeyCell(row.p256dh), csvKeyCell(row.auth), csvKeyCell(options.vapidPublicKey)] : [];
+      const keys = options.includeKeys ? [csvCell(row.endpoint), csvKeyCell(row.p256dh), csvKeyCell(row.auth), csvKeyCell((row.vapid_key_id && publicKeys.get(row.vapid_key_id)) || options.vapidPublicKey)] : [];
       chunk += csvRow([csvCell(row.id), ...keys, ...rest]);
     }
     if (chunk) yield chunk;

@@ -9,6 +9,13 @@ export async function siteExists(db: Db, siteId: string): Promise<boolean> {
   return (await db.selectFrom('sites').select('id').where('id', '=', siteId).executeTakeFirst()) !== undefined;
 }
 
+/** The site's key (not retired) with this public key, or its primary key when none is named: the key a subscription was made with. */
+export async function findSubscribeKey(db: Db, siteId: string, publicKey: string | undefined): Promise<{ id: string } | undefined> {
+  let query = db.selectFrom('site_vapid_keys').select('id').where('site_id', '=', siteId).where('retired_at', 'is', null);
+  query = publicKey === undefined ? query.where('is_primary', '=', 1) : query.where('public_key', '=', publicKey);
+  return query.executeTakeFirst();
+}
+
 export function findSubscriberByEndpointHash(db: Db, siteId: string, hash: string): Promise<SubscriberRow | undefined> {
   return db.selectFrom('subscribers').selectAll().where('site_id', '=', siteId).where('endpoint_hash', '=', hash).executeTakeFirst();
 }
@@ -55,6 +62,8 @@ export interface SubscriberRefresh {
   user_agent: string | null;
   last_seen_at: number;
   updated_at: number;
+  /** The site VAPID key the subscription was made with, when known (absent: unchanged). */
+  vapid_key_id?: string;
 }
 
 /**
@@ -238,6 +247,12 @@ export interface ExportCursor {
  * the one before, so the export never holds the table and never skips or
  * repeats a row when subscribers arrive meanwhile.
  */
+/** Every VAPID public key of a site by key id, retired ones included (an inactive subscriber may still name one). */
+export async function vapidPublicKeysOfSite(db: Db, siteId: string): Promise<Map<string, string>> {
+  const rows = await db.selectFrom('site_vapid_keys').select(['id', 'public_key']).where('site_id', '=', siteId).execute();
+  return new Map(rows.map((row) => [row.id, row.public_key]));
+}
+
 export function subscribersExportPage(db: Db, siteId: string, filters: SubscriberFilters, after: ExportCursor | null, limit: number): Promise<SubscriberRow[]> {
   let query = applyFilters(db.selectFrom('subscribers').selectAll('subscribers'), siteId, filters);
   if (after) {

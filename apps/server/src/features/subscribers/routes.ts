@@ -84,7 +84,7 @@ function publicSubscriberRoutes(ctx: AppContext, subscribers: SubscribersService
           security,
           summary: 'Store a browser push subscription (browser SDK; CORS open)',
           description:
-            'Called by the browser SDK with `PushSubscription.toJSON()`. Answers 201 for a new subscriber and 200 when the endpoint was known (keys and last seen refreshed, reactivated if inactive). `previous_endpoint`, sent after `pushsubscriptionchange`, moves that subscriber to the new endpoint keeping its id. p256dh must be an uncompressed P-256 point on the curve, auth 16 bytes, the endpoint https on a known push service. Rate limited per address and per site (429 with Retry-After).',
+            'Called by the browser SDK with `PushSubscription.toJSON()`. Answers 201 for a new subscriber and 200 when the endpoint was known (keys and last seen refreshed, reactivated if inactive). `previous_endpoint`, sent after `pushsubscriptionchange`, moves that subscriber to the new endpoint keeping its id (and its tags and history). `vapid_public_key` names the site VAPID key the subscription was made with (its `applicationServerKey`, base64url); absent: the site’s primary key; a key the site does not hold (or retired): 400 `unknown_vapid_key`. Every push to the subscriber is signed with that key. p256dh must be an uncompressed P-256 point on the curve, auth 16 bytes, the endpoint https on a known push service. Rate limited per address and per site (429 with Retry-After).',
           params: siteIdParam,
           body: subscribeBody,
           response: { 200: subscribeResponse, 201: subscribeResponse },
@@ -174,7 +174,7 @@ function dashboardSubscriberRoutes(ctx: AppContext, subscribers: SubscribersServ
           tags,
           summary: 'The site’s subscribers as CSV, oldest first, with the list’s filters (admin)',
           description:
-            'Streamed, RFC 4180, UTF-8 with a byte order mark. Columns: id, then with `include_keys=true` endpoint, p256dh, auth and vapid_public_key (the site’s key), then created_at (when the browser subscribed), browser, os, country, language, timezone, tags (joined with |), external_id, status (active or inactive): the names the import reads, so a file with keys moves the audience to a server that has the site’s VAPID private key. Cells a spreadsheet would run as a formula get a leading apostrophe; the base64url keys never do. The export is in the audit log (export_run, with include_keys).',
+            'Streamed, RFC 4180, UTF-8 with a byte order mark. Columns: id, then with `include_keys=true` endpoint, p256dh, auth and vapid_public_key (the key the subscriber subscribed with), then created_at (when the browser subscribed), browser, os, country, language, timezone, tags (joined with |), external_id, status (active or inactive): the names the import reads, so a file with keys moves the audience to a server that has those VAPID private keys. Cells a spreadsheet would run as a formula get a leading apostrophe; the base64url keys never do. The export is in the audit log (export_run, with include_keys).',
           params: siteIdParam,
           querystring: subscribersExportQuery,
           produces: ['text/csv'],

@@ -5,7 +5,7 @@ import type { AppContext } from '../../context';
 import { isUniqueViolation } from '../../db/database';
 import type { Database, SubscriberRow } from '../../db/schema';
 import { countryOfAddress } from '../../platform/country-of-address';
-import { notFound } from '../../platform/errors';
+import { badRequest, notFound } from '../../platform/errors';
 import { iso, isoOrNull } from '../../platform/responses';
 import { addToHourlyStats, addToPromptStats, adjustActiveSubscriberCount } from '../analytics/site-counters';
 import { checkSiteRole } from '../../platform/site-roles';
@@ -149,6 +149,11 @@ export interface SubscribeResult {
   created: boolean;
 }
 
+/** A key as the browser may give it (standard base64, padded or not) in the stored base64url form. */
+function base64url(key: string): string {
+  return key.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
 const DAY_MS = 86_400_000;
 /** Stale subscribers are deactivated this many per transaction: a big clean-up never holds the table long. */
 const STALE_CLEANUP_BATCH = 1000;
@@ -171,7 +176,13 @@ export function createSubscribersService(ctx: AppContext) {
     refresh: repo.SubscriberRefresh,
     now: number,
     prompt: string | undefined,
+    vapidKey: { id: string; named: boolean },
   ): Promise<SubscribeResult> {
+    // The key the subscription was made with: a new row and a moved one take
+    // it; a known endpoint changes key only when the browser named it (an
+    // endpoint is bound to the key it was made with).
+    const keyed = { ...refresh, vapid_key_id: vapidKey.id };
+    const known = vapidKey.named ? keyed : refresh;
     // A prompt converts when it brings a subscriber in (new, or back after unsubscribing); a refresh is not one.
     const countConversion = async () => {
       if (prompt) await addToPromptStats(trx, siteId, now, prompt, { subscribed: 1 });
@@ -182,7 +193,7 @@ export function createSubscribersService(ctx: AppContext) {
         const current = await repo.findSubscriberByEndpointHash(trx, siteId, hash);
         if (!current) {
           // pushsubscriptionchange: the same subscriber, a new endpoint.
-          await repo.moveSubscriberEndpoint(trx, previous.id, endpoint, hash, refresh);
+          await repo.moveSubscriberEndpoint(trx, previous.id, endpoint, hash, keyed);
           if (await repo.activateSubscriber(trx, previous.id)) await countActivation(trx, siteId, now);
           return { subscriber: { id: previous.id }, created: false };
         }
@@ -199,7 +210,7 @@ export function createSubscribersService(ctx: AppContext) {
       site_id: siteId,
       endpoint,
       endpoint_hash: hash,
-      ...refresh,
+      ...keyed,
       external_id: null,
       external_id_verified: 0,
       is_active: 1,
@@ -211,13 +222,13 @@ export function createSubscribersService(ctx: AppContext) {
       await countConversion();
       return { subscriber: { id }, created: true };
     }
-    const reactivatedId = await repo.reactivateSubscriber(trx, siteId, hash, refresh);
+    const reactivatedId = await repo.reactivateSubscriber(trx, siteId, hash, known);
     if (reactivatedId) {
       await countActivation(trx, siteId, now);
       await countConversion();
       return { subscriber: { id: reactivatedId }, created: false };
     }
-    const refreshedId = await repo.refreshSubscriber(trx, siteId, hash, refresh);
+    const refreshedId = await repo.refreshSubscriber(trx, siteId, hash, known);
     // Only a concurrent deletion of the site (cascading to its subscribers) gets here.
     if (!refreshedId) throw notFound('Site');
     return { subscriber: { id: refreshedId }, created: false };
@@ -233,6 +244,13 @@ export function createSubscribersService(ctx: AppContext) {
     async subscribe(siteId: string, input: SubscribeBody, client: SubscribeClient): Promise<SubscribeResult> {
       const checked = checkPushSubscription(input.subscription, config.extraPushOrigins);
       if (!(await repo.siteExists(db, siteId))) throw notFound('Site');
+      const namedKey = input.vapid_public_key?.trim() ? base64url(input.vapid_public_key.trim()) : undefined;
+      const key = await repo.findSubscribeKey(db, siteId, namedKey);
+      if (!key) {
+        if (namedKey !== undefined) throw badRequest('vapid_public_key is not one of this site’s VAPID keys: subscribe with the key in the snippet (data-vapid-key)', 'unknown_vapid_key');
+        throw notFound('Site');
+      }
+      const vapidKey = { id: key.id, named: namedKey !== undefined };
 
       const now = clock.now();
       const userAgent = client.userAgent?.slice(0, USER_AGENT_MAX_LENGTH) || null;
@@ -253,7 +271,7 @@ export function createSubscribersService(ctx: AppContext) {
       const previousEndpoint = input.previous_endpoint?.trim();
       const previousHash = previousEndpoint ? endpointHash(previousEndpoint) : undefined;
 
-      const attempt = () => db.transaction().execute((trx) => upsertSubscription(trx, siteId, checked.endpoint, hash, previousHash, refresh, now, input.prompt ?? undefined));
+      const attempt = () => db.transaction().execute((trx) => upsertSubscription(trx, siteId, checked.endpoint, hash, previousHash, refresh, now, input.prompt ?? undefined, vapidKey));
       let result: SubscribeResult;
       try {
         result = await attempt();

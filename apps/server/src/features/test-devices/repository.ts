@@ -64,18 +64,34 @@ export async function setTestDevice(db: Db, subscriberId: string, name: string |
     .execute();
 }
 
-export type TestDeviceRow = Pick<SubscriberRow, 'id' | 'browser' | 'os' | 'test_device_name' | 'endpoint' | 'p256dh' | 'auth'>;
+export type TestDeviceRow = Pick<SubscriberRow, 'id' | 'browser' | 'os' | 'test_device_name' | 'endpoint' | 'p256dh' | 'auth' | 'vapid_key_id'> & {
+  /** The key pair it subscribed with (a test push is signed with it); null: the site's primary key. */
+  vapid_public_key: string | null;
+  vapid_private_key: string | null;
+};
 
 /** The site's active test devices, oldest first (the partial index on test devices), at most `limit`. */
 export function listTestDevices(db: Db, siteId: string, limit: number): Promise<TestDeviceRow[]> {
   return db
     .selectFrom('subscribers')
-    .select(['id', 'browser', 'os', 'test_device_name', 'endpoint', 'p256dh', 'auth'])
-    .where('site_id', '=', siteId)
-    .where('test_device', '=', 1)
-    .where('is_active', '=', 1)
-    .orderBy('subscribed_at')
-    .orderBy('id')
+    .leftJoin('site_vapid_keys', 'site_vapid_keys.id', 'subscribers.vapid_key_id')
+    .select([
+      'subscribers.id',
+      'subscribers.browser',
+      'subscribers.os',
+      'subscribers.test_device_name',
+      'subscribers.endpoint',
+      'subscribers.p256dh',
+      'subscribers.auth',
+      'subscribers.vapid_key_id',
+      'site_vapid_keys.public_key as vapid_public_key',
+      'site_vapid_keys.private_key as vapid_private_key',
+    ])
+    .where('subscribers.site_id', '=', siteId)
+    .where('subscribers.test_device', '=', 1)
+    .where('subscribers.is_active', '=', 1)
+    .orderBy('subscribers.subscribed_at')
+    .orderBy('subscribers.id')
     .limit(limit)
     .execute();
 }

@@ -13,7 +13,7 @@ import {
 import type { z } from 'zod';
 import type { AppContext } from '../../context';
 import type { SiteRow } from '../../db/schema';
-import { notificationContent, siteVapidCredentials } from '../../delivery/notification-content';
+import { notificationContent, siteVapidCredentials, subscriberVapidCredentials } from '../../delivery/notification-content';
 import type { NotificationContent } from '../../delivery/payload';
 import { PushPayloadError } from '../../delivery/payload';
 import { endpointHash } from '../../delivery/push-endpoints';
@@ -80,13 +80,13 @@ export function createTestDevicesService(ctx: AppContext) {
     await limit(`test-send:user:${userId}`, TEST_SENDS_PER_USER_PER_HOUR, 'test sends');
     let outcomes;
     try {
-      const vapid = siteVapidCredentials(site, await repo.findUserEmail(db, userId), config.vapidSubject);
+      // Each device is signed with the key it subscribed with.
+      const vapidOf = subscriberVapidCredentials(siteVapidCredentials(site, await repo.findUserEmail(db, userId), config.vapidSubject));
       outcomes = await sendTestPushes({
         config,
         secret: ctx.secret,
         content,
-        vapid,
-        targets: devices.map((device) => ({ subscriberId: device.id, endpoint: device.endpoint, keys: { p256dh: device.p256dh, auth: device.auth } })),
+        targets: devices.map((device) => ({ subscriberId: device.id, endpoint: device.endpoint, keys: { p256dh: device.p256dh, auth: device.auth }, vapid: vapidOf(device) })),
       });
     } catch (error) {
       // Nothing was sent: the content or the site's VAPID subject cannot be used; the owner must change it.

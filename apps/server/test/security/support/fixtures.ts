@@ -223,6 +223,8 @@ export interface Tenant {
   invitationId: string;
   /** The code of an unused one-time test-device link to the tenant's site. */
   testDeviceCode: string;
+  /** The id of the site's (primary) VAPID key. */
+  vapidKeyId: string;
 }
 
 export interface Member {
@@ -275,6 +277,7 @@ export function idsOf(tenant: Tenant): string[] {
     tenant.user.id,
     tenant.colleague.id,
     tenant.invitationId,
+    tenant.vapidKeyId,
   ];
 }
 
@@ -352,6 +355,7 @@ export async function seedTenant(t: TestApp, label: string): Promise<Tenant> {
   const colleague = await addMember(t, { site, user }, 'viewer');
   const invited = await ok<{ invitations: Array<{ id: string }> }>(as('POST', `/api/sites/${site.id}/invitations`, { email: `pending-${label.toLowerCase()}-${crypto.randomBytes(4).toString('hex')}@example.com`, role: 'editor' }), 201);
   const testDeviceLink = (await ok<{ link: { url: string } }>(as('POST', `/api/sites/${site.id}/test-devices/link`), 200)).link;
+  const vapidKeys = (await ok<{ keys: Array<{ id: string }> }>(as('GET', `/api/sites/${site.id}/vapid-keys`), 200)).keys;
 
   return {
     label,
@@ -371,6 +375,7 @@ export async function seedTenant(t: TestApp, label: string): Promise<Tenant> {
     colleague,
     invitationId: invited.invitations[0]!.id,
     testDeviceCode: new URL(testDeviceLink.url).searchParams.get('herald_test')!,
+    vapidKeyId: vapidKeys[0]!.id,
   };
 }
 

@@ -15,6 +15,7 @@ const SUBJECT_NAMES: Record<AuditEntry['subject']['type'], string> = {
   rss_feed: 'RSS feed',
   subscriber: 'subscriber',
   api_key: 'API key',
+  vapid_key: 'VAPID key',
   member: 'member',
   invitation: 'invitation',
   audit_log: 'audit log',
@@ -48,6 +49,12 @@ export function describeEntry(entry: AuditEntry): string {
       return `Created API key ${label}`;
     case 'key_revoked':
       return `Revoked API key ${label}`;
+    case 'vapid_key_created':
+      return `Imported VAPID key ${label}`;
+    case 'vapid_key_made_primary':
+      return `Made VAPID key ${label} primary`;
+    case 'vapid_key_retired':
+      return `Retired VAPID key ${label}`;
     case 'secret_rotated':
       return 'Rotated the identity secret';
     case 'settings_changed':

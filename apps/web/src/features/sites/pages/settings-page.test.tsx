@@ -234,7 +234,9 @@ describe('settings page (spec §2 Settings)', () => {
   });
 
   it('VAPID Keys: shows the public key, a masked private key and a warning not to share it', async () => {
-    setUp([site]);
+    setUp([site], {
+      'GET /api/sites/site-1/vapid-keys': ok({ keys: [{ id: 'k1', public_key: site.vapid_public_key, is_primary: true, subscriber_count: 3, created_at: '2025-01-01T00:00:00.000Z' }] }),
+    });
     const { user } = renderApp('/settings');
 
     await user.click(await screen.findByRole('tab', { name: 'VAPID Keys' }));

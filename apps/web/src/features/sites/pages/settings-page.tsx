@@ -14,7 +14,7 @@ import { DeleteSiteSection } from '../components/delete-site-section';
 import { GeneralSettingsForm } from '../components/general-settings-form';
 import { IdentityVerificationPanel } from '../components/identity-verification-panel';
 import { InstallationPanel } from '../components/installation-panel';
-import { VapidKeysPanel } from '../components/vapid-keys-panel';
+import { VapidKeysPanel } from '../../vapid-keys/components/vapid-keys-panel';
 import { NoSiteSelected } from '../../../components/no-site-selected';
 import { SetupChecklist } from '../../onboarding/components/setup-checklist';
 import { PromptSettingsPanel } from '../../prompts/components/prompt-settings-panel';

@@ -252,7 +252,7 @@ describe('a site’s VAPID keys', () => {
     ] as const) {
       const answer = await api(method, url, body, editor.token);
       expect(answer.status, `${method} ${url}`).toBe(403);
-      expect(answer.body.error.message).toBe('This needs the admin role.');
+      expect(answer.body.error.message).toBe('This needs the admin role or higher.');
     }
     expect(await keysOf(site.id)).toHaveLength(1);
     const imported = await api('POST', `/api/sites/${site.id}/vapid-keys`, { public_key: foreign.publicKey, private_key: foreign.privateKey }, admin.token);

@@ -105,7 +105,7 @@ describe('Settings → VAPID Keys', () => {
     expect(button).toBeDisabled();
     expect(button).toHaveAttribute('title', reason);
     await user.click(button);
-    expect(screen.getByText(`${reason}: This needs the admin role. Ask an admin or owner of the site if you need to import or rotate a key.`)).toBeInTheDocument();
+    expect(screen.getByText(`${reason}: This needs the admin role or higher. Ask an admin or owner of the site if you need to import or rotate a key.`)).toBeInTheDocument();
     expect(api.callsTo('GET /api/sites/site-9/vapid-keys')).toHaveLength(0);
     expect(api.callsTo('POST /api/sites/site-9/vapid-keys')).toHaveLength(0);
   });

@@ -5,7 +5,7 @@ import { currentUser, requireUser } from '../../platform/authenticate';
 import { ok } from '../../platform/responses';
 import { createVapidKeysService } from './service';
 
-/** Settings → VAPID Keys: a site's key pairs (owner only; the private keys never leave the server). */
+/** Settings → VAPID Keys: a site's key pairs (admins and owners; the private keys never leave the server). */
 export function vapidKeysRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     const keys = createVapidKeysService(ctx);

@@ -1,8 +1,8 @@
 // A site's VAPID key pairs (docs/product.md, "VAPID keys"; docs/web-push.md,
 // "RFC 8292: VAPID"): import a pair the site used elsewhere, choose the
 // primary one (new subscriptions, the snippet), retire one nobody uses any
-// more. Owner only: whoever holds a private key can push to its subscribers
-// (docs/security.md, "Tenancy"). The private key never leaves the server.
+// more. Admins and owners, like the site's other settings (docs/product.md §6;
+// docs/security.md, "Tenancy"). The private key never leaves the server.
 import crypto from 'node:crypto';
 import type { VapidKey } from '@herald/contracts';
 import type { AppContext } from '../../context';

@@ -2,7 +2,7 @@ import { retireVapidKeyResponse, vapidKeyResponse, vapidKeysResponse, type Impor
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { apiRequest } from '../../lib/api-client';
 
-// Settings → VAPID Keys: a site's key pairs (owner only), with the active
+// Settings → VAPID Keys: a site's key pairs (admins and owners), with the active
 // subscribers of each. Private keys never reach the dashboard.
 
 export const vapidKeysQueryKey = (siteId: string) => ['sites', siteId, 'vapid-keys'] as const;

@@ -1,4 +1,4 @@
-import { act, screen, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { TOKEN_STORAGE_KEY } from '../../lib/auth-store';
 import { useSitesStore } from '../../lib/sites-store';
@@ -174,9 +174,10 @@ describe('shell (spec §2 Shell)', () => {
     renderApp('/settings');
 
     expect(await screen.findByRole('navigation', { name: 'Main' })).toBeInTheDocument();
+    // The settings page loads lazily and may still be rendering when the width changes: wait for the shell to follow.
     act(() => setViewportWidth(1023));
-    expect(screen.queryByRole('navigation', { name: 'Main' })).not.toBeInTheDocument();
+    await waitFor(() => expect(screen.queryByRole('navigation', { name: 'Main' })).not.toBeInTheDocument());
     act(() => setViewportWidth(1024));
-    expect(screen.getByRole('navigation', { name: 'Main' })).toBeInTheDocument();
+    await waitFor(() => expect(screen.getByRole('navigation', { name: 'Main' })).toBeInTheDocument());
   });
 });

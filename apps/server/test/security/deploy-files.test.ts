@@ -1,50 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseNginx, type NginxDirective as Directive } from '../support/nginx-config';
 
 // The deployment files a self-hoster copies (deploy/): nginx cannot run on the
 // machine these tests run on, so the files are parsed and their security
 // settings checked (docs/security.md, "Transport" and "Secrets on disk").
 
 const deployDir = path.resolve(import.meta.dirname, '..', '..', '..', '..', 'deploy');
-
-interface Directive {
-  name: string;
-  args: string[];
-  block?: Directive[];
-}
-
-/** nginx configuration syntax: directives end with `;`, blocks are `{ … }`, `#` starts a comment, quotes group words. */
-function parseNginx(text: string): Directive[] {
-  const tokens: string[] = [];
-  const pattern = /#[^\n]*|"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([{};])|([^\s{};"'#]+)/g;
-  for (const match of text.matchAll(pattern)) {
-    if (match[0].startsWith('#')) continue;
-    tokens.push(match[1] ?? match[2] ?? match[3] ?? match[4]!);
-  }
-  let position = 0;
-  const parseBlock = (nested: boolean): Directive[] => {
-    const directives: Directive[] = [];
-    while (position < tokens.length) {
-      if (tokens[position] === '}') {
-        if (!nested) throw new Error('unbalanced }');
-        position += 1;
-        return directives;
-      }
-      const words: string[] = [];
-      while (position < tokens.length && tokens[position] !== ';' && tokens[position] !== '{' && tokens[position] !== '}') words.push(tokens[position++]!);
-      const end = tokens[position++];
-      if (words.length === 0) throw new Error(`empty directive before ${end}`);
-      const [name, ...args] = words as [string, ...string[]];
-      if (end === '{') directives.push({ name, args, block: parseBlock(true) });
-      else if (end === ';') directives.push({ name, args });
-      else throw new Error(`directive ${name} not ended by ;`);
-    }
-    if (nested) throw new Error('unclosed {');
-    return directives;
-  };
-  return parseBlock(false);
-}
 
 const header = (d: Directive) => d.name === 'add_header' && d.args[0]?.toLowerCase() === 'strict-transport-security';
 

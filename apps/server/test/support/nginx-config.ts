@@ -1,7 +1,7 @@
 // nginx cannot run where the tests run, so tests of deploy/nginx/herald.conf
 // read it as nginx does: directives end with `;`, blocks are `{ … }`, `#`
 // starts a comment outside quotes, quotes group words (and are taken off).
-// (The same reading as security/deploy-files.test.ts.)
+// Shared by security/deploy-files.test.ts and operations/deploy-files.test.ts.
 
 export interface NginxDirective {
   name: string;

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { HeraldApi } from './page/herald';
-import { readConfig } from './shared/store';
+import { readConfig } from './common/store';
 import { installFakeBrowser, type FakeBrowser } from './testing/fake-browser';
 import { recordFetch, type FetchRecorder } from './testing/fetch-recorder';
 import { SITE_KEY } from './testing/keys';

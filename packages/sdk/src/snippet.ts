@@ -5,7 +5,7 @@
  * and then fires `herald:ready` on window, since an async script may run after
  * the site's own code.
  */
-import { HeraldError } from './shared/errors';
+import { HeraldError } from './common/errors';
 import { createHerald, emit, reportError, type HeraldApi, type HeraldInstance } from './page/herald';
 import { startPrompt } from './page/prompts';
 import { readScriptSettings, type PageSettings } from './page/script-settings';

@@ -1,8 +1,8 @@
 // @vitest-environment jsdom
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { decodeBase64Url } from '../shared/base64url';
-import { HeraldError } from '../shared/errors';
-import { readConfig, readSubscriber, writeSubscriber } from '../shared/store';
+import { decodeBase64Url } from '../common/base64url';
+import { HeraldError } from '../common/errors';
+import { readConfig, readSubscriber, writeSubscriber } from '../common/store';
 import { installFakeBrowser, type FakeBrowser } from '../testing/fake-browser';
 import { heraldResponder, recordFetch, json, type FetchRecorder } from '../testing/fetch-recorder';
 import { OTHER_KEY, SITE_KEY } from '../testing/keys';

@@ -1,9 +1,9 @@
-import { decodeBase64Url } from '../shared/base64url';
-import { siteEndpoint } from '../shared/config';
-import { HeraldError } from '../shared/errors';
-import { postJson } from '../shared/http';
-import { postSubscription, subscribedWithKey } from '../shared/post-subscription';
-import { readSubscriber, writeConfig, writeSubscriber, type SubscriberRecord } from '../shared/store';
+import { decodeBase64Url } from '../common/base64url';
+import { siteEndpoint } from '../common/config';
+import { HeraldError } from '../common/errors';
+import { postJson } from '../common/http';
+import { postSubscription, subscribedWithKey } from '../common/post-subscription';
+import { readSubscriber, writeConfig, writeSubscriber, type SubscriberRecord } from '../common/store';
 import type { PageSettings } from './script-settings';
 import { pushSupported, registerWorker, rootRegistration } from './service-worker';
 

@@ -1,4 +1,4 @@
-import { siteEndpoint, type HeraldConfig } from '../shared/config';
+import { siteEndpoint, type HeraldConfig } from '../common/config';
 import type { PromptType } from './herald';
 
 /**

@@ -1,6 +1,6 @@
-import { decodeBase64Url } from '../shared/base64url';
-import { isHttpUrl, trimTrailingSlash, type HeraldConfig } from '../shared/config';
-import { HeraldError } from '../shared/errors';
+import { decodeBase64Url } from '../common/base64url';
+import { isHttpUrl, trimTrailingSlash, type HeraldConfig } from '../common/config';
+import { HeraldError } from '../common/errors';
 
 /** The worker file the install code asks site owners to create at their root. */
 export const HERALD_WORKER_PATH = '/herald-sw.js';

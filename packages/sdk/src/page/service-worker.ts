@@ -1,5 +1,5 @@
-import { configToQuery } from '../shared/config';
-import { HeraldError } from '../shared/errors';
+import { configToQuery } from '../common/config';
+import { HeraldError } from '../common/errors';
 import { HERALD_WORKER_PATH, type PageSettings } from './script-settings';
 
 /** Push needs the worker to control the whole site, so it is registered at the root. */

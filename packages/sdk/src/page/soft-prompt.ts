@@ -1,4 +1,4 @@
-import { HeraldError } from '../shared/errors';
+import { HeraldError } from '../common/errors';
 import { attachStyles, showBanner } from './banner';
 import type { HeraldPermission, PromptType } from './herald';
 import type { PromptSettings } from './prompt-settings';

@@ -1,4 +1,4 @@
-import { HeraldError } from '../shared/errors';
+import { HeraldError } from '../common/errors';
 import { showBanner } from './banner';
 import type { HeraldInstance } from './herald';
 import { DEFAULT_PROMPT_SETTINGS } from './prompt-settings';

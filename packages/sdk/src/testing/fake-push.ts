@@ -4,7 +4,7 @@
  * subscribe() needs granted permission, userVisibleOnly and an active worker,
  * and refuses a second key on the same registration. Not part of the bundles.
  */
-import { decodeBase64Url } from '../shared/base64url';
+import { decodeBase64Url } from '../common/base64url';
 
 export interface PushState {
   permission: NotificationPermission;

@@ -1,7 +1,7 @@
 import { IDBFactory } from 'fake-indexeddb';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { decodeBase64Url } from '../shared/base64url';
-import { readSubscriber, writeConfig, writeSubscriber } from '../shared/store';
+import { decodeBase64Url } from '../common/base64url';
+import { readSubscriber, writeConfig, writeSubscriber } from '../common/store';
 import type { FakePushSubscription } from '../testing/fake-push';
 import {
   FakeExtendableEvent,

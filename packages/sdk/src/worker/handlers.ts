@@ -1,8 +1,8 @@
-import { decodeBase64Url } from '../shared/base64url';
-import { configFromQuery, isHttpUrl, type HeraldConfig } from '../shared/config';
-import { sendEvent } from '../shared/http';
-import { postSubscription } from '../shared/post-subscription';
-import { readConfig, readSubscriber } from '../shared/store';
+import { decodeBase64Url } from '../common/base64url';
+import { configFromQuery, isHttpUrl, type HeraldConfig } from '../common/config';
+import { sendEvent } from '../common/http';
+import { postSubscription } from '../common/post-subscription';
+import { readConfig, readSubscriber } from '../common/store';
 
 /** The decrypted push payload Herald's delivery engine sends. */
 export interface PushPayload {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DRIP_ORDER_WAIT_MS } from '../src/features/welcome-campaigns/enrollment';
+import { claimDueRuns } from '../src/delivery/runs';
 import { featureDueWorkSources } from '../src/engine';
 import { Scheduler } from '../src/jobs/scheduler';
 import { ManualClock } from '../src/platform/clock';
@@ -49,17 +49,16 @@ describe('welcome campaign delivery', () => {
   const titlesOf = (subscriptionId: string) => h.push.messages.filter((m) => m.subscriptionId === subscriptionId).map((m) => (m.payload as Payload).title);
 
   const runsSending = async () => (await h.t.ctx.db.selectFrom('notification_runs').select('id').where('status', '=', 'sending').executeTakeFirst()) !== undefined;
-  /** A step that waited for the step before it to go out (DRIP_ORDER_WAIT_MS). */
+  /** A due step that waited for the step before it to be sent (notification_runs.after_run_id). */
   const stepWaiting = async () =>
-    (await h.t.ctx.db.selectFrom('notification_runs').select('id').where('status', '=', 'pending').where('due_at', '<=', clock.now() + DRIP_ORDER_WAIT_MS).executeTakeFirst()) !== undefined;
+    (await h.t.ctx.db.selectFrom('notification_runs').select('id').where('status', '=', 'pending').where('due_at', '<=', clock.now()).executeTakeFirst()) !== undefined;
 
-  /** A scheduler pass, then waits until nothing is being sent; repeats (a second later) while a step waits for the one before. */
+  /** A scheduler pass, then waits until nothing is being sent; repeats while a due step waited for the one before. */
   async function tickAndSettle(scheduler: Scheduler = h.engine.scheduler!) {
     for (let pass = 0; pass < 25; pass++) {
       await scheduler.tick();
       await waitFor(async () => !(await runsSending()), { timeoutMs: 15_000 });
       if (!(await stepWaiting())) return;
-      clock.advance(DRIP_ORDER_WAIT_MS);
     }
     throw new Error('drip steps kept waiting');
   }
@@ -246,6 +245,31 @@ describe('welcome campaign delivery', () => {
     for (let i = 0; i < 3; i++) subscribers.push(await h.subscribe());
     await tickAndSettle();
     for (const { subscription } of subscribers) expect(titlesOf(subscription.id)).toEqual(['First', 'Second', 'Third', 'Fourth']);
+    await patch(campaign.id, { is_active: false });
+  });
+
+  it('a claim that runs right after an enrolment takes at most step 1: the later steps wait in the same statement', async () => {
+    // The claim used to rely on a guard that ran before it; a subscriber
+    // enrolled between the two had all their delay-0 steps claimed together.
+    // Here a rival claims right after the enrolment, with no guard at all.
+    const campaign = await createCampaign({ name: 'Claimed at once', steps: [step(1, 0, 'One'), step(2, 0, 'Two'), step(3, 0, 'Three')] });
+    const subscriber = await h.subscribe();
+    const rivalClaimed = await claimDueRuns(h.t.ctx.db, clock.now(), 'rival', 60_000);
+    const runs = await h.t.ctx.db
+      .selectFrom('notification_runs')
+      .select(['id', 'status', 'dedupe_key', 'after_run_id'])
+      .where('subscriber_id', '=', subscriber.subscriberId)
+      .orderBy('dedupe_key')
+      .execute();
+    expect(runs).toHaveLength(3);
+    expect(runs.map((run) => run.after_run_id)).toEqual([null, runs[0]!.id, runs[1]!.id]);
+    // Step 1 may be claimed (by the rival or the engine's own tick); steps 2 and 3 are not.
+    expect(runs.slice(1).map((run) => run.status)).toEqual(['pending', 'pending']);
+    expect(rivalClaimed.map((run) => run.id).filter((id) => id !== runs[0]!.id)).toEqual([]);
+    // Hand the rival's claim back, as the recovery sweep would once its lease ran out.
+    await h.t.ctx.db.updateTable('notification_runs').set({ status: 'pending', lease_owner: null, lease_until: null, started_at: null }).where('lease_owner', '=', 'rival').execute();
+    await tickAndSettle();
+    expect(titlesOf(subscriber.subscription.id)).toEqual(['One', 'Two', 'Three']);
     await patch(campaign.id, { is_active: false });
   });
 

@@ -23,6 +23,8 @@ export interface NewRun {
   due_at: number;
   segment_id: string | null;
   subscriber_id: string | null;
+  /** Set when this run must wait for another to finish first (docs/delivery.md, "Runs that follow another run"). */
+  after_run_id?: string | null;
   created_at: number;
 }
 
@@ -30,7 +32,7 @@ export interface NewRun {
 export async function insertRun(db: Db, run: NewRun): Promise<boolean> {
   const result = await db
     .insertInto('notification_runs')
-    .values({ ...run, status: 'pending', fanout_done: 0, fanout_cursor: null, lease_owner: null, lease_until: null, started_at: null, finished_at: null, last_error: null })
+    .values({ after_run_id: null, ...run, status: 'pending', fanout_done: 0, fanout_cursor: null, lease_owner: null, lease_until: null, started_at: null, finished_at: null, last_error: null })
     .onConflict((oc) => oc.column('dedupe_key').doNothing())
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
@@ -40,9 +42,34 @@ export async function insertRun(db: Db, run: NewRun): Promise<boolean> {
  * Claims due runs in one statement. With two schedulers on PostgreSQL the
  * second UPDATE waits for the first's row locks and then re-checks
  * `status = 'pending'`, so each run is claimed exactly once.
+ *
+ * A run that follows another (`after_run_id`) is not due while that run is
+ * pending or sending (docs/delivery.md, "Runs that follow another run"). The
+ * check is part of the same statement: both runs due at once means only the
+ * earlier is claimed, whoever else is claiming, whenever they were created.
  */
 export async function claimDueRuns(db: Db, now: number, owner: string, leaseMs: number, limit = 50): Promise<Array<Pick<RunRow, 'id' | 'notification_id' | 'due_at'>>> {
-  const due = db.selectFrom('notification_runs').select('id').where('status', '=', 'pending').where('due_at', '<=', now).orderBy('due_at').limit(limit);
+  const due = db
+    .selectFrom('notification_runs')
+    .select('id')
+    .where('status', '=', 'pending')
+    .where('due_at', '<=', now)
+    .where((eb) =>
+      eb.or([
+        eb('after_run_id', 'is', null),
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('notification_runs as previous')
+              .select(sql<number>`1`.as('one'))
+              .whereRef('previous.id', '=', 'notification_runs.after_run_id')
+              .where('previous.status', 'in', ['pending', 'sending']),
+          ),
+        ),
+      ]),
+    )
+    .orderBy('due_at')
+    .limit(limit);
   return db
     .updateTable('notification_runs')
     .set({ status: 'sending', started_at: now, lease_owner: owner, lease_until: now + leaseMs })

@@ -20,6 +20,7 @@ import * as m0015 from './0015_audit_log_outlives_site';
 import * as m0016 from './0016_subscriber_erasure';
 import * as m0017 from './0017_webhooks';
 import * as m0018 from './0018_site_vapid_keys';
+import * as m0019 from './0019_run_order';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -44,6 +45,7 @@ const modules: Record<string, MigrationModule> = {
   '0016_subscriber_erasure': m0016,
   '0017_webhooks': m0017,
   '0018_site_vapid_keys': m0018,
+  '0019_run_order': m0019,
 };
 
 export function migrationsFor(kind: DatabaseKind): Record<string, Migration> {

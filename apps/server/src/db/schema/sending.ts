@@ -55,6 +55,8 @@ export interface NotificationRunsTable {
   segment_id: string | null;
   /** Set for runs aimed at one subscriber (triggered events, drip steps). */
   subscriber_id: string | null;
+  /** The run this one follows (the previous step of a welcome campaign): not claimed while that run is pending or sending. */
+  after_run_id: string | null;
   fanout_cursor: string | null;
   fanout_done: Flag;
   lease_owner: string | null;

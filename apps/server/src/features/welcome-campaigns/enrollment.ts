@@ -8,8 +8,6 @@ import type { SubscriberCreatedEvent, SubscriberCreatedHook } from '../subscribe
 import * as repo from './repository';
 
 const MINUTE_MS = 60_000;
-/** How long a step waits, at least, when the step before it is still being sent. */
-export const DRIP_ORDER_WAIT_MS = 1000;
 
 /**
  * Enrols a new subscriber in the site's active campaign, with the campaign's
@@ -46,10 +44,14 @@ export function enrolInWelcomeCampaign(ctx: AppContext): SubscriberCreatedHook {
       if (!isNew) return false;
 
       let dueAt = event.subscribedAt;
+      let previousRunId: string | null = null;
       for (const step of steps) {
         dueAt += step.delay_minutes * MINUTE_MS;
+        const runId = crypto.randomUUID();
         await insertRun(trx, {
-          id: crypto.randomUUID(),
+          id: runId,
+          // Each step waits for the one before it to be sent (docs/delivery.md, "Runs that follow another run").
+          after_run_id: previousRunId,
           notification_id: step.notification_id,
           site_id: event.siteId,
           dedupe_key: repo.dripRunKey(enrollmentId, step.sequence_order, step.id),
@@ -59,6 +61,7 @@ export function enrolInWelcomeCampaign(ctx: AppContext): SubscriberCreatedHook {
           subscriber_id: event.subscriberId,
           created_at: now,
         });
+        previousRunId = runId;
       }
       return true;
     });
@@ -70,10 +73,9 @@ export function enrolInWelcomeCampaign(ctx: AppContext): SubscriberCreatedHook {
 /**
  * Before the scheduler claims due runs (sources run first on every tick):
  * drip steps whose subscriber has unsubscribed are cancelled, so they say
- * why nothing was sent; a step whose previous step is still on its way waits
- * for the next tick, so a subscriber's steps arrive in order. Both are
- * conditional UPDATEs on pending runs, like the claim itself, so several
- * schedulers may run them at once.
+ * why nothing was sent. A conditional UPDATE on pending runs, like the claim
+ * itself, so several schedulers may run it at once. (The order of a
+ * subscriber's steps is kept by the claim: each run follows the one before.)
  */
 export function dripStepGuard(ctx: Pick<AppContext, 'db' | 'log'>): DueWorkSource {
   return {
@@ -81,7 +83,6 @@ export function dripStepGuard(ctx: Pick<AppContext, 'db' | 'log'>): DueWorkSourc
     async runDue(now: number) {
       const cancelled = await repo.cancelDueDripRunsOfInactiveSubscribers(ctx.db, now);
       if (cancelled) ctx.log.info({ cancelled }, 'cancelled drip steps of unsubscribed subscribers');
-      await repo.deferDueDripRunsBehindEarlierSteps(ctx.db, now, now + DRIP_ORDER_WAIT_MS);
     },
   };
 }

@@ -19,14 +19,12 @@ type Db = Kysely<Database> | Transaction<Database>;
 /**
  * The dedupe key of one drip step for one enrolment: creating it twice is
  * impossible. `drip:<enrollmentId>:<NN>:<stepId>`, NN the step's two-digit
- * sequence number, so an enrolment's keys sort in step order (used to keep
- * steps in order, below). Enrolment ids are UUIDs: the prefix up to NN has a
+ * sequence number, so an enrolment's keys sort in step order (migration 0019
+ * relies on it). Enrolment ids are UUIDs: the prefix up to NN has a
  * fixed length.
  */
 export const dripRunKey = (enrollmentId: string, sequenceOrder: number, stepId: string) => `drip:${enrollmentId}:${String(sequenceOrder).padStart(2, '0')}:${stepId}`;
 const DRIP_KEY_PATTERN = 'drip:%';
-/** Length of `drip:<uuid>:`, the part of the key shared by one enrolment's runs. */
-const DRIP_ENROLMENT_PREFIX_LENGTH = 'drip:'.length + 36 + 1;
 
 /**
  * Serialises campaign changes of one site on PostgreSQL (SQLite runs one
@@ -238,41 +236,6 @@ export async function cancelDueDripRunsOfInactiveSubscribers(db: Db, now: number
           .select(sql<number>`1`.as('one'))
           .whereRef('subscribers.id', '=', 'notification_runs.subscriber_id')
           .where('subscribers.is_active', '=', 0),
-      ),
-    )
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
-}
-
-/**
- * Spec: each step is sent its delay after the previous one — so never before
- * it. When several steps of one enrolment are due together (a delay of 0, or
- * the scheduler catching up after a pause), a step waits while an earlier
- * step of the same enrolment (same key prefix, smaller key) is still pending
- * or being sent, by moving its due time to `until` (the next tick). The
- * earliest one is claimed in the same tick, so the steps go out in order.
- */
-export async function deferDueDripRunsBehindEarlierSteps(db: Db, now: number, until: number): Promise<number> {
-  const result = await db
-    .updateTable('notification_runs')
-    .set({ due_at: until })
-    .where('status', '=', 'pending')
-    .where('due_at', '<=', now)
-    .where('dedupe_key', 'like', DRIP_KEY_PATTERN)
-    .where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('notification_runs as earlier')
-          .select(sql<number>`1`.as('one'))
-          .whereRef('earlier.subscriber_id', '=', 'notification_runs.subscriber_id')
-          .where('earlier.dedupe_key', 'like', DRIP_KEY_PATTERN)
-          .where(
-            sql<string>`substr(${sql.ref('earlier.dedupe_key')}, 1, ${sql.lit(DRIP_ENROLMENT_PREFIX_LENGTH)})`,
-            '=',
-            sql<string>`substr(${sql.ref('notification_runs.dedupe_key')}, 1, ${sql.lit(DRIP_ENROLMENT_PREFIX_LENGTH)})`,
-          )
-          .whereRef('earlier.dedupe_key', '<', 'notification_runs.dedupe_key')
-          .where('earlier.status', 'in', ['pending', 'sending']),
       ),
     )
     .executeTakeFirst();

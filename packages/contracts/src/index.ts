@@ -22,3 +22,4 @@ export * from './system';
 export * from './members';
 export * from './audit-log';
 export * from './webhooks';
+export * from './subscriber-imports';

@@ -42,7 +42,8 @@ export function mockApi(routes: Record<string, Route>) {
       path: url.pathname,
       url,
       headers: new Headers(init?.headers),
-      body: typeof rawBody === 'string' ? JSON.parse(rawBody) : undefined,
+      // JSON parsed; a multipart upload as the FormData it is.
+      body: typeof rawBody === 'string' ? JSON.parse(rawBody) : rawBody instanceof FormData ? rawBody : undefined,
     };
     calls.push(call);
     const route = routes[`${method} ${url.pathname}`];

@@ -1,5 +1,5 @@
 import { roleNeededMessage } from '@herald/contracts';
-import { Activity, Code2, History, KeyRound, KeySquare, Settings as SettingsIcon, SlidersHorizontal, Users, Webhook, Zap } from 'lucide-react';
+import { Activity, Code2, FileUp, History, KeyRound, KeySquare, Settings as SettingsIcon, SlidersHorizontal, Users, Webhook, Zap } from 'lucide-react';
 import { useSearchParams } from 'react-router';
 import { Alert, PageHeader, TabPanel, Tabs, type TabItem } from '../../../components/ui';
 import { usePermission } from '../../../lib/site-role';
@@ -9,6 +9,7 @@ import { useCurrentSite } from '../../../lib/sites-store';
 import { ApiKeysPanel } from '../../api-keys/components/api-keys-panel';
 import { AutomationPanel } from '../../api-keys/components/automation-panel';
 import { SystemPanel } from '../../system/components/system-panel';
+import { SubscriberImportsPanel } from '../../subscriber-imports/components/subscriber-imports-panel';
 import { WebhooksPanel } from '../../webhooks/components/webhooks-panel';
 import { DeleteSiteSection } from '../components/delete-site-section';
 import { GeneralSettingsForm } from '../components/general-settings-form';
@@ -22,15 +23,16 @@ import { PromptSettingsPanel } from '../../prompts/components/prompt-settings-pa
 /**
  * Spec §4 "Settings tab: general, installation, vapid", plus API Keys and
  * Automation (the "Automation section" the spec's triggered notifications
- * point to), and System (`herald doctor`'s checks, for the install's owner);
+ * point to), Import (subscribers from another push service), and System (`herald doctor`'s checks, for the install's owner);
  * kept in the URL (?tab=) so a tab can be linked to.
  */
-type SettingsTab = 'general' | 'installation' | 'vapid' | 'api-keys' | 'webhooks' | 'automation' | 'members' | 'audit-log' | 'system';
+type SettingsTab = 'general' | 'installation' | 'vapid' | 'import' | 'api-keys' | 'webhooks' | 'automation' | 'members' | 'audit-log' | 'system';
 
 const TABS: readonly TabItem<SettingsTab>[] = [
   { value: 'general', label: 'General', icon: <SlidersHorizontal className="hidden size-4 2xl:block" aria-hidden="true" /> },
   { value: 'installation', label: 'Installation', icon: <Code2 className="hidden size-4 2xl:block" aria-hidden="true" /> },
   { value: 'vapid', label: 'VAPID Keys', icon: <KeyRound className="hidden size-4 2xl:block" aria-hidden="true" /> },
+  { value: 'import', label: 'Import', icon: <FileUp className="hidden size-4 2xl:block" aria-hidden="true" /> },
   { value: 'api-keys', label: 'API Keys', icon: <KeySquare className="hidden size-4 2xl:block" aria-hidden="true" /> },
   { value: 'webhooks', label: 'Webhooks', icon: <Webhook className="hidden size-4 2xl:block" aria-hidden="true" /> },
   { value: 'automation', label: 'Automation', icon: <Zap className="hidden size-4 2xl:block" aria-hidden="true" /> },
@@ -96,6 +98,7 @@ export function SettingsPage() {
           </div>
         ) : null}
         {tab === 'vapid' ? <VapidKeysPanel site={currentSite} /> : null}
+        {tab === 'import' ? admin.allowed ? <SubscriberImportsPanel site={currentSite} /> : <AdminOnly /> : null}
         {tab === 'api-keys' ? admin.allowed ? <ApiKeysPanel site={currentSite} /> : <AdminOnly /> : null}
         {tab === 'webhooks' ? admin.allowed ? <WebhooksPanel site={currentSite} /> : <AdminOnly /> : null}
         {tab === 'automation' ? (

@@ -1,5 +1,5 @@
 import type { Subscriber } from '@herald/contracts';
-import { ChevronLeft, ChevronRight, Download, Eraser, FileJson, FlaskConical, RefreshCw, Search, Trash2, Users } from 'lucide-react';
+import { ChevronLeft, ChevronRight, Download, Eraser, FileJson, FileUp, FlaskConical, RefreshCw, Search, Trash2, Users } from 'lucide-react';
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { Alert, Badge, Button, ButtonLink, Card, DateTime, EmptyState, Input, PageHeader, Spinner, ToggleGroup } from '../../../components/ui';
 import { RoleGatedButton } from '../../../components/role-gate';
@@ -124,9 +124,15 @@ function SubscribersList({ siteId, siteName, timeZone }: { siteId: string; siteN
         description={`People who allowed ${siteName} to send them notifications.`}
         // New subscribers arrive from the site, not from this screen: the list is fetched again on request (results stay fresh for 5 minutes, spec §9).
         actions={
-          <Button variant="secondary" size="sm" onClick={() => void query.refetch()} loading={query.isRefetching} icon={<RefreshCw className="size-4" aria-hidden="true" />}>
-            Refresh
-          </Button>
+          <div className="flex flex-wrap gap-2">
+            {/* Subscribers of another push service come in through Settings → Import (admins and owners). */}
+            <ButtonLink to="/settings?tab=import" variant="secondary" size="sm" icon={<FileUp className="size-4" aria-hidden="true" />}>
+              Import
+            </ButtonLink>
+            <Button variant="secondary" size="sm" onClick={() => void query.refetch()} loading={query.isRefetching} icon={<RefreshCw className="size-4" aria-hidden="true" />}>
+              Refresh
+            </Button>
+          </div>
         }
       />
 

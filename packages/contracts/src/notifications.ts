@@ -70,6 +70,34 @@ export const triggerInput = z.object({
     .default(0),
 });
 
+/**
+ * How push services handle a notification (RFC 8030 §5; docs/web-push.md,
+ * "TTL, Urgency and Topic"): how long it waits for an offline browser, how
+ * urgent it is (a browser on battery may hold low ones back), and a topic
+ * under which a newer notification replaces an older one still waiting or
+ * still on screen.
+ */
+export const NOTIFICATION_URGENCIES = ['very-low', 'low', 'normal', 'high'] as const;
+export type NotificationUrgency = (typeof NOTIFICATION_URGENCIES)[number];
+/** RFC 8030 lets a push service cap TTL; 28 days is the longest the big ones keep a message. */
+export const NOTIFICATION_TTL_MAX_SECONDS = 28 * 24 * 60 * 60;
+export const NOTIFICATION_TTL_DEFAULT_SECONDS = 24 * 60 * 60;
+export const NOTIFICATION_TOPIC_MAX = 64;
+
+const ttlSeconds = z
+  .number({ message: 'ttl_seconds must be a number of seconds' })
+  .int('ttl_seconds must be a whole number of seconds')
+  .min(0, 'ttl_seconds must be 0 or more')
+  .max(NOTIFICATION_TTL_MAX_SECONDS, `ttl_seconds must be at most ${NOTIFICATION_TTL_MAX_SECONDS} (28 days)`);
+const urgency = z.enum(NOTIFICATION_URGENCIES, { message: 'urgency must be very-low, low, normal or high' });
+/** A name the owner picks ("flash-sale"); Herald turns it into a valid RFC 8030 Topic per site. */
+export const notificationTopicName = z
+  .string({ message: 'topic must be text' })
+  .trim()
+  .min(1, 'topic must not be empty (send null for none)')
+  .max(NOTIFICATION_TOPIC_MAX, `topic must be at most ${NOTIFICATION_TOPIC_MAX} characters`)
+  .regex(/^[A-Za-z0-9 _.-]+$/, 'topic may use letters, digits, spaces, dots, dashes and underscores');
+
 /** Spec §3 "Submitted notification payload". The form always sends status "DRAFT". */
 const notificationType = z.enum(NOTIFICATION_TYPES, { message: 'Type must be ONE_TIME, RECURRING or TRIGGERED' });
 const notificationFields = z.object({
@@ -85,6 +113,10 @@ const notificationFields = z.object({
   recurring_schedule: recurringScheduleInput.nullable().optional(),
   trigger: triggerInput.nullable().optional(),
   actions: actionButtons.optional(),
+  ttl_seconds: ttlSeconds.optional(),
+  urgency: urgency.optional(),
+  topic: notificationTopicName.nullable().optional(),
+  require_interaction: z.boolean({ message: 'require_interaction must be true or false' }).optional(),
 });
 export const notificationBody = notificationFields.extend({ type: notificationType.default('ONE_TIME') });
 export type NotificationBody = z.input<typeof notificationBody>;
@@ -133,6 +165,11 @@ export const notification = z.object({
   image_url: z.string().nullable(),
   segment_id: z.string().nullable(),
   actions: z.array(actionButton),
+  /** RFC 8030 TTL, Urgency and the owner's topic name (null: each send has its own); require_interaction keeps it on screen until acted on. */
+  ttl_seconds: z.number(),
+  urgency: z.enum(NOTIFICATION_URGENCIES),
+  topic: z.string().nullable(),
+  require_interaction: z.boolean(),
   status: z.enum(NOTIFICATION_STATUSES),
   scheduled_at: z.string().nullable(),
   sent_at: z.string().nullable(),

@@ -4,26 +4,36 @@ import { pushTopic } from './topic';
 import type { VapidCredentials } from './vapid';
 import { vapidSubject } from './vapid';
 
-/** How long a push service may hold a message for an offline browser: a day-old notification is news no more. */
-export const NOTIFICATION_TTL_SECONDS = 24 * 60 * 60;
-
 /** What every subscriber of one notification receives (only the delivery token differs). */
 export function notificationContent(notification: NotificationRow, site: SiteRow): NotificationContent {
   const actions = notification.actions ? (JSON.parse(notification.actions) as Array<{ title: string; url: string }>) : [];
   return {
-    collapseKey: notification.id,
+    collapseKey: collapseKeyOf(notification),
     title: notification.title,
     body: notification.message,
     url: notification.destination_url,
     icon: notification.icon_url ?? site.icon,
     image: notification.image_url,
     actions: actions.map((a, i) => ({ action: `action-${i + 1}`, title: a.title, url: a.url })),
+    requireInteraction: notification.require_interaction === 1,
+    // A notification that replaces an earlier one on screen alerts again (otherwise the browser swaps it in silently).
+    renotify: notification.topic !== null,
   };
 }
 
+/**
+ * What identifies "the same notification" to the push service (Topic) and the
+ * browser (tag): the notification itself, or, when the owner named a topic,
+ * that topic within the site, so each send of it replaces the one before
+ * (docs/web-push.md, "TTL, Urgency and Topic").
+ */
+function collapseKeyOf(notification: Pick<NotificationRow, 'id' | 'site_id' | 'topic'>): string {
+  return notification.topic === null ? notification.id : `topic:${notification.site_id}:${notification.topic}`;
+}
+
 /** The Topic that lets a push service collapse an accidental re-send of the same notification (docs/web-push.md). */
-export function notificationTopic(notification: Pick<NotificationRow, 'id'>): string {
-  return pushTopic(notification.id);
+export function notificationTopic(notification: Pick<NotificationRow, 'id' | 'site_id' | 'topic'>): string {
+  return pushTopic(collapseKeyOf(notification));
 }
 
 /** The site's signing credentials (its primary key); `sub` is VAPID_SUBJECT, else the site's https origin, else the owner's email (see vapidSubject). */

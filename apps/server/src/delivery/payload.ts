@@ -38,6 +38,10 @@ export interface NotificationContent {
   icon?: string | null;
   image?: string | null;
   actions?: PushAction[];
+  /** Keep it on screen until the visitor acts on it (Notification `requireInteraction`). */
+  requireInteraction?: boolean;
+  /** Alert again when it replaces a notification with the same tag (Notification `renotify`). */
+  renotify?: boolean;
 }
 
 export class PushPayloadError extends Error {
@@ -108,7 +112,9 @@ export function createPayloadTemplate(content: NotificationContent, api: string)
       `"tag":${json(notificationTag(content.collapseKey))},"token":`,
   );
   const actionsJson = actions.length ? `,"actions":${json(actions.map((a) => ({ action: a.action, title: a.title, url: a.url })))}` : '';
-  const tail = Buffer.from(`,"api":${json(api)}${actionsJson}}`);
+  // Only when set: every byte counts against the 4 KB a push message holds.
+  const flagsJson = `${content.requireInteraction ? ',"requireInteraction":true' : ''}${content.renotify ? ',"renotify":true' : ''}`;
+  const tail = Buffer.from(`,"api":${json(api)}${actionsJson}${flagsJson}}`);
   const baseLength = head.length + 2 + tail.length; // 2 = the quotes of an empty token
   if (baseLength > MAX_PLAINTEXT_LENGTH) throw new PushPayloadTooLargeError(baseLength);
 

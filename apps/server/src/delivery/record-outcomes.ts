@@ -8,7 +8,6 @@ import type { FailureReason, PushServiceName } from '@herald/contracts';
 import { sql } from 'kysely';
 import type { RunRow } from '../db/schema';
 import type { DeliveryDeps } from './engine-deps';
-import { NOTIFICATION_TTL_SECONDS } from './notification-content';
 import type { PushOutcome } from './push-outcome';
 import type { DeliveryHealthEntry } from './ports';
 import { addToNotificationFailures, addToRunCounters } from './run-counters';
@@ -34,10 +33,11 @@ export function retryDelayMs(baseMs: number, attempts: number, random = Math.ran
 }
 
 /** Sorts a group of outcomes by what is written for them; retries get their time, the hopeless fail. */
-export function sortOutcomes(outcomes: readonly DeliveryOutcome[], run: RunRow, now: number, config: DeliveryDeps['config']): SortedOutcomes {
+export function sortOutcomes(outcomes: readonly DeliveryOutcome[], run: RunRow, now: number, config: DeliveryDeps['config'], ttlSeconds: number): SortedOutcomes {
   const sorted: SortedOutcomes = { sent: [], failed: [], expired: [], skipped: [], retries: [] };
-  // A message no push service took within its TTL is not worth sending any more.
-  const outlived = (run.started_at ?? now) + NOTIFICATION_TTL_SECONDS * 1000 <= now;
+  // A message no push service took within the notification's TTL is not worth
+  // sending any more (a TTL of 0: now or never, so no retry).
+  const outlived = (run.started_at ?? now) + ttlSeconds * 1000 <= now;
   const attemptsLeft = (claimed: ClaimedDelivery) => claimed.attempts < config.deliveryMaxAttempts;
 
   for (const { claimed, outcome } of outcomes) {

@@ -9,7 +9,7 @@ import type { RunRow } from '../db/schema';
 import { defineJob } from '../jobs/queue';
 import { createDeliveryToken } from './delivery-token';
 import type { DeliveryDeps } from './engine-deps';
-import { notificationContent, notificationTopic, NOTIFICATION_TTL_SECONDS, siteVapidCredentials, subscriberVapidCredentials } from './notification-content';
+import { notificationContent, notificationTopic, siteVapidCredentials, subscriberVapidCredentials } from './notification-content';
 import { createPayloadTemplate, PushPayloadTooLargeError } from './payload';
 import type { SendAllSummary } from './push-client-options';
 import type { PushMessage } from './push-message';
@@ -50,7 +50,7 @@ export async function sendBatch(deps: DeliveryDeps, payload: { runId: string; de
     };
   });
 
-  const results = new ResultWriter(deps, run);
+  const results = new ResultWriter(deps, run, notification.ttl_seconds);
   let template: ReturnType<typeof createPayloadTemplate>;
   let vapidOf: ReturnType<typeof subscriberVapidCredentials>;
   try {
@@ -82,8 +82,9 @@ export async function sendBatch(deps: DeliveryDeps, payload: { runId: string; de
         keys: { p256dh: subscriber.p256dh, auth: subscriber.auth },
         payload: template.render(createDeliveryToken(secret, c.deliveryId)),
         vapid: vapidOf(subscriber),
-        ttl: NOTIFICATION_TTL_SECONDS,
-        urgency: 'normal',
+        // The notification's own options (docs/web-push.md, "TTL, Urgency and Topic").
+        ttl: notification.ttl_seconds,
+        urgency: notification.urgency,
         topic,
       };
     }
@@ -142,6 +143,7 @@ class ResultWriter {
   constructor(
     private readonly deps: DeliveryDeps,
     private readonly run: RunRow,
+    private readonly ttlSeconds: number,
   ) {}
 
   /** Keeps an outcome for the next write (no write started). */
@@ -184,7 +186,7 @@ class ResultWriter {
     write.promise = this.chain = Promise.all([this.chain, go]).then(() => {
       const group = this.pending;
       this.pending = [];
-      return recordOutcomes(this.deps, this.run, group);
+      return recordOutcomes(this.deps, this.run, this.ttlSeconds, group);
     });
     this.nextWrite = write;
     return write;
@@ -192,11 +194,11 @@ class ResultWriter {
 }
 
 /** Records a group of results (record-outcomes.ts), then queues its retries. */
-async function recordOutcomes(deps: DeliveryDeps, run: RunRow, outcomes: DeliveryOutcome[]): Promise<void> {
+async function recordOutcomes(deps: DeliveryDeps, run: RunRow, ttlSeconds: number, outcomes: DeliveryOutcome[]): Promise<void> {
   if (!outcomes.length) return;
   const { clock, config, queue } = deps;
   const now = clock.now();
-  const sorted = sortOutcomes(outcomes, run, now, config);
+  const sorted = sortOutcomes(outcomes, run, now, config, ttlSeconds);
 
   await retryWhileClaimsHold(deps, run.id, () => writeOutcomes(deps, run, now, sorted));
 

@@ -89,6 +89,17 @@ describe('push', () => {
     expect(network.requests[0]?.init.credentials).toBe('omit');
   });
 
+  it('keeps a notification on screen, and alerts again when it replaces one with its tag, when the payload asks', async () => {
+    const scope = startWorker();
+    network.respondWith(() => new Response(null, { status: 204 }));
+    await scope.dispatch(new FakePushEvent({ ...payload, requireInteraction: true, renotify: true }));
+    expect(scope.shown[0]?.options).toMatchObject({ requireInteraction: true, renotify: true, tag: 'n_42' });
+    // Without a tag there is nothing to replace: renotify is left out (browsers throw on it).
+    await scope.dispatch(new FakePushEvent({ ...payload, tag: undefined, renotify: true }));
+    expect(scope.shown[1]?.options).not.toHaveProperty('renotify');
+    expect(scope.shown[1]?.options).not.toHaveProperty('requireInteraction');
+  });
+
   it('still completes when the delivered beacon cannot reach Herald', async () => {
     const scope = startWorker();
     network.respondWith(() => 'network-error');
@@ -339,6 +350,8 @@ describe('parsePayload', () => {
         { action: 'shoes', title: 'Shoes', url: 'https://shop.example/sale/shoes' },
         { action: 'later', title: 'Later', url: undefined },
       ],
+      requireInteraction: false,
+      renotify: false,
     });
   });
 });

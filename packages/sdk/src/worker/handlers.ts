@@ -15,6 +15,10 @@ export interface PushPayload {
   token?: string;
   api?: string;
   actions: { action: string; title: string; url?: string }[];
+  /** Stay on screen until the visitor acts on it. */
+  requireInteraction: boolean;
+  /** Alert again when replacing a notification with the same tag. */
+  renotify: boolean;
 }
 
 /** Kept on the notification (`notification.data`) for the click. `herald` marks notifications this code showed. */
@@ -30,6 +34,7 @@ export interface HeraldNotificationData {
 /** Fields the TypeScript DOM library leaves out of NotificationOptions but browsers support. */
 interface RichNotificationOptions extends NotificationOptions {
   image?: string;
+  renotify?: boolean;
   actions?: { action: string; title: string }[];
 }
 
@@ -72,6 +77,8 @@ export function parsePayload(data: PushMessageData | null): PushPayload | null {
       const title = optionalText((entry as Record<string, unknown>).title);
       return action && title ? [{ action, title, url: optionalText((entry as Record<string, unknown>).url) }] : [];
     }),
+    requireInteraction: fields.requireInteraction === true,
+    renotify: fields.renotify === true,
   };
 }
 
@@ -181,6 +188,9 @@ async function showPush(scope: ServiceWorkerGlobalScope, payload: PushPayload, l
   if (payload.tag) options.tag = payload.tag;
   if (payload.icon) options.icon = payload.icon;
   if (payload.image) options.image = payload.image;
+  if (payload.requireInteraction) options.requireInteraction = true;
+  // renotify needs a tag (the browser throws otherwise).
+  if (payload.renotify && payload.tag) options.renotify = true;
   if (payload.actions.length > 0) {
     options.actions = payload.actions.map(({ action, title }) => ({ action, title }));
     data.actionUrls = Object.fromEntries(payload.actions.flatMap(({ action, url }) => (url ? [[action, url]] : [])));

@@ -1,7 +1,7 @@
 // What is sent: notifications, their runs (one per send), the per-subscriber
 // deliveries of each run, the hourly rollup, and the schedules and triggers
 // that create runs.
-import type { FailureReason, NotificationSource, NotificationStatus, NotificationType, PushServiceName, RecurringInterval, SkipCause } from '@herald/contracts';
+import type { FailureReason, NotificationSource, NotificationStatus, NotificationType, NotificationUrgency, PushServiceName, RecurringInterval, SkipCause } from '@herald/contracts';
 import type { Generated } from 'kysely';
 import type { Counter, Flag, Millis } from './columns';
 
@@ -17,6 +17,13 @@ export interface NotificationsTable {
   image_url: string | null;
   /** JSON array of up to two {title, url} action buttons. */
   actions: string | null;
+  /** RFC 8030 TTL in seconds (docs/web-push.md, "TTL, Urgency and Topic"); the database default is a day. */
+  ttl_seconds: Generated<number>;
+  /** Database default: normal. */
+  urgency: Generated<NotificationUrgency>;
+  /** The owner's topic name: sends with the same one replace each other; null, each send has its own Topic. */
+  topic: string | null;
+  require_interaction: Generated<Flag>;
   segment_id: string | null;
   status: NotificationStatus;
   scheduled_at: Millis | null;

@@ -8,7 +8,7 @@ import { conflict } from '../../platform/errors';
 import { recordAudit } from '../audit-log/record';
 import { audited, changeableNotification } from './access';
 import * as automation from './automation-repository';
-import { actionsOf, createNotification } from './create';
+import { actionsOf, createNotification, deliveryOptionsOf } from './create';
 import { createOneTimeRun, oneTimeRunKey } from './one-time-run';
 import * as repo from './repository';
 import { loadNotificationResponse, toNotificationResponse } from './responses';
@@ -76,6 +76,7 @@ export function createNotificationActions(ctx: AppContext) {
             type: existing.type,
             source: 'dashboard',
             content: { ...existing, actions: actionsOf(existing) },
+            delivery: deliveryOptionsOf(existing),
             segmentId: existing.segment_id,
             status: 'draft',
           },

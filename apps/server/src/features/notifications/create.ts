@@ -3,7 +3,7 @@
 // Counters start at zero and the JSON columns are encoded here, so no caller
 // builds a row by hand.
 import crypto from 'node:crypto';
-import type { ActionButton, NotificationSource, NotificationStatus, NotificationType } from '@herald/contracts';
+import { NOTIFICATION_TTL_DEFAULT_SECONDS, type ActionButton, type NotificationSource, type NotificationStatus, type NotificationType, type NotificationUrgency } from '@herald/contracts';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, NotificationRow } from '../../db/schema';
 import { insertNotification } from './repository';
@@ -21,6 +21,22 @@ export interface NotificationContent {
   actions: readonly ActionButton[];
 }
 
+/** How push services handle it (docs/web-push.md, "TTL, Urgency and Topic"). */
+export interface DeliveryOptions {
+  ttl_seconds: number;
+  urgency: NotificationUrgency;
+  topic: string | null;
+  require_interaction: boolean;
+}
+
+/** What every send had before the options existed, and what a new notification gets unless it says otherwise. */
+export const DEFAULT_DELIVERY_OPTIONS: DeliveryOptions = { ttl_seconds: NOTIFICATION_TTL_DEFAULT_SECONDS, urgency: 'normal', topic: null, require_interaction: false };
+
+/** The stored options of a notification (to copy them). */
+export function deliveryOptionsOf(row: Pick<NotificationRow, 'ttl_seconds' | 'urgency' | 'topic' | 'require_interaction'>): DeliveryOptions {
+  return { ttl_seconds: row.ttl_seconds, urgency: row.urgency, topic: row.topic, require_interaction: row.require_interaction === 1 };
+}
+
 export interface NewNotification {
   siteId: string;
   type: NotificationType;
@@ -28,6 +44,8 @@ export interface NewNotification {
   content: NotificationContent;
   segmentId: string | null;
   status: NotificationStatus;
+  /** Unset: DEFAULT_DELIVERY_OPTIONS. */
+  delivery?: Partial<DeliveryOptions>;
   scheduledAt?: number | null;
   /** When its send began, for a notification created already sending (an RSS item). */
   sentAt?: number | null;
@@ -38,6 +56,7 @@ export interface NewNotification {
 /** The full row of a new notification, not yet stored. */
 function newNotificationRow(fields: NewNotification, now: number): NotificationRow {
   const { content } = fields;
+  const delivery = { ...DEFAULT_DELIVERY_OPTIONS, ...fields.delivery };
   return {
     id: fields.id ?? crypto.randomUUID(),
     site_id: fields.siteId,
@@ -49,6 +68,10 @@ function newNotificationRow(fields: NewNotification, now: number): NotificationR
     icon_url: content.icon_url,
     image_url: content.image_url,
     actions: content.actions.length ? JSON.stringify(content.actions) : null,
+    ttl_seconds: delivery.ttl_seconds,
+    urgency: delivery.urgency,
+    topic: delivery.topic,
+    require_interaction: delivery.require_interaction ? 1 : 0,
     segment_id: fields.segmentId,
     status: fields.status,
     scheduled_at: fields.scheduledAt ?? null,

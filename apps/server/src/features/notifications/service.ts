@@ -44,7 +44,7 @@ function checkTypeFields(type: NotificationType, body: Pick<NotificationPatchInp
 }
 
 function contentChanged(existing: NotificationRow, changes: Updateable<NotificationsTable>): boolean {
-  const fields = ['title', 'message', 'destination_url', 'icon_url', 'image_url', 'actions', 'segment_id'] as const;
+  const fields = ['title', 'message', 'destination_url', 'icon_url', 'image_url', 'actions', 'segment_id', 'ttl_seconds', 'urgency', 'topic', 'require_interaction'] as const;
   return fields.some((field) => changes[field] !== undefined && changes[field] !== existing[field]);
 }
 
@@ -137,6 +137,12 @@ export function createNotificationsService(ctx: AppContext) {
               actions: body.actions ?? [],
             },
             segmentId: body.segment_id ?? null,
+            delivery: {
+              ...(body.ttl_seconds !== undefined ? { ttl_seconds: body.ttl_seconds } : {}),
+              ...(body.urgency !== undefined ? { urgency: body.urgency } : {}),
+              ...(body.topic !== undefined ? { topic: body.topic } : {}),
+              ...(body.require_interaction !== undefined ? { require_interaction: body.require_interaction } : {}),
+            },
             status: type !== 'ONE_TIME' || scheduledAt !== null ? 'scheduled' : 'draft',
             scheduledAt,
           },
@@ -182,6 +188,10 @@ export function createNotificationsService(ctx: AppContext) {
       if (body.image_url !== undefined) changes.image_url = body.image_url;
       if (body.segment_id !== undefined) changes.segment_id = body.segment_id;
       if (body.actions !== undefined) changes.actions = body.actions.length ? JSON.stringify(body.actions) : null;
+      if (body.ttl_seconds !== undefined) changes.ttl_seconds = body.ttl_seconds;
+      if (body.urgency !== undefined) changes.urgency = body.urgency;
+      if (body.topic !== undefined) changes.topic = body.topic;
+      if (body.require_interaction !== undefined) changes.require_interaction = body.require_interaction ? 1 : 0;
 
       // One occurrence goes out with one content: a recurring send in progress is not changed half-way.
       if (type === 'RECURRING' && existing.status === 'scheduled' && contentChanged(existing, changes) && (await repo.hasRunInProgress(db, id))) {

@@ -30,6 +30,7 @@ import { refusalText } from '../../lib/site-role';
 import { INSTALL_CHECK_LABELS } from '../onboarding/components/install-check-list';
 import { SUBSCRIBER_PRIVACY_TEXTS } from '../subscribers/privacy-texts';
 import { REASON_LABELS } from '../../components/send-outcome';
+import { TTL_CHOICES, URGENCY_LABELS } from '../notifications/notification-form';
 import { HELP_ARTICLES, findArticle } from './help-articles';
 
 // The help centre was written while the features were built; these checks
@@ -77,8 +78,15 @@ describe('help articles match the product', () => {
   });
 
 
-  it('has 40 articles, each with a title, a summary and text', () => {
-    expect(HELP_ARTICLES).toHaveLength(40);
+  it('names the delivery options as the notification form does (issue 14 §6)', () => {
+    const options = text('delivery-options');
+    for (const label of Object.values(URGENCY_LABELS)) expect(options, label).toContain(`- **${label.replace(/ \(.*$/, '')}**`);
+    for (const choice of [TTL_CHOICES[0]!, TTL_CHOICES[1]!, TTL_CHOICES.at(-1)!]) expect(options, choice.label).toContain(`**${choice.label.replace(/ \(.*$/, '')}**`);
+    for (const label of ['Replace the previous notification of this campaign', 'Campaign name', 'Require interaction', 'Delivery']) expect(options, label).toContain(label);
+  });
+
+  it('has 41 articles, each with a title, a summary and text', () => {
+    expect(HELP_ARTICLES).toHaveLength(41);
     for (const article of HELP_ARTICLES) expect(article.content.length, article.id).toBeGreaterThan(200);
   });
 

@@ -1,19 +1,23 @@
 import {
   NOTIFICATION_ACTIONS_MAX,
   NOTIFICATION_MESSAGE_MAX,
+  NOTIFICATION_TTL_DEFAULT_SECONDS,
   NOTIFICATION_TYPES,
+  NOTIFICATION_URGENCIES,
   RECURRING_INTERVALS,
   SCHEDULE_MAX_DAYS_AHEAD,
   actionButton,
   httpUrl,
   notificationMessage,
   notificationTitle,
+  notificationTopicName,
   optionalImageUrl,
   recurringScheduleInput,
   triggerInput,
   type Notification,
   type NotificationBody,
   type NotificationType,
+  type NotificationUrgency,
   type RecurringInterval,
 } from '@herald/contracts';
 import { z } from 'zod';
@@ -48,7 +52,40 @@ export interface NotificationFormValues {
   end_date: string;
   trigger_event: string;
   trigger_delay: string;
+  /** Delivery options (docs/web-push.md, "TTL, Urgency and Topic"): seconds as text, one of TTL_CHOICES or a value set through the API. */
+  ttl_seconds: string;
+  urgency: NotificationUrgency;
+  topic_enabled: boolean;
+  topic: string;
+  require_interaction: boolean;
 }
+
+const HOUR = 3600;
+/** The TTLs the form offers; a value set through the API is shown too (ttlChoices). */
+export const TTL_CHOICES: ReadonlyArray<{ seconds: number; label: string }> = [
+  { seconds: 0, label: 'Now or never (browsers online right away)' },
+  { seconds: HOUR, label: '1 hour' },
+  { seconds: 4 * HOUR, label: '4 hours' },
+  { seconds: 12 * HOUR, label: '12 hours' },
+  { seconds: 24 * HOUR, label: '1 day' },
+  { seconds: 3 * 24 * HOUR, label: '3 days' },
+  { seconds: 7 * 24 * HOUR, label: '7 days' },
+  { seconds: 28 * 24 * HOUR, label: '28 days' },
+];
+
+/** The offered TTLs, plus the notification's own when it is not one of them. */
+export function ttlChoices(current: string): ReadonlyArray<{ seconds: number; label: string }> {
+  const seconds = Number(current);
+  if (current === '' || TTL_CHOICES.some((choice) => choice.seconds === seconds)) return TTL_CHOICES;
+  return [...TTL_CHOICES, { seconds, label: `${seconds.toLocaleString('en-US')} seconds` }].sort((a, b) => a.seconds - b.seconds);
+}
+
+export const URGENCY_LABELS: Record<NotificationUrgency, string> = {
+  'very-low': 'Very low (may wait for power and Wi-Fi)',
+  low: 'Low (may wait for power or Wi-Fi)',
+  normal: 'Normal',
+  high: 'High (time-sensitive, wakes the device)',
+};
 
 export const DEFAULT_FORM_VALUES: NotificationFormValues = {
   type: 'ONE_TIME',
@@ -68,6 +105,11 @@ export const DEFAULT_FORM_VALUES: NotificationFormValues = {
   end_date: '',
   trigger_event: '',
   trigger_delay: '0',
+  ttl_seconds: String(NOTIFICATION_TTL_DEFAULT_SECONDS),
+  urgency: 'normal',
+  topic_enabled: false,
+  topic: '',
+  require_interaction: false,
 };
 
 /**
@@ -121,6 +163,11 @@ export function notificationFormSchema(timeZone: string) {
       end_date: z.string(),
       trigger_event: z.string(),
       trigger_delay: z.string(),
+      ttl_seconds: z.string(),
+      urgency: z.enum(NOTIFICATION_URGENCIES),
+      topic_enabled: z.boolean(),
+      topic: z.string(),
+      require_interaction: z.boolean(),
     })
     .superRefine((values, ctx) => {
       const check = (path: (string | number)[], message: string | null) => {
@@ -162,6 +209,8 @@ export function notificationFormSchema(timeZone: string) {
         }
       }
 
+      if (values.topic_enabled) check(['topic'], values.topic.trim() === '' ? 'Name the campaign, e.g. flash-sale' : firstIssue(notificationTopicName, values.topic));
+
       if (values.type === 'TRIGGERED') {
         check(['trigger_event'], firstIssue(triggerInput.shape.event, values.trigger_event));
         const delay = values.trigger_delay.trim();
@@ -173,8 +222,18 @@ export function notificationFormSchema(timeZone: string) {
     });
 }
 
-/** Spec §3 "Submitted notification payload", plus the action buttons and the trigger. The form always submits status "DRAFT". */
-export function toNotificationBody(values: NotificationFormValues): NotificationBody {
+const DELIVERY_FIELDS = ['ttl_seconds', 'urgency', 'topic_enabled', 'topic', 'require_interaction'] as const;
+const hasDefaultDelivery = (values: NotificationFormValues) =>
+  DELIVERY_FIELDS.every((field) => field === 'topic' ? !values.topic_enabled || values.topic === DEFAULT_FORM_VALUES.topic : values[field] === DEFAULT_FORM_VALUES[field]);
+
+/**
+ * Spec §3 "Submitted notification payload", plus the action buttons and the
+ * trigger. The form always submits status "DRAFT". The delivery options are
+ * sent only when they are not the defaults, now or when the form was opened
+ * (`initial`, editing), so a notification that keeps them sends the spec's
+ * payload as it was.
+ */
+export function toNotificationBody(values: NotificationFormValues, initial: NotificationFormValues = DEFAULT_FORM_VALUES): NotificationBody {
   const body: NotificationBody = {
     type: values.type,
     title: values.title.trim(),
@@ -190,6 +249,12 @@ export function toNotificationBody(values: NotificationFormValues): Notification
       ? values.actions.slice(0, NOTIFICATION_ACTIONS_MAX).map((action) => ({ title: action.title.trim(), url: action.url.trim() }))
       : [],
   };
+  if (!hasDefaultDelivery(values) || !hasDefaultDelivery(initial)) {
+    body.ttl_seconds = Number(values.ttl_seconds);
+    body.urgency = values.urgency;
+    body.topic = values.topic_enabled ? values.topic.trim() : null;
+    body.require_interaction = values.require_interaction;
+  }
   if (values.type === 'RECURRING') {
     body.recurring_schedule = {
       interval_type: values.interval_type,
@@ -229,5 +294,10 @@ export function toFormValues(notification: Notification, timeZone: string): Noti
         }
       : {}),
     ...(notification.trigger ? { trigger_event: notification.trigger.event, trigger_delay: String(notification.trigger.delay_minutes) } : {}),
+    ttl_seconds: String(notification.ttl_seconds),
+    urgency: notification.urgency,
+    topic_enabled: notification.topic !== null,
+    topic: notification.topic ?? '',
+    require_interaction: notification.require_interaction,
   };
 }

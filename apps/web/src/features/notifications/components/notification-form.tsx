@@ -33,6 +33,7 @@ import {
   type NotificationFormValues,
 } from '../notification-form';
 import { INTERVAL_LABELS, intervalUnit, TYPE_LABELS } from '../notification-labels';
+import { DeliveryOptionsCard } from './delivery-options-card';
 import { NotificationPreview } from './notification-preview';
 import { SendTestButton } from './send-test-button';
 
@@ -113,7 +114,7 @@ export function NotificationForm({ site, notification, initialType }: Notificati
     if (chosen === 'send' && !confirmAction('Are you sure you want to send this notification?')) return;
     if (!reachConfirmed(formValues.segment_id)) return;
     // Sent now, it goes out as a draft first (the server sends drafts only).
-    const body = toNotificationBody(chosen === 'send' ? { ...formValues, scheduled_at: '' } : formValues);
+    const body = toNotificationBody(chosen === 'send' ? { ...formValues, scheduled_at: '' } : formValues, form.formState.defaultValues as NotificationFormValues);
     let saved: Notification;
     try {
       saved = notification ? await update.mutateAsync({ id: notification.id, changes: body }) : await create.mutateAsync({ siteId: site.id, body });
@@ -358,6 +359,8 @@ export function NotificationForm({ site, notification, initialType }: Notificati
               ) : null}
             </CardContent>
           </Card>
+
+          <DeliveryOptionsCard control={form.control} register={form.register} errors={errors} values={values} />
         </div>
 
         <aside className="min-w-0 lg:col-span-2" aria-label="Live preview">

@@ -905,3 +905,55 @@ describe('notification form: Send test (issue 12)', () => {
     expect(await screen.findByText('This site has no test devices yet.')).toHaveAttribute('role', 'alert');
   });
 });
+
+describe('notification form: delivery options (issue 14 §6)', () => {
+  it('sends the chosen time to live, urgency, campaign topic and require interaction; leaves them out while they are the defaults', async () => {
+    const api = setUp({ [CREATE]: created });
+    captureDialogs();
+    const { user, pathname } = renderApp('/notifications/new');
+    await fillContent(user);
+    expect(screen.getByRole('combobox', { name: 'Time to live' })).toHaveValue('86400');
+    expect(screen.getByRole('combobox', { name: 'Urgency' })).toHaveValue('normal');
+
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Time to live' }), '3600');
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Urgency' }), 'high');
+    await user.click(screen.getByRole('switch', { name: 'Replace the previous notification of this campaign' }));
+    await save(user);
+    expect(await screen.findByText('Name the campaign, e.g. flash-sale')).toBeInTheDocument();
+    await user.type(screen.getByLabelText(/^Campaign name/), 'flash/sale');
+    await save(user);
+    expect(await screen.findByText('topic may use letters, digits, spaces, dots, dashes and underscores')).toBeInTheDocument();
+    await user.clear(screen.getByLabelText(/^Campaign name/));
+    await user.type(screen.getByLabelText(/^Campaign name/), 'flash-sale');
+    await user.click(screen.getByRole('switch', { name: 'Require interaction' }));
+    expect(api.callsTo(CREATE)).toHaveLength(0);
+    await save(user);
+
+    await waitFor(() => expect(pathname()).toBe('/notifications'));
+    expect(api.callsTo(CREATE)[0]?.body).toMatchObject({ title: 'Flash sale', ttl_seconds: 3600, urgency: 'high', topic: 'flash-sale', require_interaction: true });
+  });
+
+  it('loads the options of a notification, shows a TTL set through the API, and sends the defaults back when they are restored', async () => {
+    const withOptions = makeNotification({ id: 'n-1', ttl_seconds: 5400, urgency: 'low', topic: 'stock alerts', require_interaction: true });
+    const api = setUp({
+      'GET /api/notifications/n-1': ok({ notification: withOptions }),
+      'PATCH /api/notifications/n-1': ok({ notification: withOptions }),
+    });
+    captureDialogs();
+    const { user, pathname } = renderApp('/notifications/n-1/edit');
+    const ttl = await screen.findByRole('combobox', { name: 'Time to live' });
+    expect(ttl).toHaveValue('5400');
+    expect(within(ttl).getByRole('option', { name: '5,400 seconds' })).toBeInTheDocument();
+    expect(screen.getByRole('combobox', { name: 'Urgency' })).toHaveValue('low');
+    expect(screen.getByLabelText(/^Campaign name/)).toHaveValue('stock alerts');
+    expect(screen.getByRole('switch', { name: 'Require interaction' })).toHaveAttribute('aria-checked', 'true');
+
+    await user.selectOptions(ttl, '86400');
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Urgency' }), 'normal');
+    await user.click(screen.getByRole('switch', { name: 'Replace the previous notification of this campaign' }));
+    await user.click(screen.getByRole('switch', { name: 'Require interaction' }));
+    await user.click(screen.getByRole('button', { name: 'Save Changes' }));
+    await waitFor(() => expect(pathname()).toBe('/notifications'));
+    expect(api.callsTo('PATCH /api/notifications/n-1')[0]?.body).toMatchObject({ ttl_seconds: 86_400, urgency: 'normal', topic: null, require_interaction: false });
+  });
+});

@@ -1,0 +1,83 @@
+import { NOTIFICATION_TOPIC_MAX, NOTIFICATION_URGENCIES } from '@herald/contracts';
+import { Controller, type Control, type FieldErrors, type UseFormRegister } from 'react-hook-form';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle, Field, Input, Select, Switch } from '../../../components/ui';
+import { ttlChoices, URGENCY_LABELS, type NotificationFormValues } from '../notification-form';
+
+interface DeliveryOptionsCardProps {
+  control: Control<NotificationFormValues>;
+  register: UseFormRegister<NotificationFormValues>;
+  errors: FieldErrors<NotificationFormValues>;
+  values: Pick<NotificationFormValues, 'ttl_seconds' | 'topic_enabled'>;
+}
+
+/**
+ * How push services and browsers handle the notification (issue 14 §6;
+ * docs/web-push.md, "TTL, Urgency and Topic"; docs/product.md, "Delivery
+ * options"). The defaults are what every send had before: a day, normal.
+ */
+export function DeliveryOptionsCard({ control, register, errors, values }: DeliveryOptionsCardProps) {
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Delivery</CardTitle>
+        <CardDescription>How long push services keep it for browsers that are offline, and how it behaves on screen.</CardDescription>
+      </CardHeader>
+      <CardContent className="grid gap-5 sm:grid-cols-2">
+        <Field label="Time to live" error={errors.ttl_seconds?.message} hint="A browser that comes online later than this never receives it.">
+          {(field) => (
+            <Select {...field} {...register('ttl_seconds')}>
+              {ttlChoices(values.ttl_seconds).map((choice) => (
+                <option key={choice.seconds} value={String(choice.seconds)}>
+                  {choice.label}
+                </option>
+              ))}
+            </Select>
+          )}
+        </Field>
+        <Field label="Urgency" error={errors.urgency?.message} hint="Devices saving battery may hold low-urgency notifications back.">
+          {(field) => (
+            <Select {...field} {...register('urgency')}>
+              {NOTIFICATION_URGENCIES.map((urgency) => (
+                <option key={urgency} value={urgency}>
+                  {URGENCY_LABELS[urgency]}
+                </option>
+              ))}
+            </Select>
+          )}
+        </Field>
+        <div className="flex flex-col gap-3 sm:col-span-2">
+          <Controller
+            control={control}
+            name="topic_enabled"
+            render={({ field }) => (
+              <Switch
+                label="Replace the previous notification of this campaign"
+                description="Sends with the same campaign name replace each other: a browser shows only the latest, even if it was offline for several."
+                checked={field.value}
+                onCheckedChange={field.onChange}
+              />
+            )}
+          />
+          {values.topic_enabled ? (
+            <Field label="Campaign name" required error={errors.topic?.message} hint="Letters, digits, spaces, dots, dashes and underscores, e.g. flash-sale">
+              {(field) => <Input {...field} {...register('topic')} maxLength={NOTIFICATION_TOPIC_MAX} autoComplete="off" placeholder="flash-sale" />}
+            </Field>
+          ) : null}
+        </div>
+        <Controller
+          control={control}
+          name="require_interaction"
+          render={({ field }) => (
+            <Switch
+              className="sm:col-span-2"
+              label="Require interaction"
+              description="Keeps it on screen until the visitor clicks or dismisses it, where the browser allows (Chrome and Edge on desktop)."
+              checked={field.value}
+              onCheckedChange={field.onChange}
+            />
+          )}
+        />
+      </CardContent>
+    </Card>
+  );
+}

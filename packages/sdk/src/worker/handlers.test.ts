@@ -244,16 +244,16 @@ describe('pushsubscriptionchange', () => {
     return old;
   }
 
-  it('subscribes again with the old subscription’s key and posts it with previous_endpoint', async () => {
+  it('subscribes again with the site’s primary key (the configured one), not a rotated-away key, and posts it with previous_endpoint', async () => {
     const scope = startWorker();
-    // The old subscription's key wins over the configured one.
+    // The old subscription was made with another key (since retired, say): the configured primary wins.
     const old = expiredSubscription(scope, OTHER_KEY);
     await scope.dispatch(new FakePushSubscriptionChangeEvent(old));
 
     const { pushManager } = scope.registration;
     expect(pushManager.subscribeCalls).toHaveLength(1);
     expect(pushManager.subscribeCalls[0]?.userVisibleOnly).toBe(true);
-    expect([...new Uint8Array(pushManager.subscribeCalls[0]?.applicationServerKey as ArrayBuffer)]).toEqual([...decodeBase64Url(OTHER_KEY)]);
+    expect([...new Uint8Array(pushManager.subscribeCalls[0]?.applicationServerKey as ArrayBuffer)]).toEqual([...decodeBase64Url(SITE_KEY)]);
     const renewed = pushManager.current;
     expect(network.requests.map((request) => [request.url, request.body])).toStrictEqual([
       [
@@ -263,7 +263,7 @@ describe('pushsubscriptionchange', () => {
           timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
           language: navigator.language,
           previous_endpoint: 'https://push.example/send/old',
-          vapid_public_key: OTHER_KEY,
+          vapid_public_key: SITE_KEY,
         },
       ],
     ]);
@@ -290,6 +290,26 @@ describe('pushsubscriptionchange', () => {
     expect(network.requests.map((request) => request.body)).toEqual([
       expect.objectContaining({ subscription: fresh.toJSON(), previous_endpoint: 'https://push.example/send/old' }),
     ]);
+  });
+
+  it('moves a subscription the browser renewed with a rotated-away key to the primary key', async () => {
+    const scope = startWorker();
+    const old = expiredSubscription(scope, OTHER_KEY);
+    const renewedWithOldKey = scope.registration.pushManager.adopt('https://push.example/send/renewed-old-key', decodeBase64Url(OTHER_KEY).buffer);
+    await scope.dispatch(new FakePushSubscriptionChangeEvent(old, renewedWithOldKey));
+    const { pushManager } = scope.registration;
+    expect(pushManager.subscribeCalls).toHaveLength(1);
+    expect([...new Uint8Array(pushManager.subscribeCalls[0]?.applicationServerKey as ArrayBuffer)]).toEqual([...decodeBase64Url(SITE_KEY)]);
+    expect(network.requests.map((request) => request.body)).toEqual([
+      expect.objectContaining({ subscription: pushManager.current?.toJSON(), previous_endpoint: 'https://push.example/send/old', vapid_public_key: SITE_KEY }),
+    ]);
+  });
+
+  it('keeps the old subscription’s key when no configuration exists yet', async () => {
+    const scope = startWorker('https://shop.example/sw.js');
+    const old = expiredSubscription(scope, OTHER_KEY);
+    await scope.dispatch(new FakePushSubscriptionChangeEvent(old));
+    expect([...new Uint8Array(scope.registration.pushManager.subscribeCalls[0]?.applicationServerKey as ArrayBuffer)]).toEqual([...decodeBase64Url(OTHER_KEY)]);
   });
 
   it('reads the configuration from IndexedDB in a site’s own worker (no query)', async () => {

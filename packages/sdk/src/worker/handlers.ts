@@ -1,7 +1,7 @@
 import { decodeBase64Url } from '../common/base64url';
 import { configFromQuery, isHttpUrl, type HeraldConfig } from '../common/config';
 import { sendEvent } from '../common/http';
-import { postSubscription } from '../common/post-subscription';
+import { postSubscription, subscribedWithKey } from '../common/post-subscription';
 import { readConfig, readSubscriber } from '../common/store';
 
 /** The decrypted push payload Herald's delivery engine sends. */
@@ -235,10 +235,20 @@ async function resubscribe(
 ): Promise<void> {
   try {
     const config = await loadConfig();
-    const key = event.oldSubscription?.options?.applicationServerKey ?? (config ? decodeBase64Url(config.vapidKey) : null);
+    // The site's primary key as of the last page view wins: after a rotation
+    // the old key may be retired, and Herald refuses subscriptions made with
+    // a retired key (docs/product.md, "VAPID keys"). Without a configuration,
+    // the old subscription's key keeps the browser subscribed until a page view.
+    const primaryKey = config ? decodeBase64Url(config.vapidKey) : null;
+    const key = primaryKey ?? event.oldSubscription?.options?.applicationServerKey ?? null;
     if (!key) return;
-    const subscription =
-      event.newSubscription ?? (await scope.registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key }));
+    let subscription = event.newSubscription;
+    if (subscription && primaryKey && !subscribedWithKey(subscription, primaryKey)) {
+      // The browser renewed it with the old key: move it to the primary one.
+      await subscription.unsubscribe();
+      subscription = null;
+    }
+    subscription ??= await scope.registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key });
     // Without a configuration the page posts it on the next visit (see page/herald.ts refresh).
     if (!config) return;
     const stored = await readSubscriber(config.siteId);

@@ -51,6 +51,7 @@ describe('sites API (spec §7 Sites)', () => {
       valuePerClick: 0,
       identityVerification: true,
       serverOnlyTags: [],
+      frequencyCap: null,
     });
   });
 

@@ -40,8 +40,12 @@ export type FailureReason = (typeof FAILURE_REASONS)[number];
 export const PUSH_SERVICES = ['fcm', 'mozilla', 'apple', 'microsoft', 'other'] as const;
 export type PushServiceName = (typeof PUSH_SERVICES)[number];
 
-/** What a skipped delivery was skipped for: the subscriber unsubscribed (or was removed) between fan-out and sending. */
-export const SKIP_CAUSES = ['inactive'] as const;
+/**
+ * What a skipped delivery was skipped for: the subscriber unsubscribed (or
+ * was removed) between fan-out and sending, or had already had the site's
+ * frequency cap of pushes (docs/product.md, "Frequency cap").
+ */
+export const SKIP_CAUSES = ['inactive', 'frequency_cap'] as const;
 export type SkipCause = (typeof SKIP_CAUSES)[number];
 
 /** The counts of a notification or of one of its runs (GET /notifications/{id}/performance `data.counts`). */

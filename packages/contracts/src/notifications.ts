@@ -117,6 +117,8 @@ const notificationFields = z.object({
   urgency: urgency.optional(),
   topic: notificationTopicName.nullable().optional(),
   require_interaction: z.boolean({ message: 'require_interaction must be true or false' }).optional(),
+  /** Sent even to subscribers at the site's frequency cap (an order update the subscriber asked for). */
+  frequency_cap_exempt: z.boolean({ message: 'frequency_cap_exempt must be true or false' }).optional(),
 });
 export const notificationBody = notificationFields.extend({ type: notificationType.default('ONE_TIME') });
 export type NotificationBody = z.input<typeof notificationBody>;
@@ -170,6 +172,7 @@ export const notification = z.object({
   urgency: z.enum(NOTIFICATION_URGENCIES),
   topic: z.string().nullable(),
   require_interaction: z.boolean(),
+  frequency_cap_exempt: z.boolean(),
   status: z.enum(NOTIFICATION_STATUSES),
   scheduled_at: z.string().nullable(),
   sent_at: z.string().nullable(),
@@ -243,6 +246,8 @@ export const performanceResponse = envelope(
     failures: z.array(failureGroup),
     /** Deliveries waiting for another attempt right now, by reason and push service. */
     retrying: z.array(retryGroup),
+    /** counts.skipped by cause: inactive (left before it was sent) and frequency_cap. */
+    skipped: z.object({ inactive: z.number(), frequency_cap: z.number() }),
     runs: z.array(runSummary),
   }),
 );

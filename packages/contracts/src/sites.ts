@@ -87,6 +87,25 @@ const money = z.coerce
   .max(1_000_000_000, 'Must be at most 1,000,000,000')
   .refine(Number.isFinite, 'Must be a number');
 
+/** Per site: at most `max` pushes per subscriber in any `hours` (docs/product.md, "Frequency cap"). */
+export const FREQUENCY_CAP_MAX = 100;
+export const FREQUENCY_CAP_HOURS_MAX = 168;
+export const frequencyCap = z
+  .object({
+    max: z
+      .number({ message: 'frequencyCap.max must be a number' })
+      .int('frequencyCap.max must be a whole number')
+      .min(1, 'frequencyCap.max must be at least 1')
+      .max(FREQUENCY_CAP_MAX, `frequencyCap.max must be at most ${FREQUENCY_CAP_MAX}`),
+    hours: z
+      .number({ message: 'frequencyCap.hours must be a number' })
+      .int('frequencyCap.hours must be a whole number')
+      .min(1, 'frequencyCap.hours must be at least 1')
+      .max(FREQUENCY_CAP_HOURS_MAX, `frequencyCap.hours must be at most ${FREQUENCY_CAP_HOURS_MAX} (a week)`),
+  })
+  .strict();
+export type FrequencyCap = z.infer<typeof frequencyCap>;
+
 export const siteSettings = z.object({
   icon: z.string().nullable(),
   language: z.string(),
@@ -98,6 +117,8 @@ export const siteSettings = z.object({
   identityVerification: z.boolean(),
   /** Tags the browser SDK may neither add nor remove; only the site's backend (v1 API) sets them. */
   serverOnlyTags: z.array(z.string()),
+  /** null: no cap. */
+  frequencyCap: frequencyCap.nullable(),
 });
 export type SiteSettings = z.infer<typeof siteSettings>;
 
@@ -142,6 +163,7 @@ const settingsInput = z
     valuePerClick: money.optional(),
     identityVerification: z.boolean({ message: 'identityVerification must be true or false' }).optional(),
     serverOnlyTags: serverOnlyTags.optional(),
+    frequencyCap: frequencyCap.nullable().optional(),
   })
   .strict();
 

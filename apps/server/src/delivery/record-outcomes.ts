@@ -4,7 +4,7 @@
 // message's TTL and DELIVERY_MAX_ATTEMPTS), and a group of them is written in
 // one transaction together with every counter it changes. send-batch.ts
 // claims the deliveries, sends them and queues the retries.
-import type { FailureReason, PushServiceName } from '@herald/contracts';
+import type { FailureReason, PushServiceName, SkipCause } from '@herald/contracts';
 import { sql } from 'kysely';
 import type { RunRow } from '../db/schema';
 import type { DeliveryDeps } from './engine-deps';
@@ -23,8 +23,17 @@ export interface ClaimedDelivery {
   attempts: number;
 }
 
-/** A push client outcome, or a delivery skipped before it reached the client (its subscriber left meanwhile). */
-export type DeliveryOutcome = { claimed: ClaimedDelivery; outcome: PushOutcome | { kind: 'skipped' } };
+/**
+ * A push client outcome, or a delivery skipped before it reached the client:
+ * its subscriber left meanwhile, or had had the site's frequency cap of pushes.
+ */
+export type DeliveryOutcome = { claimed: ClaimedDelivery; outcome: PushOutcome | { kind: 'skipped'; cause: SkipCause } };
+
+/** What a skipped delivery says, by cause (the notification report shows it). */
+const SKIP_ERRORS: Record<SkipCause, string> = {
+  inactive: 'The subscriber was no longer active',
+  frequency_cap: "The subscriber had already had the site's frequency cap of pushes",
+};
 
 /** Capped, jittered exponential backoff (docs/delivery.md). */
 export function retryDelayMs(baseMs: number, attempts: number, random = Math.random): number {
@@ -47,7 +56,7 @@ export function sortOutcomes(outcomes: readonly DeliveryOutcome[], run: RunRow, 
         sorted.sent.push(base);
         break;
       case 'skipped':
-        sorted.skipped.push(base);
+        sorted.skipped.push({ ...base, cause: outcome.cause });
         break;
       case 'gone':
         sorted.expired.push({ claimed, status: outcome.status, reason: outcome.reason });
@@ -86,7 +95,7 @@ interface Recipient {
 
 export interface SortedOutcomes {
   sent: Recipient[];
-  skipped: Recipient[];
+  skipped: Array<Recipient & { cause: SkipCause }>;
   failed: Array<Recipient & { code: FailureReason; error: string; subscriber: ClaimedDelivery }>;
   expired: Array<{ claimed: ClaimedDelivery; status: number; reason: string }>;
   /** `code` null: handed back at shutdown (no reason to show, not an attempt). */
@@ -131,6 +140,7 @@ export async function writeOutcomes(deps: DeliveryDeps, run: RunRow, now: number
     const gone: Array<{ subscriberId: string; endpointHashSentTo: string }> = [];
     let sentCount = 0;
     let skippedCount = 0;
+    let cappedCount = 0;
     let expiredCount = 0;
 
     // Accepted: one statement per push service (the Delivery section counts them by service and by time to accept).
@@ -146,14 +156,15 @@ export async function writeOutcomes(deps: DeliveryDeps, run: RunRow, now: number
       sentCount += count;
       for (let i = 0; i < count; i++) health.push({ pushService, outcome: 'accepted', reason: null, latencyMs: Math.max(0, now - run.due_at) });
     }
-    if (skipped.length) {
+    for (const cause of new Set(skipped.map((item) => item.cause))) {
       const result = await trx
         .updateTable('deliveries')
-        .set({ status: 'skipped', lease_until: null, next_attempt_at: null, error: 'The subscriber was no longer active', reason: 'inactive', push_service: null })
-        .where('id', 'in', skipped.map((item) => item.id))
+        .set({ status: 'skipped', lease_until: null, next_attempt_at: null, error: SKIP_ERRORS[cause], reason: cause, push_service: null })
+        .where('id', 'in', skipped.filter((item) => item.cause === cause).map((item) => item.id))
         .where('status', '=', 'pending')
         .executeTakeFirst();
       skippedCount += Number(result.numUpdatedRows);
+      if (cause === 'frequency_cap') cappedCount += Number(result.numUpdatedRows);
     }
     for (const item of failed) {
       const result = await trx
@@ -210,6 +221,7 @@ export async function writeOutcomes(deps: DeliveryDeps, run: RunRow, now: number
       failed: failedCount,
       expired: expiredCount,
       skipped: skippedCount,
+      capped: cappedCount,
       unsubscribed,
     });
     await addToNotificationFailures(trx, run.notification_id, [...failureGroups.values()]);

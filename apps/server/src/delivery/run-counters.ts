@@ -17,8 +17,10 @@ export interface RunCounters {
   failed?: number;
   /** The push service answered 404/410. */
   expired?: number;
-  /** Not sent: the subscriber was inactive by then. */
+  /** Not sent: the subscriber was inactive by then, or at the site's frequency cap. */
   skipped?: number;
+  /** Of `skipped`, those at the frequency cap (kept on the notification only). */
+  capped?: number;
   delivered?: number;
   clicked?: number;
   /** Subscribers the push service said are gone or invalid, already marked inactive by the caller. */
@@ -48,6 +50,7 @@ export async function addToRunCounters(
   const failed = counters.failed ?? 0;
   const expired = counters.expired ?? 0;
   const skipped = counters.skipped ?? 0;
+  const capped = counters.capped ?? 0;
   const delivered = counters.delivered ?? 0;
   const clicked = counters.clicked ?? 0;
   const unsubscribed = counters.unsubscribed ?? 0;
@@ -72,6 +75,7 @@ export async function addToRunCounters(
       failed_count: eb('failed_count', '+', failed),
       expired_count: eb('expired_count', '+', expired),
       skipped_count: eb('skipped_count', '+', skipped),
+      skipped_capped_count: eb('skipped_capped_count', '+', capped),
       delivered_count: eb('delivered_count', '+', delivered),
       clicked_count: eb('clicked_count', '+', clicked),
       // "Sent <date>" only once a push service accepted something (issue 11). A one-time notification's

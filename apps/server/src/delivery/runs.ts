@@ -79,6 +79,23 @@ export async function claimDueRuns(db: Db, now: number, owner: string, leaseMs: 
     .execute();
 }
 
+/**
+ * For the frequency cap: the pushes of these subscribers accepted since
+ * `since`, and their deliveries of other runs still pending (being sent, or
+ * waiting to be). Read by range over (subscriber_id, status, sent_at)
+ * (migration 0023), never a subscriber's whole history.
+ */
+export async function recentPushesOf(db: Db, subscriberIds: string[], runId: string, since: number): Promise<Array<{ subscriberId: string; deliveryId: number; pending: boolean }>> {
+  const [sent, pending] = await Promise.all([
+    db.selectFrom('deliveries').select(['subscriber_id', 'id']).where('subscriber_id', 'in', subscriberIds).where('status', '=', 'sent').where('sent_at', '>=', since).execute(),
+    db.selectFrom('deliveries').select(['subscriber_id', 'id']).where('subscriber_id', 'in', subscriberIds).where('status', '=', 'pending').where('run_id', '!=', runId).execute(),
+  ]);
+  return [
+    ...sent.map((row) => ({ subscriberId: row.subscriber_id, deliveryId: Number(row.id), pending: false })),
+    ...pending.map((row) => ({ subscriberId: row.subscriber_id, deliveryId: Number(row.id), pending: true })),
+  ];
+}
+
 /** Runs still sending whose lease ran out: their worker died or their jobs were lost. */
 export function findStalledRuns(db: Db, now: number, limit = 20): Promise<Array<Pick<RunRow, 'id' | 'lease_until'>>> {
   return db

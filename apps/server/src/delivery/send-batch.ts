@@ -5,7 +5,7 @@
 // back on the queue (docs/delivery.md, "Sending, retries and back-pressure").
 import type { FailureReason } from '@herald/contracts';
 import { z } from 'zod';
-import type { RunRow } from '../db/schema';
+import type { NotificationRow, RunRow, SiteRow } from '../db/schema';
 import { defineJob } from '../jobs/queue';
 import { createDeliveryToken } from './delivery-token';
 import type { DeliveryDeps } from './engine-deps';
@@ -15,7 +15,7 @@ import type { SendAllSummary } from './push-client-options';
 import type { PushMessage } from './push-message';
 import { pushServiceOf } from './push-services';
 import { retryWhileClaimsHold, sortOutcomes, writeOutcomes, type ClaimedDelivery, type DeliveryOutcome } from './record-outcomes';
-import { claimDeliveries, completeRunIfFinished, extendRunLease, hasPendingDeliveries, loadRunForSending, loadSubscribersForSending, renewLeases } from './runs';
+import { claimDeliveries, completeRunIfFinished, extendRunLease, hasPendingDeliveries, loadRunForSending, loadSubscribersForSending, recentPushesOf, renewLeases } from './runs';
 
 export const sendBatchJob = defineJob(
   'send-batch',
@@ -68,12 +68,17 @@ export async function sendBatch(deps: DeliveryDeps, payload: { runId: string; de
   }
 
   const topic = notificationTopic(notification);
+  const atCap = await subscribersAtFrequencyCap(db, run.id, site, notification, claimed, clock.now());
   function* messages(): Generator<PushMessage<ClaimedDelivery>> {
     for (const c of claimed) {
       const subscriber = subscribers.get(c.subscriberId);
       if (!subscriber || !subscriber.is_active) {
         // Unsubscribed (or removed) between fan-out and sending: nothing is pushed; skipped, cause "inactive".
-        results.add({ claimed: c, outcome: { kind: 'skipped' } });
+        results.add({ claimed: c, outcome: { kind: 'skipped', cause: 'inactive' } });
+        continue;
+      }
+      if (atCap.has(c.subscriberId)) {
+        results.add({ claimed: c, outcome: { kind: 'skipped', cause: 'frequency_cap' } });
         continue;
       }
       yield {
@@ -116,6 +121,36 @@ export async function sendBatch(deps: DeliveryDeps, payload: { runId: string; de
   // One line per batch at debug level: with several worker processes, it shows which one sent what.
   deps.log.debug({ runId: run.id, claimed: claimed.length, outcomes: summary.counts }, 'batch sent');
   await finishBatch(deps, run.id);
+}
+
+/**
+ * The subscribers of this batch who may not get it: the site caps pushes
+ * per subscriber (docs/delivery.md, "Frequency cap") and the notification is
+ * not exempt. A subscriber's count is their pushes accepted within the
+ * window, plus their deliveries of other sends still pending that were
+ * created before this one (those go first): two sends racing to one
+ * subscriber never both pass the cap.
+ */
+async function subscribersAtFrequencyCap(
+  db: DeliveryDeps['db'],
+  runId: string,
+  site: Pick<SiteRow, 'frequency_cap_max' | 'frequency_cap_hours'>,
+  notification: Pick<NotificationRow, 'frequency_cap_exempt'>,
+  claimed: readonly ClaimedDelivery[],
+  now: number,
+): Promise<Set<string>> {
+  const max = site.frequency_cap_max;
+  const hours = site.frequency_cap_hours;
+  if (max === null || hours === null || notification.frequency_cap_exempt === 1 || !claimed.length) return new Set();
+  const deliveryOf = new Map(claimed.map((c) => [c.subscriberId, c.deliveryId]));
+  const recent = await recentPushesOf(db, [...deliveryOf.keys()], runId, now - hours * 3_600_000);
+  const counts = new Map<string, number>();
+  for (const push of recent) {
+    // A pending delivery counts only if it is ahead of this one in line.
+    if (push.pending && push.deliveryId > deliveryOf.get(push.subscriberId)!) continue;
+    counts.set(push.subscriberId, (counts.get(push.subscriberId) ?? 0) + 1);
+  }
+  return new Set([...counts].filter(([, count]) => count >= max).map(([subscriberId]) => subscriberId));
 }
 
 async function finishBatch(deps: DeliveryDeps, runId: string): Promise<void> {

@@ -41,6 +41,7 @@ export function makeNotification(overrides: Partial<Notification> = {}): Notific
     urgency: 'normal',
     topic: null,
     require_interaction: false,
+    frequency_cap_exempt: false,
     status: 'draft',
     scheduled_at: null,
     sent_at: null,
@@ -74,6 +75,7 @@ export function makePerformance(overrides: Partial<NotificationPerformance> = {}
     counts: makeCounts(),
     failures: [],
     retrying: [],
+    skipped: { inactive: 0, frequency_cap: 0 },
     runs: [],
     ...overrides,
   };

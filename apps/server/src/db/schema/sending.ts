@@ -24,6 +24,8 @@ export interface NotificationsTable {
   /** The owner's topic name: sends with the same one replace each other; null, each send has its own Topic. */
   topic: string | null;
   require_interaction: Generated<Flag>;
+  /** 1: sent even to subscribers at the site's frequency cap. */
+  frequency_cap_exempt: Generated<Flag>;
   segment_id: string | null;
   status: NotificationStatus;
   scheduled_at: Millis | null;
@@ -40,6 +42,8 @@ export interface NotificationsTable {
   expired_count: Counter;
   /** Deliveries not sent because the subscriber was no longer active. */
   skipped_count: Counter;
+  /** Of skipped_count, the deliveries skipped for the site's frequency cap. */
+  skipped_capped_count: Counter;
   created_at: Millis;
   updated_at: Millis;
 }

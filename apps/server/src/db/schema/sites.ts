@@ -22,6 +22,9 @@ export interface SitesTable {
   identity_verification: DefaultedFlag;
   /** JSON array of tags only the site's backend may set (the browser SDK is refused). */
   server_only_tags: DefaultedJson;
+  /** At most this many pushes per subscriber in any `frequency_cap_hours` (both null: no cap). docs/product.md, "Frequency cap". */
+  frequency_cap_max: ColumnType<number | null, number | null | undefined, number | null>;
+  frequency_cap_hours: ColumnType<number | null, number | null | undefined, number | null>;
   active_subscriber_count: Counter;
   /** JSON of contracts `promptSettings` (the opt-in prompt the SDK shows); null: the defaults. */
   prompt_settings: ColumnType<string | null, string | null | undefined, string | null>;

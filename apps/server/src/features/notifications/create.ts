@@ -27,14 +27,22 @@ export interface DeliveryOptions {
   urgency: NotificationUrgency;
   topic: string | null;
   require_interaction: boolean;
+  /** Sent even to subscribers at the site's frequency cap. */
+  frequency_cap_exempt: boolean;
 }
 
 /** What every send had before the options existed, and what a new notification gets unless it says otherwise. */
-export const DEFAULT_DELIVERY_OPTIONS: DeliveryOptions = { ttl_seconds: NOTIFICATION_TTL_DEFAULT_SECONDS, urgency: 'normal', topic: null, require_interaction: false };
+export const DEFAULT_DELIVERY_OPTIONS: DeliveryOptions = { ttl_seconds: NOTIFICATION_TTL_DEFAULT_SECONDS, urgency: 'normal', topic: null, require_interaction: false, frequency_cap_exempt: false };
 
 /** The stored options of a notification (to copy them). */
-export function deliveryOptionsOf(row: Pick<NotificationRow, 'ttl_seconds' | 'urgency' | 'topic' | 'require_interaction'>): DeliveryOptions {
-  return { ttl_seconds: row.ttl_seconds, urgency: row.urgency, topic: row.topic, require_interaction: row.require_interaction === 1 };
+export function deliveryOptionsOf(row: Pick<NotificationRow, 'ttl_seconds' | 'urgency' | 'topic' | 'require_interaction' | 'frequency_cap_exempt'>): DeliveryOptions {
+  return {
+    ttl_seconds: row.ttl_seconds,
+    urgency: row.urgency,
+    topic: row.topic,
+    require_interaction: row.require_interaction === 1,
+    frequency_cap_exempt: row.frequency_cap_exempt === 1,
+  };
 }
 
 export interface NewNotification {
@@ -72,6 +80,7 @@ function newNotificationRow(fields: NewNotification, now: number): NotificationR
     urgency: delivery.urgency,
     topic: delivery.topic,
     require_interaction: delivery.require_interaction ? 1 : 0,
+    frequency_cap_exempt: delivery.frequency_cap_exempt ? 1 : 0,
     segment_id: fields.segmentId,
     status: fields.status,
     scheduled_at: fields.scheduledAt ?? null,
@@ -85,6 +94,7 @@ function newNotificationRow(fields: NewNotification, now: number): NotificationR
     failed_count: 0,
     expired_count: 0,
     skipped_count: 0,
+    skipped_capped_count: 0,
     created_at: now,
     updated_at: now,
   };

@@ -60,6 +60,7 @@ export function toNotificationResponse(row: NotificationRow, automation: Notific
     urgency: row.urgency,
     topic: row.topic,
     require_interaction: row.require_interaction === 1,
+    frequency_cap_exempt: row.frequency_cap_exempt === 1,
     status: row.status,
     scheduled_at: isoOrNull(row.scheduled_at),
     sent_at: isoOrNull(row.sent_at),

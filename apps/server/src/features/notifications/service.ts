@@ -142,6 +142,7 @@ export function createNotificationsService(ctx: AppContext) {
               ...(body.urgency !== undefined ? { urgency: body.urgency } : {}),
               ...(body.topic !== undefined ? { topic: body.topic } : {}),
               ...(body.require_interaction !== undefined ? { require_interaction: body.require_interaction } : {}),
+              ...(body.frequency_cap_exempt !== undefined ? { frequency_cap_exempt: body.frequency_cap_exempt } : {}),
             },
             status: type !== 'ONE_TIME' || scheduledAt !== null ? 'scheduled' : 'draft',
             scheduledAt,
@@ -192,6 +193,7 @@ export function createNotificationsService(ctx: AppContext) {
       if (body.urgency !== undefined) changes.urgency = body.urgency;
       if (body.topic !== undefined) changes.topic = body.topic;
       if (body.require_interaction !== undefined) changes.require_interaction = body.require_interaction ? 1 : 0;
+      if (body.frequency_cap_exempt !== undefined) changes.frequency_cap_exempt = body.frequency_cap_exempt ? 1 : 0;
 
       // One occurrence goes out with one content: a recurring send in progress is not changed half-way.
       if (type === 'RECURRING' && existing.status === 'scheduled' && contentChanged(existing, changes) && (await repo.hasRunInProgress(db, id))) {

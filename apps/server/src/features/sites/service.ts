@@ -41,6 +41,7 @@ export function toSiteResponse(row: SiteRow, role: SiteRole): Site {
       valuePerClick: row.value_per_click,
       identityVerification: row.identity_verification === 1,
       serverOnlyTags: parseStringListColumn(row.server_only_tags),
+      frequencyCap: row.frequency_cap_max !== null && row.frequency_cap_hours !== null ? { max: row.frequency_cap_max, hours: row.frequency_cap_hours } : null,
     },
     vapid_public_key: row.vapid_public_key,
     subscriber_count: row.active_subscriber_count,
@@ -74,6 +75,10 @@ function settingsColumns(settings: SettingsInput | undefined): SiteUpdate {
   if (settings.identityVerification !== undefined) columns.identity_verification = settings.identityVerification ? 1 : 0;
   // The contract has trimmed them and dropped duplicates and empty ones.
   if (settings.serverOnlyTags !== undefined) columns.server_only_tags = JSON.stringify(settings.serverOnlyTags);
+  if (settings.frequencyCap !== undefined) {
+    columns.frequency_cap_max = settings.frequencyCap?.max ?? null;
+    columns.frequency_cap_hours = settings.frequencyCap?.hours ?? null;
+  }
   return columns;
 }
 
@@ -140,6 +145,8 @@ export function createSitesService(ctx: AppContext, options: { outbound?: Outbou
         // docs/security.md, "Identity verification": on unless the owner says otherwise.
         identity_verification: settings.identity_verification ?? 1,
         server_only_tags: settings.server_only_tags ?? '[]',
+        frequency_cap_max: settings.frequency_cap_max ?? null,
+        frequency_cap_hours: settings.frequency_cap_hours ?? null,
         active_subscriber_count: 0,
         prompt_settings: null,
         install_check: null,

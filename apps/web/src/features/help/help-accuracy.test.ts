@@ -50,7 +50,7 @@ const SDK_METHODS = ['subscribe', 'unsubscribe', 'isSubscribed', 'permission', '
 const SNIPPET_ATTRIBUTES = ['data-site-id', 'data-vapid-key', 'data-worker', 'data-prompt', 'data-api'];
 
 /** Settings tabs (features/sites/pages/settings-page.tsx). */
-const SETTINGS_TABS = ['General', 'Installation', 'VAPID Keys', 'API Keys', 'Webhooks', 'Automation', 'Members', 'Audit log'];
+const SETTINGS_TABS = ['General', 'Installation', 'VAPID Keys', 'Import', 'API Keys', 'Webhooks', 'Automation', 'Members', 'Audit log'];
 
 describe('help articles match the product', () => {
   it('describes every role as the product does, with the refusal texts and the invitation lifetime', () => {
@@ -82,7 +82,9 @@ describe('help articles match the product', () => {
     const options = text('delivery-options');
     for (const label of Object.values(URGENCY_LABELS)) expect(options, label).toContain(`- **${label.replace(/ \(.*$/, '')}**`);
     for (const choice of [TTL_CHOICES[0]!, TTL_CHOICES[1]!, TTL_CHOICES.at(-1)!]) expect(options, choice.label).toContain(`**${choice.label.replace(/ \(.*$/, '')}**`);
-    for (const label of ['Replace the previous notification of this campaign', 'Campaign name', 'Require interaction', 'Delivery']) expect(options, label).toContain(label);
+    for (const label of ['Replace the previous notification of this campaign', 'Campaign name', 'Require interaction', 'Delivery', 'Exempt from the frequency cap']) expect(options, label).toContain(label);
+    const general = text('general-settings');
+    for (const label of ['Cap pushes per subscriber', 'At most (pushes)', 'In any (hours)', 'Save frequency cap', 'Exempt from the frequency cap']) expect(general, label).toContain(`**${label}**`);
   });
 
   it('has 41 articles, each with a title, a summary and text', () => {

@@ -58,6 +58,7 @@ export interface NotificationFormValues {
   topic_enabled: boolean;
   topic: string;
   require_interaction: boolean;
+  frequency_cap_exempt: boolean;
 }
 
 const HOUR = 3600;
@@ -110,6 +111,7 @@ export const DEFAULT_FORM_VALUES: NotificationFormValues = {
   topic_enabled: false,
   topic: '',
   require_interaction: false,
+  frequency_cap_exempt: false,
 };
 
 /**
@@ -168,6 +170,7 @@ export function notificationFormSchema(timeZone: string) {
       topic_enabled: z.boolean(),
       topic: z.string(),
       require_interaction: z.boolean(),
+      frequency_cap_exempt: z.boolean(),
     })
     .superRefine((values, ctx) => {
       const check = (path: (string | number)[], message: string | null) => {
@@ -222,7 +225,7 @@ export function notificationFormSchema(timeZone: string) {
     });
 }
 
-const DELIVERY_FIELDS = ['ttl_seconds', 'urgency', 'topic_enabled', 'topic', 'require_interaction'] as const;
+const DELIVERY_FIELDS = ['ttl_seconds', 'urgency', 'topic_enabled', 'topic', 'require_interaction', 'frequency_cap_exempt'] as const;
 const hasDefaultDelivery = (values: NotificationFormValues) =>
   DELIVERY_FIELDS.every((field) => field === 'topic' ? !values.topic_enabled || values.topic === DEFAULT_FORM_VALUES.topic : values[field] === DEFAULT_FORM_VALUES[field]);
 
@@ -254,6 +257,7 @@ export function toNotificationBody(values: NotificationFormValues, initial: Noti
     body.urgency = values.urgency;
     body.topic = values.topic_enabled ? values.topic.trim() : null;
     body.require_interaction = values.require_interaction;
+    body.frequency_cap_exempt = values.frequency_cap_exempt;
   }
   if (values.type === 'RECURRING') {
     body.recurring_schedule = {
@@ -299,5 +303,6 @@ export function toFormValues(notification: Notification, timeZone: string): Noti
     topic_enabled: notification.topic !== null,
     topic: notification.topic ?? '',
     require_interaction: notification.require_interaction,
+    frequency_cap_exempt: notification.frequency_cap_exempt,
   };
 }

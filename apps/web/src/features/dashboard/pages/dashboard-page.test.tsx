@@ -49,6 +49,7 @@ function recurring(id: string, title: string, intervalType: 'DAILY' | 'WEEKLY' |
     urgency: 'normal',
     topic: null,
     require_interaction: false,
+    frequency_cap_exempt: false,
     status: 'scheduled',
     scheduled_at: null,
     sent_at: null,

@@ -77,6 +77,19 @@ export function DeliveryOptionsCard({ control, register, errors, values }: Deliv
             />
           )}
         />
+        <Controller
+          control={control}
+          name="frequency_cap_exempt"
+          render={({ field }) => (
+            <Switch
+              className="sm:col-span-2"
+              label="Exempt from the frequency cap"
+              description="Sent even to subscribers who already had the site's frequency cap (Settings → General): for messages they asked for, like an order update."
+              checked={field.value}
+              onCheckedChange={field.onChange}
+            />
+          )}
+        />
       </CardContent>
     </Card>
   );

@@ -1,7 +1,7 @@
 import type { Notification, NotificationPerformance, Site } from '@herald/contracts';
 import { Download, ExternalLink, RefreshCw } from 'lucide-react';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
-import { useNavigate } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { nextStep, PUSH_SERVICE_LABELS, REASON_LABELS, shareText } from '../../../components/send-outcome';
 import { Alert, Button, Card, CardContent, CardHeader, CardTitle, DateTime, Spinner, Tooltip } from '../../../components/ui';
 import { errorMessage } from '../../../lib/api-client';
@@ -193,7 +193,7 @@ const COUNTS = [
   { key: 'clicked', label: 'Clicked', help: 'Opened by a click.' },
   { key: 'failed', label: 'Failed', help: 'Not accepted, and given up; the reasons are listed below. Expired subscriptions are counted apart.' },
   { key: 'expired', label: 'Expired', help: 'The push service said the subscription no longer exists (404/410): the subscriber was deactivated.' },
-  { key: 'skipped', label: 'Skipped', help: 'Not sent: the subscriber had unsubscribed (or was removed) by then.' },
+  { key: 'skipped', label: 'Skipped', help: "Not sent: the subscriber had unsubscribed (or was removed) by then, or had already had the site's frequency cap of pushes." },
   { key: 'pending', label: 'Pending', help: 'Still to be sent, or waiting for another attempt.' },
 ] as const;
 
@@ -279,6 +279,7 @@ function PerformanceCard({
                 <Metric key={metric.key} label={metric.label} help={metric.help} value={formatPercent(query.data[metric.key])} testId={`performance-${metric.key.replace('_', '-')}`} />
               ))}
             </dl>
+            {query.data.counts.skipped > 0 ? <SkippedLine skipped={query.data.skipped} /> : null}
             <p className="mt-3 text-xs text-slate-600">
               Click rate = clicks ÷ delivered. Delivery rate = delivered ÷ sent (accepted by the push services). Reach = delivered ÷ targeted.
             </p>
@@ -287,6 +288,29 @@ function PerformanceCard({
         )}
       </CardContent>
     </Card>
+  );
+}
+
+/** Why deliveries were skipped: the subscriber left before the send, or had had the site's frequency cap. */
+function SkippedLine({ skipped }: { skipped: NotificationPerformance['skipped'] }) {
+  const parts = [
+    skipped.inactive ? `${formatCount(skipped.inactive)} had unsubscribed by then` : null,
+    skipped.frequency_cap ? `${formatCount(skipped.frequency_cap)} had already had the frequency cap` : null,
+  ].filter(Boolean);
+  return (
+    <p className="mt-3 text-sm text-slate-700" data-testid="skipped-causes">
+      <span className="font-medium">Skipped:</span> {parts.join(' · ')}
+      {skipped.frequency_cap ? (
+        <>
+          {' '}
+          (
+          <Link to="/settings" className="underline hover:no-underline">
+            Settings → General
+          </Link>
+          )
+        </>
+      ) : null}
+    </p>
   );
 }
 

@@ -694,6 +694,7 @@ describe('notification view mode (spec §4: view-only statuses)', () => {
     delivery_rate: 91.43,
     reach_rate: 80,
     counts: makeCounts({ targeted: 200, sent: 175, failed: 20, expired: 4, skipped: 1, delivered: 160, clicked: 12 }),
+    skipped: { inactive: 1, frequency_cap: 0 },
   });
 
   it('shows every field read-only with the performance numbers', async () => {
@@ -718,6 +719,7 @@ describe('notification view mode (spec §4: view-only statuses)', () => {
     expect(screen.getByTestId('performance-failed')).toHaveTextContent('20');
     expect(screen.getByTestId('performance-expired')).toHaveTextContent('4');
     expect(screen.getByTestId('performance-skipped')).toHaveTextContent('1');
+    expect(screen.getByTestId('skipped-causes')).toHaveTextContent('Skipped: 1 had unsubscribed by then');
     expect(screen.getByTestId('performance-pending')).toHaveTextContent('0');
     expect(screen.getByTestId('performance-click-rate')).toHaveTextContent('7.5%');
     expect(screen.getByTestId('performance-delivery-rate')).toHaveTextContent('91.43%');
@@ -729,6 +731,17 @@ describe('notification view mode (spec §4: view-only statuses)', () => {
     expect(screen.getByRole('button', { name: 'Duplicate' })).toBeInTheDocument();
     expect(within(screen.getByTestId('notification-preview')).getByText('New collection is live')).toBeInTheDocument();
     expect(api.callsTo('GET /api/notifications/c1/performance')).toHaveLength(1);
+  });
+
+  it('says how many were skipped for the frequency cap, with the way to the setting', async () => {
+    setUp({
+      'GET /api/notifications/c1': ok({ notification: completed }),
+      'GET /api/notifications/c1/performance': ok({ ...performance, counts: makeCounts({ targeted: 200, sent: 150, skipped: 50 }), skipped: { inactive: 2, frequency_cap: 48 } }),
+    });
+    renderApp('/notifications/c1');
+    const line = await screen.findByTestId('skipped-causes');
+    expect(line).toHaveTextContent('Skipped: 2 had unsubscribed by then · 48 had already had the frequency cap (Settings → General)');
+    expect(within(line).getByRole('link', { name: 'Settings → General' })).toHaveAttribute('href', '/settings');
   });
 
   it('/notifications/{id} shows a recurring notification’s runs', async () => {

@@ -12,7 +12,7 @@ const site = makeSite({
   name: 'Acme Store',
   url: 'https://shop.acme.example',
   vapid_public_key: 'BEl62iUYgUivxIkv69yViEuiBIa-Ib9-SkvMeAtA3LFgDzkrxZJjSgSnfckjBJuBkr3qBUYIHBQFLXYp5Nksh8U',
-  settings: { icon: null, language: 'en', timezone: 'UTC', valueCurrency: 'USD', valuePerSubscriber: 0, valuePerClick: 0, identityVerification: true, serverOnlyTags: [] },
+  settings: { icon: null, language: 'en', timezone: 'UTC', valueCurrency: 'USD', valuePerSubscriber: 0, valuePerClick: 0, identityVerification: true, serverOnlyTags: [], frequencyCap: null },
 });
 
 const installCode = {
@@ -47,12 +47,12 @@ describe('settings page (spec §2 Settings)', () => {
     expect(screen.queryByRole('tablist')).not.toBeInTheDocument();
   });
 
-  it('has the General, Installation and VAPID Keys tabs (then API Keys, Webhooks, Automation, Members, Audit log and System), General first', async () => {
+  it('has the General, Installation and VAPID Keys tabs (then Import, API Keys, Webhooks, Automation, Members, Audit log and System), General first', async () => {
     setUp([site]);
     renderApp('/settings');
 
     const tabs = within(await screen.findByRole('tablist', { name: 'Settings sections' })).getAllByRole('tab');
-    expect(tabs.map((t) => t.textContent)).toEqual(['General', 'Installation', 'VAPID Keys', 'API Keys', 'Webhooks', 'Automation', 'Members', 'Audit log', 'System']);
+    expect(tabs.map((t) => t.textContent)).toEqual(['General', 'Installation', 'VAPID Keys', 'Import', 'API Keys', 'Webhooks', 'Automation', 'Members', 'Audit log', 'System']);
     expect(tabs[0]).toHaveAttribute('aria-selected', 'true');
     expect(screen.getByRole('tabpanel', { name: 'General' })).toBeInTheDocument();
   });
@@ -254,6 +254,8 @@ describe('settings page (spec §2 Settings)', () => {
       'GET /api/sites/site-1/events': ok({ events: [] }),
       'GET /api/sites/site-1/api-keys': ok({ api_keys: [] }),
       'GET /api/sites/site-1/webhooks': ok({ webhooks: [] }),
+      'GET /api/sites/site-1/subscriber-imports': ok({ imports: [] }),
+      'GET /api/sites/site-1/vapid-keys': ok({ keys: [] }),
       'GET /api/system/checks': ok({ checks: [], checkedAt: 0 }),
       'GET /api/sites/site-1/audit-log': ok({ entries: [], next_cursor: null }),
       'GET /api/sites/site-1/members': ok({ members: [], invitations: [], your_role: 'owner' }),
@@ -266,7 +268,7 @@ describe('settings page (spec §2 Settings)', () => {
     expect(screen.getByRole('tab', { name: 'Installation' })).toHaveFocus();
     await user.keyboard('{End}');
     expect(screen.getByRole('tab', { name: 'System' })).toHaveAttribute('aria-selected', 'true');
-    await user.keyboard('{ArrowLeft}{ArrowLeft}{ArrowLeft}{ArrowLeft}{ArrowLeft}{ArrowLeft}');
+    await user.keyboard('{ArrowLeft}{ArrowLeft}{ArrowLeft}{ArrowLeft}{ArrowLeft}{ArrowLeft}{ArrowLeft}');
     expect(screen.getByRole('tab', { name: 'VAPID Keys' })).toHaveAttribute('aria-selected', 'true');
   });
 });

@@ -12,6 +12,7 @@ import { SystemPanel } from '../../system/components/system-panel';
 import { SubscriberImportsPanel } from '../../subscriber-imports/components/subscriber-imports-panel';
 import { WebhooksPanel } from '../../webhooks/components/webhooks-panel';
 import { DeleteSiteSection } from '../components/delete-site-section';
+import { FrequencyCapPanel } from '../components/frequency-cap-panel';
 import { GeneralSettingsForm } from '../components/general-settings-form';
 import { IdentityVerificationPanel } from '../components/identity-verification-panel';
 import { InstallationPanel } from '../components/installation-panel';
@@ -86,6 +87,9 @@ export function SettingsPage() {
             {/* A disabled fieldset disables every control in the form. */}
             <fieldset disabled={!admin.allowed} className="min-w-0">
               <GeneralSettingsForm site={currentSite} />
+            </fieldset>
+            <fieldset disabled={!admin.allowed} className="min-w-0">
+              <FrequencyCapPanel site={currentSite} />
             </fieldset>
             {owner.allowed ? <DeleteSiteSection site={currentSite} /> : null}
           </div>

@@ -13,7 +13,12 @@ describe('BullMQ queue over Redis', () => {
   let h: DeliveryHarness;
   beforeAll(async () => {
     redis = await startRedis();
-    h = await createDeliveryHarness({ env: { REDIS_URL: redis.url } });
+    // The harness's 2 s lease makes crash tests quick; here nothing crashes, and
+    // on a loaded machine a batch can outlive 2 s, after which a second
+    // worker may rightly take it over (docs/delivery.md, "What can be lost or
+    // doubled": a worker paused beyond its lease). 30 s keeps this test about
+    // sharing, not about stalls.
+    h = await createDeliveryHarness({ env: { REDIS_URL: redis.url, DELIVERY_LEASE_SECONDS: '30' } });
   });
   afterAll(async () => {
     await h?.close();

@@ -51,6 +51,8 @@ describe('sites API (spec §7 Sites)', () => {
       valuePerClick: 0,
       identityVerification: true,
       serverOnlyTags: [],
+      resubscribeGranted: true,
+      replaceForeignSubscription: false,
     });
   });
 

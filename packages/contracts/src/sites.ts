@@ -98,6 +98,10 @@ export const siteSettings = z.object({
   identityVerification: z.boolean(),
   /** Tags the browser SDK may neither add nor remove; only the site's backend (v1 API) sets them. */
   serverOnlyTags: z.array(z.string()),
+  /** docs/product.md, "visitors who already allowed notifications": the SDK subscribes a browser already granted permission, without a prompt. */
+  resubscribeGranted: z.boolean(),
+  /** With resubscribeGranted: the SDK replaces another provider's subscription on the same service worker registration. */
+  replaceForeignSubscription: z.boolean(),
 });
 export type SiteSettings = z.infer<typeof siteSettings>;
 
@@ -142,6 +146,8 @@ const settingsInput = z
     valuePerClick: money.optional(),
     identityVerification: z.boolean({ message: 'identityVerification must be true or false' }).optional(),
     serverOnlyTags: serverOnlyTags.optional(),
+    resubscribeGranted: z.boolean({ message: 'resubscribeGranted must be true or false' }).optional(),
+    replaceForeignSubscription: z.boolean({ message: 'replaceForeignSubscription must be true or false' }).optional(),
   })
   .strict();
 

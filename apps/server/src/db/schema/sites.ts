@@ -22,6 +22,10 @@ export interface SitesTable {
   identity_verification: DefaultedFlag;
   /** JSON array of tags only the site's backend may set (the browser SDK is refused). */
   server_only_tags: DefaultedJson;
+  /** 1: the SDK subscribes a browser whose notification permission is already granted, without a prompt (on by default, migration 0021). */
+  resubscribe_granted: DefaultedFlag;
+  /** 1: the SDK replaces another provider's subscription (another key on the same registration) with Herald's; 0 by default. */
+  replace_foreign_subscription: DefaultedFlag;
   active_subscriber_count: Counter;
   /** JSON of contracts `promptSettings` (the opt-in prompt the SDK shows); null: the defaults. */
   prompt_settings: ColumnType<string | null, string | null | undefined, string | null>;

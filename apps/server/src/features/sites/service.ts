@@ -41,6 +41,8 @@ export function toSiteResponse(row: SiteRow, role: SiteRole): Site {
       valuePerClick: row.value_per_click,
       identityVerification: row.identity_verification === 1,
       serverOnlyTags: parseStringListColumn(row.server_only_tags),
+      resubscribeGranted: row.resubscribe_granted === 1,
+      replaceForeignSubscription: row.replace_foreign_subscription === 1,
     },
     vapid_public_key: row.vapid_public_key,
     subscriber_count: row.active_subscriber_count,
@@ -74,6 +76,8 @@ function settingsColumns(settings: SettingsInput | undefined): SiteUpdate {
   if (settings.identityVerification !== undefined) columns.identity_verification = settings.identityVerification ? 1 : 0;
   // The contract has trimmed them and dropped duplicates and empty ones.
   if (settings.serverOnlyTags !== undefined) columns.server_only_tags = JSON.stringify(settings.serverOnlyTags);
+  if (settings.resubscribeGranted !== undefined) columns.resubscribe_granted = settings.resubscribeGranted ? 1 : 0;
+  if (settings.replaceForeignSubscription !== undefined) columns.replace_foreign_subscription = settings.replaceForeignSubscription ? 1 : 0;
   return columns;
 }
 
@@ -140,6 +144,9 @@ export function createSitesService(ctx: AppContext, options: { outbound?: Outbou
         // docs/security.md, "Identity verification": on unless the owner says otherwise.
         identity_verification: settings.identity_verification ?? 1,
         server_only_tags: settings.server_only_tags ?? '[]',
+        // docs/product.md, "visitors who already allowed notifications".
+        resubscribe_granted: settings.resubscribe_granted ?? 1,
+        replace_foreign_subscription: settings.replace_foreign_subscription ?? 0,
         active_subscriber_count: 0,
         prompt_settings: null,
         install_check: null,

@@ -190,6 +190,18 @@ describe('a visitor whose permission is already granted', () => {
       expect(warnings).toEqual([]);
     });
 
+    it('replaces nothing while that worker is not the one named by data-worker, and reports the install problem', async () => {
+      const { registration, foreign } = await previousProvider();
+      serve({ resubscribe_granted: true, replace_foreign_subscription: true });
+      await loadPage();
+
+      expect(browser.serviceWorker.registerCalls).toEqual([]);
+      expect(foreign.unsubscribed).toBe(false);
+      expect(registration.pushManager.current).toBe(foreign);
+      expect(subscribeBodies()).toEqual([]);
+      expect(errorEvents).toEqual([expect.stringContaining('Another service worker (/sw.js) controls this site')]);
+    });
+
     it('leaves it and says why in one console warning when the site does not allow it', async () => {
       const { registration, foreign } = await previousProvider();
       serve({ resubscribe_granted: true, replace_foreign_subscription: false });

@@ -113,6 +113,9 @@ describe('a real Firefox subscribes through Herald and receives its notification
 
   it('subscribes from the shop’s button, with Herald installed exactly as the install code says', async () => {
     ({ site } = await api('POST', '/sites', { name: 'Pebble & Pine', url: shop.origin }));
+    // Firefox's permission is granted up front (a headless prompt cannot be answered): this journey is the
+    // visitor who subscribes by a click, so the snippet must not subscribe on page load (resubscribe-journey.test.ts does).
+    await api('PATCH', `/sites/${site.id}`, { settings: { resubscribeGranted: false } });
     const install = await api('GET', `/sites/${site.id}/install-code`);
     expect(install.snippet).toContain(`${herald.url}/sdk/herald.js`);
     expect(install.serviceWorker.fileName).toBe('herald-sw.js');

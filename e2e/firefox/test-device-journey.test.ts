@@ -88,6 +88,8 @@ describe('a test-device link makes a real Firefox a test device, and Send test r
     const login = await fetch(`${herald.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
     token = ((await login.json()) as any).data.token;
     ({ site } = await api('POST', '/sites', { name: 'Pebble & Pine', url: `${shop.origin}/` }));
+    // Firefox's permission is granted up front (a headless prompt cannot be answered): the link, not the page load, subscribes it here.
+    await api('PATCH', `/sites/${site.id}`, { settings: { resubscribeGranted: false } });
     const install = await api('GET', `/sites/${site.id}/install-code`);
     shop.install({ snippet: install.installCode, serviceWorker: install.serviceWorker });
     // Another visitor, subscribed from the push service's HTTPS face: a test must never reach them.

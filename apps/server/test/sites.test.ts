@@ -52,6 +52,8 @@ describe('sites API (spec §7 Sites)', () => {
       identityVerification: true,
       serverOnlyTags: [],
       frequencyCap: null,
+      resubscribeGranted: true,
+      replaceForeignSubscription: false,
     });
   });
 

@@ -100,8 +100,17 @@ export function completePromptSettings(body: z.output<typeof promptSettingsBody>
 }
 
 export const promptSettingsResponse = envelope(z.object({ prompt: promptSettings }));
-/** GET /api/public/sites/{siteId}/prompt-settings: the prompt, and the site's primary VAPID key (base64url) the SDK subscribes with. */
-export const publicPromptSettingsResponse = envelope(z.object({ prompt: promptSettings, vapid_public_key: z.string() }));
+/**
+ * GET /api/public/sites/{siteId}/prompt-settings: the prompt, the site's
+ * primary VAPID key (base64url) the SDK subscribes with, and what the SDK does
+ * for a visitor who already allowed notifications (docs/product.md, Settings,
+ * "visitors who already allowed notifications"; site settings
+ * `resubscribeGranted` and `replaceForeignSubscription`).
+ */
+export const publicPromptSettingsResponse = envelope(
+  z.object({ prompt: promptSettings, vapid_public_key: z.string(), resubscribe_granted: z.boolean(), replace_foreign_subscription: z.boolean() }),
+);
+export type PublicPromptSettings = z.infer<typeof publicPromptSettingsResponse>['data'];
 
 /** Stored settings (JSON) read leniently: whatever is missing or no longer valid takes its default. */
 export function readPromptSettings(stored: unknown): PromptSettings {

@@ -119,6 +119,10 @@ export const siteSettings = z.object({
   serverOnlyTags: z.array(z.string()),
   /** null: no cap. */
   frequencyCap: frequencyCap.nullable(),
+  /** docs/product.md, "visitors who already allowed notifications": the SDK subscribes a browser already granted permission, without a prompt. */
+  resubscribeGranted: z.boolean(),
+  /** With resubscribeGranted: the SDK replaces another provider's subscription on the same service worker registration. */
+  replaceForeignSubscription: z.boolean(),
 });
 export type SiteSettings = z.infer<typeof siteSettings>;
 
@@ -164,6 +168,8 @@ const settingsInput = z
     identityVerification: z.boolean({ message: 'identityVerification must be true or false' }).optional(),
     serverOnlyTags: serverOnlyTags.optional(),
     frequencyCap: frequencyCap.nullable().optional(),
+    resubscribeGranted: z.boolean({ message: 'resubscribeGranted must be true or false' }).optional(),
+    replaceForeignSubscription: z.boolean({ message: 'replaceForeignSubscription must be true or false' }).optional(),
   })
   .strict();
 

@@ -27,6 +27,8 @@ export interface SubscriberRecord {
 interface StoredValues {
   config: HeraldConfig;
   subscriber: SubscriberRecord;
+  /** The site whose visitor unsubscribed with herald.unsubscribe(): not subscribed again without asking. */
+  optedOut: { siteId: string };
 }
 
 function runOperation(mode: IDBTransactionMode, operate: (store: IDBObjectStore) => IDBRequest): Promise<unknown> {
@@ -93,4 +95,15 @@ export async function readSubscriber(siteId: string): Promise<SubscriberRecord |
 
 export function writeSubscriber(record: SubscriberRecord | undefined): Promise<boolean> {
   return writeValue('subscriber', record);
+}
+
+/** Whether this browser's visitor unsubscribed from this site (herald.unsubscribe()) and has not subscribed again since. */
+export async function readOptedOut(siteId: string): Promise<boolean> {
+  const value = (await readValue('optedOut')) as { siteId?: unknown } | undefined;
+  return value?.siteId === siteId;
+}
+
+/** Remembers an unsubscribe (a site id), or forgets it (undefined) when the visitor subscribes again. */
+export async function writeOptedOut(siteId: string | undefined): Promise<void> {
+  await writeValue('optedOut', siteId === undefined ? undefined : { siteId });
 }

@@ -3,7 +3,7 @@ import { siteEndpoint } from '../common/config';
 import { HeraldError } from '../common/errors';
 import { postJson } from '../common/http';
 import { postSubscription, subscribedWithKey } from '../common/post-subscription';
-import { readSubscriber, writeConfig, writeSubscriber, type SubscriberRecord } from '../common/store';
+import { readOptedOut, readSubscriber, writeConfig, writeOptedOut, writeSubscriber, type SubscriberRecord } from '../common/store';
 import type { PageSettings } from './script-settings';
 import { pushSupported, registerWorker, rootRegistration } from './service-worker';
 
@@ -112,12 +112,21 @@ function readVapidKey(value: unknown): string | undefined {
 }
 
 /**
- * The site's primary VAPID key as Herald serves it to the SDK (GET
- * /api/public/sites/{siteId}/prompt-settings, `vapid_public_key`): after the
- * owner rotates keys it differs from the snippet's data-vapid-key. Undefined
- * when Herald cannot be reached or answers something else.
+ * What Herald tells the SDK about the site (GET
+ * /api/public/sites/{siteId}/prompt-settings): the primary VAPID key
+ * (`vapid_public_key`; after the owner rotates keys it differs from the
+ * snippet's data-vapid-key), and what to do for a visitor who already allowed
+ * notifications (docs/product.md, Settings, "visitors who already allowed
+ * notifications"). Undefined when Herald cannot be reached or answers
+ * something else; a setting Herald does not name is off.
  */
-async function fetchPrimaryKey(settings: PageSettings): Promise<string | undefined> {
+interface SiteSdkSettings {
+  primaryKey: string | undefined;
+  resubscribeGranted: boolean;
+  replaceForeignSubscription: boolean;
+}
+
+async function fetchSiteSettings(settings: PageSettings): Promise<SiteSdkSettings | undefined> {
   try {
     const response = await fetch(siteEndpoint(settings, 'prompt-settings'), {
       method: 'GET',
@@ -126,12 +135,28 @@ async function fetchPrimaryKey(settings: PageSettings): Promise<string | undefin
       signal: typeof AbortSignal.timeout === 'function' ? AbortSignal.timeout(5000) : undefined,
     });
     if (!response.ok) return undefined;
-    const body = (await response.json()) as { data?: { vapid_public_key?: unknown } };
-    return readVapidKey(body.data?.vapid_public_key);
+    const body = (await response.json()) as { data?: { vapid_public_key?: unknown; resubscribe_granted?: unknown; replace_foreign_subscription?: unknown } };
+    return {
+      primaryKey: readVapidKey(body.data?.vapid_public_key),
+      resubscribeGranted: body.data?.resubscribe_granted === true,
+      replaceForeignSubscription: body.data?.replace_foreign_subscription === true,
+    };
   } catch {
     return undefined;
   }
 }
+
+async function fetchPrimaryKey(settings: PageSettings): Promise<string | undefined> {
+  return (await fetchSiteSettings(settings))?.primaryKey;
+}
+
+/** Push API §subscribe: a registration holds one subscription, bound to one key; another key is refused with InvalidStateError. */
+function isInvalidState(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'InvalidStateError';
+}
+
+export const FOREIGN_SUBSCRIPTION_WARNING =
+  'Herald: this browser already has a push subscription made with another key (another provider’s) on the service worker of this site; it is left as it is because “Replace another provider’s subscription” is off in the site’s settings.';
 
 export function createHerald(settings: PageSettings): HeraldInstance {
   /** The key this page subscribes with: the snippet's, until Herald names another primary key (rotation). */
@@ -231,7 +256,7 @@ export function createHerald(settings: PageSettings): HeraldInstance {
    * granted, so no gesture is needed), and tells Herald when permission was
    * revoked in the browser's settings.
    */
-  async function refresh(): Promise<void> {
+  async function refresh(grantedOnLoad: boolean): Promise<void> {
     if (!pushSupported()) return;
     await writeConfig(settings);
     const stored = await readSubscriber(settings.siteId);
@@ -260,7 +285,56 @@ export function createHerald(settings: PageSettings): HeraldInstance {
       }
       return;
     }
-    if (stored) await subscribeAndPost();
+    if (stored) {
+      await subscribeAndPost();
+      return;
+    }
+    // Granted by a click on this page since it loaded: that click's subscribe() does it.
+    if (grantedOnLoad) await subscribeAlreadyGranted();
+  }
+
+  /**
+   * A visitor who already allowed notifications (to this site's previous push
+   * provider, say) but whose browser holds no subscription Herald knows:
+   * subscribed with the site's primary key without any prompt, when the site
+   * says so (setting `resubscribeGranted`; docs/product.md, Settings,
+   * "visitors who already allowed notifications"). Another provider's
+   * subscription on the same registration is replaced only with
+   * `replaceForeignSubscription`; otherwise it is left and one warning says why.
+   * A visitor who unsubscribed through herald.unsubscribe() is not subscribed again.
+   */
+  async function subscribeAlreadyGranted(): Promise<void> {
+    if (await readOptedOut(settings.siteId)) return;
+    const site = await fetchSiteSettings(settings);
+    if (!site?.resubscribeGranted) return;
+    if (site.primaryKey) {
+      vapidKey = decodeBase64Url(site.primaryKey);
+      pageSettings = { ...settings, vapidKey: site.primaryKey };
+    }
+    await writeConfig(pageSettings);
+    const registration = await registerWorker(settings);
+    const options = { userVisibleOnly: true, applicationServerKey: vapidKey };
+    let subscription: PushSubscription;
+    try {
+      subscription = await registration.pushManager.subscribe(options);
+    } catch (error) {
+      const foreign = isInvalidState(error) ? await registration.pushManager.getSubscription() : null;
+      if (!foreign || subscribedWithKey(foreign, vapidKey)) throw error;
+      if (!site.replaceForeignSubscription) {
+        console.warn(FOREIGN_SUBSCRIPTION_WARNING);
+        return;
+      }
+      await foreign.unsubscribe();
+      subscription = await registration.pushManager.subscribe(options);
+    }
+    let record: SubscriberRecord;
+    try {
+      record = await post(subscription, undefined);
+    } catch (error) {
+      if (isRefusal(error)) retryLater(undefined);
+      throw error;
+    }
+    emit('herald:subscribed', { id: record.subscriberId });
   }
 
   /**
@@ -302,7 +376,7 @@ export function createHerald(settings: PageSettings): HeraldInstance {
     return true;
   }
 
-  const refreshed = refresh().catch(reportError);
+  const refreshed = refresh(pushSupported() && Notification.permission === 'granted').catch(reportError);
 
   /** The endpoint Herald knows this browser by; waits for the page-load refresh so a changed endpoint is posted first. */
   async function knownEndpoint(): Promise<string> {
@@ -340,6 +414,8 @@ export function createHerald(settings: PageSettings): HeraldInstance {
         await subscription.unsubscribe();
       }
       acceptedEndpoint = undefined;
+      // Kept after Herald is told: a page load must not subscribe this visitor again without asking.
+      await writeOptedOut(settings.siteId);
       if (endpoint) await postUnsubscribe(endpoint);
       await writeSubscriber(undefined);
       emit('herald:unsubscribed', undefined);
@@ -398,7 +474,10 @@ export function createHerald(settings: PageSettings): HeraldInstance {
         throw new HeraldError('permission-denied', 'Notifications are blocked for this site. Allow them in the browser’s site settings, then try again.');
       }
       if (permission !== 'granted') throw new HeraldError('permission-dismissed', 'Notification permission was not granted.');
+      // The page-load refresh may be subscribing this browser already (permission was granted before).
+      await refreshed;
       const record = await subscribeAndPost(prompt);
+      await writeOptedOut(undefined);
       emit('herald:subscribed', { id: record.subscriberId });
       return { id: record.subscriberId };
     })().finally(() => {

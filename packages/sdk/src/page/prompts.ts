@@ -13,8 +13,9 @@ function mayAsk(instance: HeraldInstance): boolean {
  * data-prompt="auto": the prompt the owner chose (Settings → Installation),
  * from the visitor's Nth page view on, N seconds after the page loaded (and
  * the settings arrived, a few milliseconds later), not
- * for N days after "later". Nothing is fetched or shown once permission is
- * answered (or where push is unsupported). Herald never asks on page load.
+ * for N days after "later". No prompt is fetched or shown once permission is
+ * answered (or where push is unsupported); a granted visitor is the page-load
+ * refresh's (herald.ts). Herald never asks on page load.
  */
 export function startPrompt(instance: HeraldInstance, config: PageSettings, onError: (error: Error) => void): void {
   if (!mayAsk(instance)) return;

@@ -25,6 +25,10 @@ export interface SitesTable {
   /** At most this many pushes per subscriber in any `frequency_cap_hours` (both null: no cap). docs/product.md, "Frequency cap". */
   frequency_cap_max: ColumnType<number | null, number | null | undefined, number | null>;
   frequency_cap_hours: ColumnType<number | null, number | null | undefined, number | null>;
+  /** 1: the SDK subscribes a browser whose notification permission is already granted, without a prompt (on by default, migration 0021). */
+  resubscribe_granted: DefaultedFlag;
+  /** 1: the SDK replaces another provider's subscription (another key on the same registration) with Herald's; 0 by default. */
+  replace_foreign_subscription: DefaultedFlag;
   active_subscriber_count: Counter;
   /** JSON of contracts `promptSettings` (the opt-in prompt the SDK shows); null: the defaults. */
   prompt_settings: ColumnType<string | null, string | null | undefined, string | null>;

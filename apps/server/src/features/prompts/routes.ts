@@ -38,7 +38,8 @@ function publicPromptRoutes(ctx: AppContext, prompts: PromptsService): FastifyPl
           tags,
           security,
           summary: 'The opt-in prompt the SDK shows on the site’s pages, and the site’s primary VAPID key (browser SDK; CORS open)',
-          description: '`vapid_public_key`: the key new subscriptions are made with; the SDK moves a browser subscribed with another of the site’s keys to it.',
+          description:
+            '`vapid_public_key`: the key new subscriptions are made with; the SDK moves a browser subscribed with another of the site’s keys to it. `resubscribe_granted` (site setting `resubscribeGranted`): the SDK subscribes a browser whose notification permission is already granted without a prompt; `replace_foreign_subscription` (`replaceForeignSubscription`): it then replaces another provider’s subscription on the same service worker registration.',
           params: siteIdParam,
           response: { 200: publicPromptSettingsResponse },
         },

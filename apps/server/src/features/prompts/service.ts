@@ -1,4 +1,4 @@
-import { completePromptSettings, DEFAULT_PROMPT_SETTINGS, readPromptSettings, type PromptSettings, type promptSettingsBody, type PromptType } from '@herald/contracts';
+import { completePromptSettings, DEFAULT_PROMPT_SETTINGS, readPromptSettings, type PromptSettings, type promptSettingsBody, type PromptType, type PublicPromptSettings } from '@herald/contracts';
 import type { z } from 'zod';
 import type { AppContext } from '../../context';
 import { notFound } from '../../platform/errors';
@@ -37,12 +37,20 @@ export function createPromptsService(ctx: Pick<AppContext, 'db' | 'clock'>) {
       return settings;
     },
 
-    /** Public: what the SDK on the site's pages shows. */
-    /** Public: what the SDK reads on the site's pages: the prompt, and the primary VAPID key (browsers on another key move to it). */
-    async forSdk(siteId: string): Promise<{ prompt: PromptSettings; vapid_public_key: string }> {
+    /**
+     * Public: what the SDK reads on the site's pages: the prompt, the primary
+     * VAPID key (browsers on another key move to it), and whether a visitor
+     * who already allowed notifications is subscribed without a prompt.
+     */
+    async forSdk(siteId: string): Promise<PublicPromptSettings> {
       const row = await repo.findPromptSettings(db, siteId);
       if (!row) throw notFound('Site');
-      return { prompt: parseStored(row.prompt_settings), vapid_public_key: row.vapid_public_key };
+      return {
+        prompt: parseStored(row.prompt_settings),
+        vapid_public_key: row.vapid_public_key,
+        resubscribe_granted: row.resubscribe_granted === 1,
+        replace_foreign_subscription: row.replace_foreign_subscription === 1,
+      };
     },
 
     /** Public: the SDK showed a prompt (the denominator of its conversion). */

@@ -42,6 +42,8 @@ export function toSiteResponse(row: SiteRow, role: SiteRole): Site {
       identityVerification: row.identity_verification === 1,
       serverOnlyTags: parseStringListColumn(row.server_only_tags),
       frequencyCap: row.frequency_cap_max !== null && row.frequency_cap_hours !== null ? { max: row.frequency_cap_max, hours: row.frequency_cap_hours } : null,
+      resubscribeGranted: row.resubscribe_granted === 1,
+      replaceForeignSubscription: row.replace_foreign_subscription === 1,
     },
     vapid_public_key: row.vapid_public_key,
     subscriber_count: row.active_subscriber_count,
@@ -79,6 +81,8 @@ function settingsColumns(settings: SettingsInput | undefined): SiteUpdate {
     columns.frequency_cap_max = settings.frequencyCap?.max ?? null;
     columns.frequency_cap_hours = settings.frequencyCap?.hours ?? null;
   }
+  if (settings.resubscribeGranted !== undefined) columns.resubscribe_granted = settings.resubscribeGranted ? 1 : 0;
+  if (settings.replaceForeignSubscription !== undefined) columns.replace_foreign_subscription = settings.replaceForeignSubscription ? 1 : 0;
   return columns;
 }
 
@@ -147,6 +151,9 @@ export function createSitesService(ctx: AppContext, options: { outbound?: Outbou
         server_only_tags: settings.server_only_tags ?? '[]',
         frequency_cap_max: settings.frequency_cap_max ?? null,
         frequency_cap_hours: settings.frequency_cap_hours ?? null,
+        // docs/product.md, "visitors who already allowed notifications".
+        resubscribe_granted: settings.resubscribe_granted ?? 1,
+        replace_foreign_subscription: settings.replace_foreign_subscription ?? 0,
         active_subscriber_count: 0,
         prompt_settings: null,
         install_check: null,

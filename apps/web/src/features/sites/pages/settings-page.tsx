@@ -14,6 +14,7 @@ import { WebhooksPanel } from '../../webhooks/components/webhooks-panel';
 import { DeleteSiteSection } from '../components/delete-site-section';
 import { FrequencyCapPanel } from '../components/frequency-cap-panel';
 import { GeneralSettingsForm } from '../components/general-settings-form';
+import { GrantedVisitorsPanel } from '../components/granted-visitors-panel';
 import { IdentityVerificationPanel } from '../components/identity-verification-panel';
 import { InstallationPanel } from '../components/installation-panel';
 import { VapidKeysPanel } from '../../vapid-keys/components/vapid-keys-panel';
@@ -99,6 +100,7 @@ export function SettingsPage() {
             <SetupChecklist site={currentSite} placement="settings" />
             <InstallationPanel site={currentSite} />
             <PromptSettingsPanel site={currentSite} />
+            <GrantedVisitorsPanel site={currentSite} />
           </div>
         ) : null}
         {tab === 'vapid' ? <VapidKeysPanel site={currentSite} /> : null}

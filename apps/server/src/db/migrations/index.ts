@@ -21,6 +21,7 @@ import * as m0016 from './0016_subscriber_erasure';
 import * as m0017 from './0017_webhooks';
 import * as m0018 from './0018_site_vapid_keys';
 import * as m0019 from './0019_run_order';
+import * as m0020 from './0020_subscriber_imports';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -46,6 +47,7 @@ const modules: Record<string, MigrationModule> = {
   '0017_webhooks': m0017,
   '0018_site_vapid_keys': m0018,
   '0019_run_order': m0019,
+  '0020_subscriber_imports': m0020,
 };
 
 export function migrationsFor(kind: DatabaseKind): Record<string, Migration> {

@@ -6,7 +6,7 @@
 import { EXTERNAL_ID_MAX, SUBSCRIBER_EXPORT_TAG_SEPARATOR, SUBSCRIBER_IMPORT_FIELDS, SUBSCRIBER_TAG_MAX_COUNT, SUBSCRIBER_TAG_MAX_LENGTH, UNKNOWN, type SubscriberImportField, type SubscriberImportRejectReason } from '@herald/contracts';
 import { endpointHash } from '../../delivery/push-endpoints';
 import { HttpError } from '../../platform/errors';
-import { checkPushEndpoint, checkPushSubscription } from '../subscribers/push-subscription';
+import { checkPushSubscription } from '../subscribers/push-subscription';
 import { csvCells } from './import-file';
 
 export type RowFields = Partial<Record<SubscriberImportField, string | string[]>>;
@@ -170,17 +170,13 @@ export function checkRow(line: number, fields: RowFields | string, context: RowC
   for (const name of REQUIRED) {
     if (!text(fields[name])) return { line, reason: 'bad_row', detail: `${name} is empty`, endpoint: endpointOrNull };
   }
-  try {
-    checkPushEndpoint(rawEndpoint, context.extraPushOrigins);
-  } catch (error) {
-    if (!(error instanceof HttpError)) throw error;
-    return { line, reason: 'endpoint_not_allowed', detail: error.message.replace(/^subscription\./, ''), endpoint: endpointOrNull };
-  }
   let checked;
   try {
     checked = checkPushSubscription({ endpoint: rawEndpoint, keys: { p256dh: text(fields.p256dh), auth: text(fields.auth) } }, context.extraPushOrigins);
   } catch (error) {
     if (!(error instanceof HttpError)) throw error;
+    // The endpoint is checked first: its messages name subscription.endpoint, the keys' subscription.keys.*.
+    if (error.message.startsWith('subscription.endpoint')) return { line, reason: 'endpoint_not_allowed', detail: error.message.replace(/^subscription\./, ''), endpoint: endpointOrNull };
     return { line, reason: 'bad_key', detail: error.message.replace(/^subscription\.keys\./, ''), endpoint: endpointOrNull };
   }
   const named = text(fields.vapid_public_key);

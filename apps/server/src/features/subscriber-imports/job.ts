@@ -106,12 +106,23 @@ export async function runImport(ctx: AppContext, importId: string, attempt: numb
     let position = { offset: Number(row.bytes_read), line: Number(row.lines_read) };
     let batch: Array<ImportedRow | RejectedRow> = [];
 
+    // A batch is written while the next one is read and checked (PostgreSQL
+    // works on its own core meanwhile); batches still commit one after
+    // another, in file order, so the saved offset is always a prefix.
+    let writing: Promise<void> = Promise.resolve();
     const commit = async () => {
-      const counts = await commitBatch(ctx, row.site_id, importId, attempt, batch, { bytesRead: position.offset, linesRead: position.line, columns: newColumns }, enrol);
+      const rows = batch;
+      const at = { bytesRead: position.offset, linesRead: position.line, columns: newColumns };
       batch = [];
       newColumns = undefined;
-      if (enrol) for (const subscriberId of counts.created) await runSubscriberCreatedHooks(ctx.subscriberImportedHooks, { subscriberId, siteId: row.site_id, subscribedAt: clock.now() }, ctx.log);
-      await options.onBatch?.();
+      await writing;
+      writing = (async () => {
+        const counts = await commitBatch(ctx, row.site_id, importId, attempt, rows, at, enrol);
+        if (enrol) for (const subscriberId of counts.created) await runSubscriberCreatedHooks(ctx.subscriberImportedHooks, { subscriberId, siteId: row.site_id, subscribedAt: clock.now() }, ctx.log);
+        await options.onBatch?.();
+      })();
+      // Awaited before the next batch or the end; this only keeps a failure from counting as unhandled meanwhile.
+      writing.catch(() => undefined);
     };
 
     if (!fs.existsSync(filePath)) return await fail('The uploaded file is no longer in the data folder; upload it again');
@@ -130,6 +141,7 @@ export async function runImport(ctx: AppContext, importId: string, attempt: numb
       if (batch.length >= batchSize) await commit();
     }
     await commit();
+    await writing;
     if (await repo.finishImport(db, importId, attempt, 'done', null, clock.now())) await cleanUp();
   } catch (error) {
     if (error instanceof ClaimLost) return;

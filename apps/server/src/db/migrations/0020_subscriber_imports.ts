@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { DatabaseKind } from '../database';
 
 // Importing subscribers (docs/product.md, "Importing subscribers"):
 // - subscriber_imports: one uploaded file and the job reading it. bytes_read /
@@ -9,7 +10,7 @@ import type { Kysely } from 'kysely';
 //   first on (duplicates within the file, across batches and a resume, without
 //   holding the file's endpoints in memory); emptied when the import finishes.
 // Shipped migrations are never edited: add a new file instead.
-export async function up(db: Kysely<unknown>): Promise<void> {
+export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
   await db.schema
     .createTable('subscriber_imports')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -48,12 +49,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint('subscriber_import_rejects_pk', ['import_id', 'line'])
     .execute();
 
+  // One B-tree on SQLite (WITHOUT ROWID): a row per line read, so it is written as often as subscribers are.
   await db.schema
     .createTable('subscriber_import_seen')
     .addColumn('import_id', 'text', (c) => c.notNull().references('subscriber_imports.id').onDelete('cascade'))
     .addColumn('endpoint_hash', 'text', (c) => c.notNull())
     .addColumn('line', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('subscriber_import_seen_pk', ['import_id', 'endpoint_hash'])
+    .$call((table) => (kind === 'sqlite' ? table.modifyEnd(sql`without rowid`) : table))
     .execute();
 }
 

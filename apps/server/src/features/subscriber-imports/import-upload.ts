@@ -5,6 +5,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
 import { badRequest, HttpError } from '../../platform/errors';
@@ -54,11 +55,15 @@ export function importUploadReader(request: FastifyRequest): ReadImportUpload {
         stored = path.join(folder, storedFile);
         const headChunks: Buffer[] = [];
         let size = 0;
-        part.file.on('data', (chunk: Buffer) => {
-          if (size < 4096) headChunks.push(chunk.subarray(0, 4096 - size));
-          size += chunk.length;
+        // Counted on the way through, with the disk's back-pressure: nothing piles up in memory.
+        const counter = new Transform({
+          transform(chunk: Buffer, _encoding, done) {
+            if (size < 4096) headChunks.push(chunk.subarray(0, 4096 - size));
+            size += chunk.length;
+            done(null, chunk);
+          },
         });
-        await pipeline(part.file, fs.createWriteStream(stored, { flags: 'wx', mode: 0o600 }));
+        await pipeline(part.file, counter, fs.createWriteStream(stored, { flags: 'wx', mode: 0o600 }));
         if (part.file.truncated) throw new HttpError(413, `The file is larger than ${sizeLabel(maxBytes)}, the most one import reads: split it into smaller files`, 'file_too_large');
         upload = { storedFile, fileName: (part.filename || 'import').slice(0, 200), size, head: Buffer.concat(headChunks), fields };
       }

@@ -6,9 +6,11 @@ import type { DatabaseKind } from '../database';
 //   lines_read are where the last committed batch ended, so an import whose
 //   worker died is resumed from there (claimed again once lease_until passed).
 // - subscriber_import_rejects: the report, one row per rejected line.
-// - subscriber_import_seen: the endpoints read so far and the line each was
-//   first on (duplicates within the file, across batches and a resume, without
-//   holding the file's endpoints in memory); emptied when the import finishes.
+// - subscriber_import_seen: the subscribers this import wrote so far and the
+//   line each came from (duplicates within the file, across batches and a
+//   resume, without holding the file's endpoints in memory). Keyed by
+//   subscriber id, which an import hands out in time order, so it is written
+//   at its end, not all over it. Emptied when the import finishes.
 // Shipped migrations are never edited: add a new file instead.
 export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
   await db.schema
@@ -49,13 +51,13 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
     .addPrimaryKeyConstraint('subscriber_import_rejects_pk', ['import_id', 'line'])
     .execute();
 
-  // One B-tree on SQLite (WITHOUT ROWID): a row per line read, so it is written as often as subscribers are.
+  // One B-tree on SQLite (WITHOUT ROWID): a row per subscriber written, so it is written as often as subscribers are.
   await db.schema
     .createTable('subscriber_import_seen')
     .addColumn('import_id', 'text', (c) => c.notNull().references('subscriber_imports.id').onDelete('cascade'))
-    .addColumn('endpoint_hash', 'text', (c) => c.notNull())
+    .addColumn('subscriber_id', 'text', (c) => c.notNull())
     .addColumn('line', 'bigint', (c) => c.notNull())
-    .addPrimaryKeyConstraint('subscriber_import_seen_pk', ['import_id', 'endpoint_hash'])
+    .addPrimaryKeyConstraint('subscriber_import_seen_pk', ['import_id', 'subscriber_id'])
     .$call((table) => (kind === 'sqlite' ? table.modifyEnd(sql`without rowid`) : table))
     .execute();
 }

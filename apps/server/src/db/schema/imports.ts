@@ -46,8 +46,9 @@ export interface SubscriberImportRejectsTable {
   endpoint: string | null;
 }
 
+/** The subscribers an import wrote so far, with the line each came from. */
 export interface SubscriberImportSeenTable {
   import_id: string;
-  endpoint_hash: string;
+  subscriber_id: string;
   line: ColumnType<number, number, number>;
 }

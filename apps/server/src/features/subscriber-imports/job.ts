@@ -210,17 +210,18 @@ async function commitBatch(
   }
 
   return ctx.db.transaction().execute(async (trx) => {
-    const seenBefore = await repo.markSeen(
+    // Endpoints the site has: written by an earlier line of this file (a duplicate), or there before (updated).
+    const existing = new Map((await repo.subscribersByHash(trx, siteId, unique.map((row) => row.endpointHash))).map((row) => [row.endpoint_hash, row]));
+    const earlier = await repo.seenLines(
       trx,
       importId,
-      unique.map((row) => ({ hash: row.endpointHash, line: row.line })),
+      [...existing.values()].map((row) => row.id),
     );
     const fresh = unique.filter((row) => {
-      const earlier = seenBefore.get(row.endpointHash);
-      if (earlier !== undefined) rejects.push(duplicateOf(row, earlier));
-      return earlier === undefined;
+      const line = earlier.get(existing.get(row.endpointHash)?.id ?? '');
+      if (line !== undefined) rejects.push(duplicateOf(row, line));
+      return line === undefined;
     });
-    const existing = new Map((await repo.subscribersByHash(trx, siteId, fresh.map((row) => row.endpointHash))).map((row) => [row.endpoint_hash, row]));
     const toInsert = fresh.filter((row) => !existing.has(row.endpointHash));
     const ids = new Map<string, string>();
     const inserted = new Set<string>();
@@ -270,6 +271,14 @@ async function commitBatch(
         updated += 1;
       }
     }
+    await repo.markSeen(
+      trx,
+      importId,
+      fresh.flatMap((row) => {
+        const subscriberId = ids.get(row.endpointHash);
+        return subscriberId ? [{ subscriberId, line: row.line }] : [];
+      }),
+    );
     await repo.addTags(
       trx,
       fresh.flatMap((row) => {

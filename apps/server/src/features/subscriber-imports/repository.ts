@@ -62,20 +62,22 @@ export async function claimImports(db: Db, now: number, leaseUntil: number, limi
   return claimed;
 }
 
-/** Records the endpoints of a batch as seen; returns the hashes that were seen before (duplicates) with their first line. */
-export async function markSeen(db: Db, importId: string, rows: Array<{ hash: string; line: number }>): Promise<Map<string, number>> {
-  if (!rows.length) return new Map();
-  const inserted = await db
-    .insertInto('subscriber_import_seen')
-    .values(rows.map((row) => ({ import_id: importId, endpoint_hash: row.hash, line: row.line })))
-    .onConflict((oc) => oc.columns(['import_id', 'endpoint_hash']).doNothing())
-    .returning('endpoint_hash')
-    .execute();
-  if (inserted.length === rows.length) return new Map();
-  const fresh = new Set(inserted.map((row) => row.endpoint_hash));
-  const seenBefore = rows.filter((row) => !fresh.has(row.hash)).map((row) => row.hash);
-  const earlier = await db.selectFrom('subscriber_import_seen').select(['endpoint_hash', 'line']).where('import_id', '=', importId).where('endpoint_hash', 'in', seenBefore).execute();
-  return new Map(earlier.map((row) => [row.endpoint_hash, Number(row.line)]));
+/** The lines these subscribers were written from, for those this import wrote already (a later line with their endpoint is a duplicate). */
+export async function seenLines(db: Db, importId: string, subscriberIds: string[]): Promise<Map<string, number>> {
+  if (!subscriberIds.length) return new Map();
+  const rows = await db.selectFrom('subscriber_import_seen').select(['subscriber_id', 'line']).where('import_id', '=', importId).where('subscriber_id', 'in', subscriberIds).execute();
+  return new Map(rows.map((row) => [row.subscriber_id, Number(row.line)]));
+}
+
+/** Records the subscribers a batch wrote, with their lines. */
+export async function markSeen(db: Db, importId: string, rows: Array<{ subscriberId: string; line: number }>): Promise<void> {
+  for (let i = 0; i < rows.length; i += 1000) {
+    await db
+      .insertInto('subscriber_import_seen')
+      .values(rows.slice(i, i + 1000).map((row) => ({ import_id: importId, subscriber_id: row.subscriberId, line: row.line })))
+      .onConflict((oc) => oc.columns(['import_id', 'subscriber_id']).doNothing())
+      .execute();
+  }
 }
 
 /** The site's subscribers with these endpoint hashes. */

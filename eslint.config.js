@@ -16,6 +16,7 @@ const FEATURE_ENTRY_POINTS = [
   'segments/service', // requireSegmentOfSite: a target must be the site's own segment
   'segments/segment-uses', // SegmentUse: what a feature's segment-use finder returns
   'subscribers/hooks', // the subscriber-created and subscriber-removed hook contracts
+  'subscribers/push-subscription', // the rules a browser subscription is checked by (public subscribe, import)
   'tracking/hooks', // the notification-clicked hook contract
   'site-events/hooks', // the site-event hook contract
   'analytics/site-counters', // the hourly rollup and active count every writer adds to

@@ -12,6 +12,7 @@ import { expiredRecordsPurgeSource } from './features/auth/expired-records-purge
 import { recurringScheduleSource } from './features/notifications/recurring-runs';
 import { registerRssFeedJobs, rssFeedsDueWork } from './features/rss-feeds/poll-job';
 import { siteEventRetentionSource } from './features/site-events/service';
+import { registerSubscriberImportJobs, subscriberImportsDueWork } from './features/subscriber-imports/job';
 import { dripStepGuard } from './features/welcome-campaigns/enrollment';
 import { registerWebhookJobs, webhooksDueWork } from './features/webhooks/deliver';
 import { Scheduler, type DueWorkSource } from './jobs/scheduler';
@@ -24,10 +25,11 @@ import { Scheduler, type DueWorkSource } from './jobs/scheduler';
 export function registerFeatureJobs(ctx: AppContext, queue: JobQueue): void {
   registerRssFeedJobs(ctx, queue);
   registerWebhookJobs(ctx, queue);
+  registerSubscriberImportJobs(ctx, queue);
 }
 
 export function featureDueWorkSources(ctx: AppContext, queue: JobQueue): DueWorkSource[] {
-  return [dripStepGuard(ctx), recurringScheduleSource(ctx), rssFeedsDueWork(ctx, queue), siteEventRetentionSource(ctx), expiredRecordsPurgeSource(ctx), auditLogRetentionSource(ctx), webhooksDueWork(ctx, queue)];
+  return [dripStepGuard(ctx), recurringScheduleSource(ctx), rssFeedsDueWork(ctx, queue), siteEventRetentionSource(ctx), expiredRecordsPurgeSource(ctx), auditLogRetentionSource(ctx), webhooksDueWork(ctx, queue), subscriberImportsDueWork(ctx, queue)];
 }
 
 export interface EngineOptions {

@@ -73,6 +73,8 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     segmentUseFinders: [notificationsUsingSegment, runsUsingSegment, campaignsUsingSegment, feedsUsingSegment],
   };
   ctx.subscriberCreatedHooks = [enrolInWelcomeCampaign(ctx), webhooksOnSubscriberCreated(ctx)];
+  // An import enrols the subscribers it created only when asked, and sends no subscriber.created webhook per row (docs/product.md, "Importing subscribers").
+  ctx.subscriberImportedHooks = [enrolInWelcomeCampaign(ctx)];
   ctx.subscriberRemovedHooks = [webhooksOnSubscriberRemoved];
   ctx.notificationClickedHooks = [webhooksOnNotificationClicked];
   metrics.watchDeliveryBacklog(async () => {

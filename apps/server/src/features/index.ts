@@ -13,6 +13,7 @@ import { segmentsRoutes } from './segments/routes';
 import { siteEventsRoutes } from './site-events/routes';
 import { rssFeedsRoutes } from './rss-feeds/routes';
 import { sitesRoutes } from './sites/routes';
+import { subscriberImportsRoutes } from './subscriber-imports/routes';
 import { subscribersRoutes } from './subscribers/routes';
 import { systemRoutes } from './system/routes';
 import { testDevicesRoutes } from './test-devices/routes';
@@ -42,4 +43,5 @@ export const apiRoutes: Array<(ctx: AppContext) => FastifyPluginAsyncZod> = [
   testDevicesRoutes,
   webhooksRoutes,
   vapidKeysRoutes,
+  subscriberImportsRoutes,
 ];

@@ -393,6 +393,29 @@ const MATRIX: Record<string, RouteCase> = {
     attacks: (a, b) => [sweep(a, (id) => del(`/api/sites/${id}/vapid-keys/${id}`)), sweep(a, (id) => del(`/api/sites/${b.site.id}/vapid-keys/${id}`))],
   },
 
+  // ---- Subscriber imports (admin: the audience's push keys; docs/product.md, "Importing subscribers")
+  'POST /api/sites/{siteId}/subscriber-imports': {
+    needs: 'admin',
+    // No file: reached, and answered 400 (the role is checked before the upload is read).
+    own: (x) => post(`/api/sites/${x.site.id}/subscriber-imports`),
+    attacks: (a) => [sweep(a, (id) => post(`/api/sites/${id}/subscriber-imports`))],
+  },
+  'GET /api/sites/{siteId}/subscriber-imports': {
+    needs: 'admin',
+    own: (x) => get(`/api/sites/${x.site.id}/subscriber-imports`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/sites/${id}/subscriber-imports`))],
+  },
+  'GET /api/subscriber-imports/{importId}': {
+    needs: 'admin',
+    own: (x) => get(`/api/subscriber-imports/${x.importId}`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/subscriber-imports/${id}`))],
+  },
+  'GET /api/subscriber-imports/{importId}/report': {
+    needs: 'admin',
+    own: (x) => get(`/api/subscriber-imports/${x.importId}/report`),
+    attacks: (a) => [sweep(a, (id) => get(`/api/subscriber-imports/${id}/report`))],
+  },
+
   // ---- API keys and events
   'POST /api/sites/{siteId}/api-keys': {
     needs: 'admin',

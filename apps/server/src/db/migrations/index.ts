@@ -21,6 +21,7 @@ import * as m0016 from './0016_subscriber_erasure';
 import * as m0017 from './0017_webhooks';
 import * as m0018 from './0018_site_vapid_keys';
 import * as m0019 from './0019_run_order';
+import * as m0020 from './0020_subscriber_imports';
 import * as m0021 from './0021_resubscribe_granted';
 import * as m0022 from './0022_delivery_options';
 import * as m0023 from './0023_frequency_cap';
@@ -49,6 +50,7 @@ const modules: Record<string, MigrationModule> = {
   '0017_webhooks': m0017,
   '0018_site_vapid_keys': m0018,
   '0019_run_order': m0019,
+  '0020_subscriber_imports': m0020,
   '0021_resubscribe_granted': m0021,
   '0022_delivery_options': m0022,
   '0023_frequency_cap': m0023,

@@ -5,6 +5,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { RateLimitsTable, SecretFingerprintsTable, SessionsTable, UploadsTable, UsersTable, UserTokensTable } from './accounts';
 import type { SegmentsTable, SiteEventsTable, SubscribersTable, SubscriberTagsTable } from './audience';
+import type { SubscriberImportRejectsTable, SubscriberImportSeenTable, SubscriberImportsTable } from './imports';
 import type { RssFeedItemsTable, RssFeedsTable, WelcomeCampaignEnrollmentsTable, WelcomeCampaignsTable, WelcomeCampaignStepsTable } from './campaigns';
 import type {
   DeliveriesTable,
@@ -23,6 +24,7 @@ import type { WebhookAttemptsTable, WebhookClickTalliesTable, WebhookDeliveriesT
 export type * from './accounts';
 export type * from './audience';
 export type * from './campaigns';
+export type * from './imports';
 export type * from './sending';
 export type * from './sites';
 export type * from './teams';
@@ -65,6 +67,9 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   webhook_click_tallies: WebhookClickTalliesTable;
+  subscriber_imports: SubscriberImportsTable;
+  subscriber_import_rejects: SubscriberImportRejectsTable;
+  subscriber_import_seen: SubscriberImportSeenTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

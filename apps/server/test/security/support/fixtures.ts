@@ -225,6 +225,8 @@ export interface Tenant {
   testDeviceCode: string;
   /** The id of the site's (primary) VAPID key. */
   vapidKeyId: string;
+  /** A subscriber import of the site (queued: these tests run no engine). */
+  importId: string;
 }
 
 export interface Member {
@@ -274,6 +276,7 @@ export function idsOf(tenant: Tenant): string[] {
     tenant.upload.id,
     tenant.subscriber.id,
     ...tenant.eventIds,
+    tenant.importId,
     tenant.user.id,
     tenant.colleague.id,
     tenant.invitationId,
@@ -356,6 +359,9 @@ export async function seedTenant(t: TestApp, label: string): Promise<Tenant> {
   const invited = await ok<{ invitations: Array<{ id: string }> }>(as('POST', `/api/sites/${site.id}/invitations`, { email: `pending-${label.toLowerCase()}-${crypto.randomBytes(4).toString('hex')}@example.com`, role: 'editor' }), 201);
   const testDeviceLink = (await ok<{ link: { url: string } }>(as('POST', `/api/sites/${site.id}/test-devices/link`), 200)).link;
   const vapidKeys = (await ok<{ keys: Array<{ id: string }> }>(as('GET', `/api/sites/${site.id}/vapid-keys`), 200)).keys;
+  const importFile = multipart([{ name: 'file', filename: 'import.csv', contentType: 'text/csv', data: `endpoint,p256dh,auth\n${fcmEndpoint()},${pushKeys().p256dh},${pushKeys().auth}\n` }]);
+  const importCreated = await t.app.inject({ method: 'POST', url: `/api/sites/${site.id}/subscriber-imports`, headers: { 'content-type': importFile.contentType, authorization: `Bearer ${user.token}` }, payload: importFile.payload });
+  if (importCreated.statusCode !== 201) throw new Error(`import failed: ${importCreated.body}`);
 
   return {
     label,
@@ -376,6 +382,7 @@ export async function seedTenant(t: TestApp, label: string): Promise<Tenant> {
     invitationId: invited.invitations[0]!.id,
     testDeviceCode: new URL(testDeviceLink.url).searchParams.get('herald_test')!,
     vapidKeyId: vapidKeys[0]!.id,
+    importId: importCreated.json().data.import.id,
   };
 }
 

@@ -24,6 +24,8 @@ import {
   WEBHOOK_SECRET_PREFIX,
   WEBHOOKS_PER_SITE_MAX,
   SUBSCRIBER_REMOVED_CAUSES,
+  SUBSCRIBER_IMPORT_FIELDS,
+  SUBSCRIBER_IMPORT_REJECT_REASONS,
 } from '@herald/contracts';
 import { describe, expect, it } from 'vitest';
 import { refusalText } from '../../lib/site-role';
@@ -87,8 +89,16 @@ describe('help articles match the product', () => {
     for (const label of ['Cap pushes per subscriber', 'At most (pushes)', 'In any (hours)', 'Save frequency cap', 'Exempt from the frequency cap']) expect(general, label).toContain(`**${label}**`);
   });
 
-  it('has 41 articles, each with a title, a summary and text', () => {
-    expect(HELP_ARTICLES).toHaveLength(41);
+  it('names every import field, reject reason and the role, as the import does (issue 13)', () => {
+    const importing = text('importing-subscribers');
+    for (const field of SUBSCRIBER_IMPORT_FIELDS) expect(importing, field).toContain(`**${field}**`);
+    for (const reason of SUBSCRIBER_IMPORT_REJECT_REASONS) expect(importing, reason).toContain(`- **${reason}**: `);
+    expect(importing).toContain(`"${roleNeededMessage('admin')}"`);
+    for (const label of ['Subscribed with', 'Send them the welcome campaign', 'Import subscribers', 'Download rejected rows (CSV)', 'Rows read', 'Imported', 'Updated', 'Rejected']) expect(importing, label).toContain(`**${label}**`);
+  });
+
+  it('has 42 articles, each with a title, a summary and text', () => {
+    expect(HELP_ARTICLES).toHaveLength(42);
     for (const article of HELP_ARTICLES) expect(article.content.length, article.id).toBeGreaterThan(200);
   });
 

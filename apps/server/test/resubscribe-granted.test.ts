@@ -1,16 +1,9 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Kysely } from 'kysely';
-import { Migrator } from 'kysely/migration';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type DatabaseHandle } from '../src/db/database';
 import { migrateToLatest } from '../src/db/migrate';
-import { migrationsFor } from '../src/db/migrations';
-import { generateVapidKeys } from '../src/delivery/vapid-keys';
+import { insertOwnerAndSite, openDatabaseAt, type OldDatabase } from './support/old-schema';
 import { createTestApp, type TestApp, type TestUser } from './support/test-app';
-import { createTestDatabase } from './support/test-database';
 
 // docs/product.md, Settings, "visitors who already allowed notifications":
 // the site settings resubscribeGranted (on by default) and
@@ -103,47 +96,18 @@ describe('migration 0021 on a database of 0019 with a site', () => {
   const T0 = Date.UTC(2026, 5, 1, 9);
   const user = crypto.randomUUID();
   const site = crypto.randomUUID();
-  let dataDir: string;
-  let handle: DatabaseHandle;
+  let old: OldDatabase;
   let db: Kysely<any>;
 
   beforeAll(async () => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-0021-'));
-    handle = openDatabase(await createTestDatabase(dataDir));
-    db = handle.db as unknown as Kysely<any>;
-    const migrations = migrationsFor(handle.kind);
-    const migrated = await new Migrator({ db: handle.db, provider: { getMigrations: async () => migrations } }).migrateTo('0019_run_order');
-    if (migrated.error) throw migrated.error;
-    const keys = generateVapidKeys();
-    await db.insertInto('users').values({ id: user, name: 'Owner', email: `owner-0021-${user}@example.com`, password_hash: 'x', email_verified_at: T0, created_at: T0, updated_at: T0 }).execute();
-    await db
-      .insertInto('sites')
-      .values({
-        id: site,
-        user_id: user,
-        name: 'Shop',
-        url: 'https://shop.example',
-        icon: null,
-        language: 'en',
-        timezone: 'UTC',
-        value_currency: 'USD',
-        value_per_subscriber: 0,
-        value_per_click: 0,
-        vapid_public_key: keys.publicKey,
-        vapid_private_key: keys.privateKey,
-        active_subscriber_count: 0,
-        created_at: T0,
-        updated_at: T0,
-      })
-      .execute();
+    old = await openDatabaseAt('0019_run_order');
+    db = old.db;
+    await insertOwnerAndSite(db, { user, site }, T0);
   });
-  afterAll(async () => {
-    await handle?.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(async () => old?.close());
 
   it('turns re-subscribing granted visitors on for the existing site, and replacing foreign subscriptions off', async () => {
-    expect(await migrateToLatest(handle)).toContain('0021_resubscribe_granted');
+    expect(await migrateToLatest(old.handle)).toContain('0021_resubscribe_granted');
     const row = await db.selectFrom('sites').select(['resubscribe_granted', 'replace_foreign_subscription']).where('id', '=', site).executeTakeFirstOrThrow();
     expect(row).toEqual({ resubscribe_granted: 1, replace_foreign_subscription: 0 });
   });

@@ -329,7 +329,7 @@ describe('spec sweep (headless Chromium at 375 and 1280 px)', () => {
     });
     await sweep(page, '/settings', width, async () => {
       await page.getByRole('tab').first().waitFor();
-      expect(await page.getByRole('tab').allTextContents()).toEqual(['General', 'Installation', 'VAPID Keys', 'API Keys', 'Webhooks', 'Automation', 'Members', 'Audit log', 'System']);
+      expect(await page.getByRole('tab').allTextContents()).toEqual(['General', 'Installation', 'VAPID Keys', 'Import', 'API Keys', 'Webhooks', 'Automation', 'Members', 'Audit log', 'System']);
       expect(await page.getByLabel('Primary Language', { exact: true }).locator('option').count()).toBe(31);
       expect(await page.getByLabel('Timezone', { exact: true }).locator('option').allTextContents()).toEqual(['UTC', 'New York', 'Chicago', 'Denver', 'Los Angeles', 'London', 'Paris', 'Tokyo']);
       expect(await page.getByLabel('Currency', { exact: true }).locator('option').allTextContents()).toEqual(['USD', 'EUR', 'GBP', 'JPY', 'CAD', 'AUD']);

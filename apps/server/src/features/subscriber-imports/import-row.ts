@@ -6,7 +6,7 @@
 import { EXTERNAL_ID_MAX, SUBSCRIBER_EXPORT_TAG_SEPARATOR, SUBSCRIBER_IMPORT_FIELDS, SUBSCRIBER_TAG_MAX_COUNT, SUBSCRIBER_TAG_MAX_LENGTH, UNKNOWN, type SubscriberImportField, type SubscriberImportRejectReason } from '@herald/contracts';
 import { endpointHash } from '../../delivery/push-endpoints';
 import { HttpError } from '../../platform/errors';
-import { checkPushSubscription } from '../subscribers/push-subscription';
+import { checkPushEndpoint, checkPushKeys, knownTimezone, languageTag } from '../subscribers/push-subscription';
 import { csvCells } from './import-file';
 
 export type RowFields = Partial<Record<SubscriberImportField, string | string[]>>;
@@ -121,42 +121,6 @@ function tagsOf(value: string | string[] | undefined): string[] {
   return [...tags];
 }
 
-/** Bounded caches: a file has a handful of distinct languages and zones, and Intl is slow to ask. */
-const languageCache = new Map<string, string | null>();
-const timezoneCache = new Map<string, string | null>();
-function cached(cache: Map<string, string | null>, key: string, compute: () => string | null): string | null {
-  let value = cache.get(key);
-  if (value === undefined) {
-    value = compute();
-    if (cache.size < 10_000) cache.set(key, value);
-  }
-  return value;
-}
-
-/** A well-formed BCP 47 tag, canonicalised, else null (as the subscribe API stores it). */
-function languageTag(value: string): string | null {
-  if (!value || value.length > 35) return null;
-  return cached(languageCache, value, () => {
-    try {
-      return Intl.getCanonicalLocales(value)[0] ?? null;
-    } catch {
-      return null;
-    }
-  });
-}
-
-/** An IANA zone the runtime knows, else null. */
-function knownTimezone(value: string): string | null {
-  if (!value || value.length > 64) return null;
-  return cached(timezoneCache, value, () => {
-    try {
-      return new Intl.DateTimeFormat('en-US', { timeZone: value }).resolvedOptions().timeZone;
-    } catch {
-      return null;
-    }
-  });
-}
-
 const label = (value: string, max = 64): string | null => (value ? value.slice(0, max) : null);
 
 /** base64url without padding, as keys are stored. */
@@ -170,15 +134,22 @@ export function checkRow(line: number, fields: RowFields | string, context: RowC
   for (const name of REQUIRED) {
     if (!text(fields[name])) return { line, reason: 'bad_row', detail: `${name} is empty`, endpoint: endpointOrNull };
   }
-  let checked;
+  // The public subscribe API's own checks, the endpoint's and the keys' apart, so each failure has its reason.
+  let endpoint: string;
+  let keys: { p256dh: string; auth: string };
   try {
-    checked = checkPushSubscription({ endpoint: rawEndpoint, keys: { p256dh: text(fields.p256dh), auth: text(fields.auth) } }, context.extraPushOrigins);
+    endpoint = checkPushEndpoint(rawEndpoint, context.extraPushOrigins);
   } catch (error) {
     if (!(error instanceof HttpError)) throw error;
-    // The endpoint is checked first: its messages name subscription.endpoint, the keys' subscription.keys.*.
-    if (error.message.startsWith('subscription.endpoint')) return { line, reason: 'endpoint_not_allowed', detail: error.message.replace(/^subscription\./, ''), endpoint: endpointOrNull };
+    return { line, reason: 'endpoint_not_allowed', detail: error.message.replace(/^subscription\./, ''), endpoint: endpointOrNull };
+  }
+  try {
+    keys = checkPushKeys({ p256dh: text(fields.p256dh), auth: text(fields.auth) });
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
     return { line, reason: 'bad_key', detail: error.message.replace(/^subscription\.keys\./, ''), endpoint: endpointOrNull };
   }
+  const checked = { endpoint, ...keys };
   const named = text(fields.vapid_public_key);
   let vapidKeyId = context.defaultKeyId;
   if (named) {

@@ -64,8 +64,12 @@ export interface CheckedSubscription {
  */
 export function checkPushSubscription(subscription: PushSubscriptionInput, extraPushOrigins: readonly string[]): CheckedSubscription {
   const endpoint = checkPushEndpoint(subscription.endpoint, extraPushOrigins);
+  return { endpoint, ...checkPushKeys(subscription.keys) };
+}
 
-  const p256dh = decodeBase64Url(subscription.keys.p256dh, 'subscription.keys.p256dh');
+/** The keys of a PushSubscription (RFC 8291): p256dh a point on P-256, auth 16 bytes; base64url without padding, as stored. */
+export function checkPushKeys(keys: PushSubscriptionInput['keys']): Omit<CheckedSubscription, 'endpoint'> {
+  const p256dh = decodeBase64Url(keys.p256dh, 'subscription.keys.p256dh');
   if (p256dh.length !== P256_UNCOMPRESSED_POINT_BYTES || p256dh[0] !== 0x04) {
     throw badRequest(
       `subscription.keys.p256dh must be a 65-byte uncompressed P-256 public key (got ${p256dh.length} bytes${p256dh.length === P256_UNCOMPRESSED_POINT_BYTES ? ' not starting with 0x04' : ''})`,
@@ -74,10 +78,51 @@ export function checkPushSubscription(subscription: PushSubscriptionInput, extra
   }
   assertPointOnP256(p256dh);
 
-  const auth = decodeBase64Url(subscription.keys.auth, 'subscription.keys.auth');
+  const auth = decodeBase64Url(keys.auth, 'subscription.keys.auth');
   if (auth.length !== AUTH_SECRET_BYTES) {
     throw badRequest(`subscription.keys.auth must be 16 bytes (got ${auth.length})`, 'invalid_subscription');
   }
 
-  return { endpoint, p256dh: p256dh.toString('base64url'), auth: auth.toString('base64url') };
+  return { p256dh: p256dh.toString('base64url'), auth: auth.toString('base64url') };
+}
+
+// The descriptive fields a subscription carries (the public subscribe API's
+// and an import's): never a reason to refuse one, only stored when they parse.
+// Asking Intl is slow and a site sees few distinct values: answers are cached
+// (bounded).
+const languageCache = new Map<string, string | null>();
+const timezoneCache = new Map<string, string | null>();
+function cached(cache: Map<string, string | null>, key: string, compute: () => string | null): string | null {
+  let value = cache.get(key);
+  if (value === undefined) {
+    value = compute();
+    if (cache.size < 10_000) cache.set(key, value);
+  }
+  return value;
+}
+
+/** An IANA zone the runtime knows, else null. */
+export function knownTimezone(value: string | null | undefined): string | null {
+  const zone = value?.trim();
+  if (!zone || zone.length > 64) return null;
+  return cached(timezoneCache, zone, () => {
+    try {
+      return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+    } catch {
+      return null;
+    }
+  });
+}
+
+/** A well-formed BCP 47 language tag (e.g. `en-US`), canonicalised, else null. */
+export function languageTag(value: string | null | undefined): string | null {
+  const tag = value?.trim();
+  if (!tag || tag.length > 35) return null;
+  return cached(languageCache, tag, () => {
+    try {
+      return Intl.getCanonicalLocales(tag)[0] ?? null;
+    } catch {
+      return null;
+    }
+  });
 }

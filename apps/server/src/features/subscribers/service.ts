@@ -14,7 +14,7 @@ import { requireSiteRole } from '../sites/service';
 import { countryCodesNamed } from './country-names';
 import { runSubscriberCreatedHooks, runSubscriberRemovedHooks, type SubscriberRemovedHook } from './hooks';
 import { endpointHash } from '../../delivery/push-endpoints';
-import { checkPushSubscription } from './push-subscription';
+import { checkPushSubscription, knownTimezone, languageTag } from './push-subscription';
 import * as repo from './repository';
 import { USER_AGENT_MAX_LENGTH, describeUserAgent } from './user-agent';
 
@@ -108,28 +108,6 @@ export async function deactivateGoneSubscribers(
 }
 
 // ---------------------------------------------------------------------------
-
-/** An IANA zone the runtime knows, else null: descriptive metadata never fails a subscription. */
-function knownTimezone(value: string | null | undefined): string | null {
-  const zone = value?.trim();
-  if (!zone || zone.length > 64) return null;
-  try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
-  } catch {
-    return null;
-  }
-}
-
-/** A well-formed BCP 47 language tag (e.g. `en-US`), canonicalised, else null. */
-function languageTag(value: string | null | undefined): string | null {
-  const tag = value?.trim();
-  if (!tag || tag.length > 35) return null;
-  try {
-    return Intl.getCanonicalLocales(tag)[0] ?? null;
-  } catch {
-    return null;
-  }
-}
 
 /** The list's filters (spec §2 Subscribers: status and search), as the list and the CSV export apply them. */
 export function subscriberFilters(query: { is_active?: boolean; search?: string }): repo.SubscriberFilters {

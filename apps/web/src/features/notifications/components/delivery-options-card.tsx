@@ -10,6 +10,29 @@ interface DeliveryOptionsCardProps {
   values: Pick<NotificationFormValues, 'ttl_seconds' | 'topic_enabled'>;
 }
 
+/** An on/off option of the form, as a switch. */
+function FlagSwitch({
+  control,
+  name,
+  label,
+  description,
+  className,
+}: {
+  control: Control<NotificationFormValues>;
+  name: 'topic_enabled' | 'require_interaction' | 'frequency_cap_exempt';
+  label: string;
+  description: string;
+  className?: string;
+}) {
+  return (
+    <Controller
+      control={control}
+      name={name}
+      render={({ field }) => <Switch className={className} label={label} description={description} checked={field.value} onCheckedChange={field.onChange} />}
+    />
+  );
+}
+
 /**
  * How push services and browsers handle the notification (issue 14 §6;
  * docs/web-push.md, "TTL, Urgency and Topic"; docs/product.md, "Delivery
@@ -46,17 +69,11 @@ export function DeliveryOptionsCard({ control, register, errors, values }: Deliv
           )}
         </Field>
         <div className="flex flex-col gap-3 sm:col-span-2">
-          <Controller
+          <FlagSwitch
             control={control}
             name="topic_enabled"
-            render={({ field }) => (
-              <Switch
-                label="Replace the previous notification of this campaign"
-                description="Sends with the same campaign name replace each other: a browser shows only the latest, even if it was offline for several."
-                checked={field.value}
-                onCheckedChange={field.onChange}
-              />
-            )}
+            label="Replace the previous notification of this campaign"
+            description="Sends with the same campaign name replace each other: a browser shows only the latest, even if it was offline for several."
           />
           {values.topic_enabled ? (
             <Field label="Campaign name" required error={errors.topic?.message} hint="Letters, digits, spaces, dots, dashes and underscores, e.g. flash-sale">
@@ -64,31 +81,19 @@ export function DeliveryOptionsCard({ control, register, errors, values }: Deliv
             </Field>
           ) : null}
         </div>
-        <Controller
+        <FlagSwitch
           control={control}
           name="require_interaction"
-          render={({ field }) => (
-            <Switch
-              className="sm:col-span-2"
-              label="Require interaction"
-              description="Keeps it on screen until the visitor clicks or dismisses it, where the browser allows (Chrome and Edge on desktop)."
-              checked={field.value}
-              onCheckedChange={field.onChange}
-            />
-          )}
+          className="sm:col-span-2"
+          label="Require interaction"
+          description="Keeps it on screen until the visitor clicks or dismisses it, where the browser allows (Chrome and Edge on desktop)."
         />
-        <Controller
+        <FlagSwitch
           control={control}
           name="frequency_cap_exempt"
-          render={({ field }) => (
-            <Switch
-              className="sm:col-span-2"
-              label="Exempt from the frequency cap"
-              description="Sent even to subscribers who already had the site's frequency cap (Settings → General): for messages they asked for, like an order update."
-              checked={field.value}
-              onCheckedChange={field.onChange}
-            />
-          )}
+          className="sm:col-span-2"
+          label="Exempt from the frequency cap"
+          description="Sent even to subscribers who already had the site's frequency cap (Settings → General): for messages they asked for, like an order update."
         />
       </CardContent>
     </Card>

@@ -149,6 +149,22 @@ describe('a site’s VAPID keys', () => {
     expect(await keysOf(site.id)).toHaveLength(3);
   });
 
+  it('imports a private key exported without its leading zero byte (one in 256 from Node’s ECDH), stored as the 32-byte scalar', async () => {
+    let ecdh = crypto.createECDH('prime256v1');
+    for (let tries = 0; tries < 20_000; tries++) {
+      ecdh = crypto.createECDH('prime256v1');
+      ecdh.generateKeys();
+      if (ecdh.getPrivateKey().length < 32) break;
+    }
+    const short = ecdh.getPrivateKey();
+    expect(short.length).toBeLessThan(32);
+    const site = await h.t.createSite(h.owner.token, { name: 'Short key shop', url: 'https://short-key.example' });
+    const imported = await api('POST', `/api/sites/${site.id}/vapid-keys`, { public_key: ecdh.getPublicKey().toString('base64url'), private_key: short.toString('base64url') });
+    expect(imported.status).toBe(201);
+    const stored = await h.t.ctx.db.selectFrom('site_vapid_keys').select('private_key').where('id', '=', imported.body.data.key.id).executeTakeFirstOrThrow();
+    expect(Buffer.from(stored.private_key, 'base64url')).toEqual(Buffer.concat([Buffer.alloc(32 - short.length), short]));
+  });
+
   it('refuses a subscription naming a key the site does not have', async () => {
     const foreign = webpush.generateVAPIDKeys();
     const answer = await subscribe(h.site.id, h.push.createSubscription({ applicationServerKey: foreign.publicKey }), { vapid_public_key: foreign.publicKey });

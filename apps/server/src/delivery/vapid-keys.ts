@@ -100,11 +100,16 @@ function parsePrivateKey(input: string): { privateKey: string; derivedPublicKey:
   }
   const bytes = base64Bytes(text);
   if (!bytes) throw new VapidKeyImportError('The private key must be base64url (the 32-byte private key web-push libraries export) or a PEM (PKCS8 or SEC1)');
-  if (bytes.length !== 32) throw new VapidKeyImportError(`The private key must be 32 bytes (a P-256 private key); this one is ${bytes.length} bytes`);
+  // A scalar with leading zero bytes is exported shorter by some tools (Node's
+  // ECDH getPrivateKey() drops them: one key in 256 is 31 bytes, one in 65,536
+  // is 30); it is the same number, so it is padded back to 32. Whether it is
+  // the right key is checked against the public key below.
+  if (bytes.length < 30 || bytes.length > 32) throw new VapidKeyImportError(`The private key must be 32 bytes (a P-256 private key); this one is ${bytes.length} bytes`);
+  const scalar = Buffer.concat([Buffer.alloc(32 - bytes.length), bytes]);
   try {
     const ecdh = crypto.createECDH('prime256v1');
-    ecdh.setPrivateKey(bytes);
-    return { privateKey: bytes.toString('base64url'), derivedPublicKey: ecdh.getPublicKey().toString('base64url') };
+    ecdh.setPrivateKey(scalar);
+    return { privateKey: scalar.toString('base64url'), derivedPublicKey: ecdh.getPublicKey().toString('base64url') };
   } catch {
     throw new VapidKeyImportError('The private key is not a valid P-256 private key');
   }

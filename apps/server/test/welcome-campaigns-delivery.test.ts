@@ -223,6 +223,26 @@ describe('welcome campaign delivery', () => {
     await patch(active.id, { is_active: false });
   });
 
+  it('time that passes while a tick runs its sources does not let the tick claim a step the guard did not see due', async () => {
+    // The drip guard and the claim used to read the clock apart: a step that
+    // fell due between them was claimed for an unsubscribed subscriber and
+    // ended "completed" with nothing sent.
+    const campaign = await createCampaign({ name: 'Slow tick', steps: [step(1, 0, 'Slow hello'), step(2, 20, 'Slow follow-up')] });
+    const leaving = await h.subscribe();
+    await tickAndSettle();
+    expect((await h.t.request('DELETE', `/api/subscribers/${leaving.subscriberId}`, { token: h.owner.token })).status).toBe(200);
+    const timePasses = { name: 'time passes', runDue: async () => clock.advance(30 * MINUTE) };
+    const slow = new Scheduler(h.t.ctx, h.engine.queue, [...featureDueWorkSources(h.t.ctx, h.engine.queue), timePasses]);
+    await slow.tick();
+    await tickAndSettle();
+    expect((await dripRunsOf(leaving.subscriberId)).map((r) => [r.status, r.last_error])).toEqual([
+      ['completed', null],
+      ['cancelled', 'Subscriber unsubscribed'],
+    ]);
+    await slow.stop();
+    await patch(campaign.id, { is_active: false });
+  });
+
   it('deleting a campaign cancels what its subscribers had still to receive', async () => {
     const campaign = await createCampaign({ name: 'Deleted', steps: [step(1, 0, 'Before delete'), step(2, 10, 'Never sent')] });
     const subscriber = await h.subscribe();

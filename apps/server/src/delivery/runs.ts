@@ -48,12 +48,18 @@ export async function insertRun(db: Db, run: NewRun): Promise<boolean> {
  * check is part of the same statement: both runs due at once means only the
  * earlier is claimed, whoever else is claiming, whenever they were created.
  */
-export async function claimDueRuns(db: Db, now: number, owner: string, leaseMs: number, limit = 50): Promise<Array<Pick<RunRow, 'id' | 'notification_id' | 'due_at'>>> {
+export async function claimDueRuns(
+  db: Db,
+  now: number,
+  owner: string,
+  leaseMs: number,
+  { limit = 50, dueBy = now }: { limit?: number; dueBy?: number } = {},
+): Promise<Array<Pick<RunRow, 'id' | 'notification_id' | 'due_at'>>> {
   const due = db
     .selectFrom('notification_runs')
     .select('id')
     .where('status', '=', 'pending')
-    .where('due_at', '<=', now)
+    .where('due_at', '<=', dueBy)
     .where((eb) =>
       eb.or([
         eb('after_run_id', 'is', null),

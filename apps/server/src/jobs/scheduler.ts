@@ -58,9 +58,13 @@ export class Scheduler {
   async tick(): Promise<void> {
     const { db, clock, config, log, metrics } = this.ctx;
     await this.resumeIfQueueLost();
+    // One cut-off for the whole tick: a run the sources did not see as due
+    // (the drip guard cancels steps of unsubscribed subscribers) is not
+    // claimed by this tick either, even if it fell due while they ran.
+    const tickedAt = clock.now();
     for (const source of this.sources) {
       try {
-        await source.runDue(clock.now());
+        await source.runDue(tickedAt);
       } catch (error) {
         log.error({ err: error, source: source.name }, 'due-work source failed');
       }
@@ -68,7 +72,7 @@ export class Scheduler {
 
     for (;;) {
       const now = clock.now();
-      const claimed = await claimDueRuns(db, now, this.owner, config.deliveryLeaseMs);
+      const claimed = await claimDueRuns(db, now, this.owner, config.deliveryLeaseMs, { dueBy: tickedAt });
       for (const run of claimed) {
         metrics.runClaimed((now - run.due_at) / 1000);
         await markNotificationSending(db, run.notification_id, now);

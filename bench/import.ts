@@ -7,7 +7,7 @@
 // the scheduler's due-work source and read by the job, on SQLite and, with
 // --pg, on a throwaway PostgreSQL cluster. Compared in the same run with the
 // floor: reading and checking the same file without writing anything.
-// Prints rows/s, seconds, and resident memory at 100k rows and at the end
+// Prints rows/s, seconds, and resident memory every 100k rows and at the end
 // (the job must stay flat in file size). Targets on a 2-core machine: 1M rows
 // under 60 s on SQLite, under 120 s on PostgreSQL. No pass/fail: figures.
 import crypto from 'node:crypto';
@@ -79,7 +79,7 @@ async function readAndCheck(file: string): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-async function importOn(label: string, file: string, size: number, env: Record<string, string>): Promise<{ seconds: number; rssAt100k: number; rssEnd: number; peak: number; base: number }> {
+async function importOn(label: string, file: string, size: number, env: Record<string, string>): Promise<{ seconds: number; rssBy100k: number[]; rssEnd: number; peak: number; base: number }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `herald-bench-import-${label}-`));
   const runtime = await openRuntime(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', PUBLIC_URL: 'https://herald.bench', ...env }));
   const ctx = runtime.ctx;
@@ -104,21 +104,22 @@ async function importOn(label: string, file: string, size: number, env: Record<s
     global.gc?.();
     const base = rssMb();
     let peak = base;
-    let rssAt100k = 0;
-    let batches = 0;
+    /** RSS each time another 100k rows are stored: flat memory shows as a flat series. */
+    const rssBy100k: number[] = [];
+    let rowsDone = 0;
     const started = performance.now();
     await runImport(ctx, claim.importId, claim.attempt, {
-      onBatch: async () => {
-        batches += 1;
+      onBatch: async (rows) => {
+        rowsDone += rows;
         const rss = rssMb();
         peak = Math.max(peak, rss);
-        if (!rssAt100k && batches * 1000 >= 100_000) rssAt100k = rss;
+        while (rowsDone >= (rssBy100k.length + 1) * 100_000) rssBy100k.push(rss);
       },
     });
     const seconds = (performance.now() - started) / 1000;
     const done = await ctx.db.selectFrom('subscriber_imports').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
     if (done.status !== 'done' || Number(done.imported) !== ROWS) throw new Error(`${label}: import ended ${done.status} with ${done.imported} imported, ${done.rejected} rejected (${done.error})`);
-    return { seconds, rssAt100k, rssEnd: rssMb(), peak, base };
+    return { seconds, rssBy100k, rssEnd: rssMb(), peak, base };
   } finally {
     await runtime.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
@@ -153,7 +154,7 @@ async function main(): Promise<void> {
             `${perMillion.toFixed(0)} s per million rows (target < ${target} s)`,
         );
         console.log(
-          `${label}: RSS before ${result.base.toFixed(0)} MB, at 100k rows ${result.rssAt100k.toFixed(0)} MB, at the end ${result.rssEnd.toFixed(0)} MB, peak ${result.peak.toFixed(0)} MB ` +
+          `${label}: RSS before ${result.base.toFixed(0)} MB, every 100k rows ${result.rssBy100k.map((rss) => rss.toFixed(0)).join(' ')} MB, at the end ${result.rssEnd.toFixed(0)} MB, peak ${result.peak.toFixed(0)} MB ` +
             `(growth ${(result.peak - result.base).toFixed(0)} MB for a ${(size / MB).toFixed(0)} MB file: ${((result.peak - result.base) / (size / MB)).toFixed(2)} MB per MB)`,
         );
       } finally {

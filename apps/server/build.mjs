@@ -1,4 +1,5 @@
-// Bundles the server into dist/main.js. Workspace packages (@herald/*) are
+// Bundles the server into dist/main.js (and the import reader thread into
+// dist/subscriber-import-reader.js). Workspace packages (@herald/*) are
 // bundled in; npm dependencies stay external and load from node_modules.
 import { build } from 'esbuild';
 import fs from 'node:fs';
@@ -7,8 +8,9 @@ const pkg = JSON.parse(fs.readFileSync(new URL('./package.json', import.meta.url
 const external = Object.keys(pkg.dependencies ?? {}).filter((name) => !name.startsWith('@herald/'));
 
 await build({
-  entryPoints: ['src/main.ts'],
-  outfile: 'dist/main.js',
+  // The import reader runs on a worker thread (features/subscriber-imports/checked-batches.ts): its own entry.
+  entryPoints: { main: 'src/main.ts', 'subscriber-import-reader': 'src/features/subscriber-imports/reader-thread.ts' },
+  outdir: 'dist',
   bundle: true,
   platform: 'node',
   format: 'esm',

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_RECORD_BYTES } from '../src/features/subscriber-imports/import-file';
 import { INTERRUPTED, IMPORT_LEASE_MS, runImport, subscriberImportJob, subscriberImportsDueWork } from '../src/features/subscriber-imports/job';
 import type { JobQueue } from '../src/jobs/queue';
 import { ManualClock } from '../src/platform/clock';
@@ -23,7 +24,10 @@ function subscriptionRows(count: number): string[] {
 }
 const HEADER = 'endpoint,p256dh,auth,created_at,browser,os,country,language,timezone,tags';
 
-describe('the import job', () => {
+// Both ways of reading (checked-batches.ts): on the importing thread, and on
+// a reader thread (large files) that must give the very same batches, resume
+// points and failures.
+describe.each(['never', 'always'] as const)('the import job (reader thread: %s)', (readerThread) => {
   let t: TestApp;
   let owner: TestUser;
   let site: any;
@@ -38,7 +42,7 @@ describe('the import job', () => {
 
   beforeAll(async () => {
     t = await createTestApp({ clock });
-    t.ctx.subscriberImports = { batchSize: 200 };
+    t.ctx.subscriberImports = { batchSize: 200, readerThread };
     owner = await t.createUser();
     site = await t.createSite(owner.token);
   });
@@ -116,6 +120,22 @@ describe('the import job', () => {
     expect(report.trim().split('\r\n')[1]).toMatch(/^1002,duplicate,the same endpoint appears on line 2,https:/);
     const counted = await t.ctx.db.selectFrom('sites').select('active_subscriber_count').where('id', '=', site.id).executeTakeFirstOrThrow();
     expect(Number(counted.active_subscriber_count)).toBe(ROWS + 1000);
+  });
+
+  it('fails a file whose header lacks a required column, or whose line is too long, with a message that says why', async () => {
+    const noAuth = await upload(`endpoint,p256dh\n${subscriptionRows(1)[0]}\n`);
+    const first = await claim();
+    expect(first.importId).toBe(noAuth);
+    await runImport(t.ctx, first.importId, first.attempt);
+    expect(await progress(noAuth)).toMatchObject({ status: 'failed', error: expect.stringMatching(/^The header row must name the columns endpoint, p256dh and auth \(missing: auth\)/) });
+
+    const tooLong = await upload(`${HEADER}\n${subscriptionRows(300).join('\n')}\n${'x'.repeat(2 * 1024 * 1024)}\n`);
+    const second = await claim();
+    expect(second.importId).toBe(tooLong);
+    await runImport(t.ctx, second.importId, second.attempt);
+    // A line is refused once it outgrows MAX_RECORD_BYTES with no end in sight. The batch
+    // before it is kept (written while the reader went on); the import says where it stopped.
+    expect(await progress(tooLong)).toMatchObject({ status: 'failed', rows_read: 200, imported: 200, error: `The file could not be read: line 302 is longer than ${MAX_RECORD_BYTES / 1024} KB: is this a CSV or JSON Lines file?` });
   });
 
   it('gives up an import that was interrupted too many times, with a message that says what to do', async () => {

@@ -27,8 +27,10 @@ declare module '../../context' {
     subscriberImports?: {
       /** Largest file accepted (default SUBSCRIBER_IMPORT_MAX_BYTES). */
       maxBytes?: number;
-      /** Rows per transaction (default 1000). */
+      /** Rows per transaction (default 5000). */
       batchSize?: number;
+      /** Read and check on a worker thread: 'auto' (default) for files over a few MB (checked-batches.ts). */
+      readerThread?: 'auto' | 'always' | 'never';
     };
   }
 }

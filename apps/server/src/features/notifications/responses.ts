@@ -61,6 +61,7 @@ export function toNotificationResponse(row: NotificationRow, automation: Notific
     topic: row.topic,
     require_interaction: row.require_interaction === 1,
     frequency_cap_exempt: row.frequency_cap_exempt === 1,
+    throttle_per_minute: row.throttle_per_minute,
     status: row.status,
     scheduled_at: isoOrNull(row.scheduled_at),
     sent_at: isoOrNull(row.sent_at),

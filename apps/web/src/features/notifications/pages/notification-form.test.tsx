@@ -970,3 +970,57 @@ describe('notification form: delivery options (issue 14 §6)', () => {
     expect(api.callsTo('PATCH /api/notifications/n-1')[0]?.body).toMatchObject({ ttl_seconds: 86_400, urgency: 'normal', topic: null, require_interaction: false });
   });
 });
+
+describe('notification form: spread the send (issue 14 §5)', () => {
+  it('leaves throttle_per_minute out until "Spread the send" is on; then checks and sends the messages per minute', async () => {
+    const api = setUp({ [CREATE]: created });
+    captureDialogs();
+    const first = renderApp('/notifications/new');
+    await fillContent(first.user);
+    expect(screen.queryByLabelText(/^Messages per minute/)).not.toBeInTheDocument();
+    await save(first.user);
+    await waitFor(() => expect(first.pathname()).toBe('/notifications'));
+    expect(api.callsTo(CREATE)[0]?.body).not.toHaveProperty('throttle_per_minute');
+    first.unmount();
+
+    const { user, pathname } = renderApp('/notifications/new');
+    await fillContent(user);
+    await user.click(screen.getByRole('switch', { name: 'Spread the send' }));
+    const perMinute = screen.getByLabelText(/^Messages per minute/);
+    expect(perMinute).toHaveValue('1000');
+    await user.clear(perMinute);
+    await user.type(perMinute, '0');
+    await save(user);
+    expect(await screen.findByText('Messages per minute must be at least 1')).toBeInTheDocument();
+    await user.clear(perMinute);
+    await user.type(perMinute, '2000000');
+    await save(user);
+    expect(await screen.findByText('Messages per minute must be at most 1,000,000')).toBeInTheDocument();
+    await user.clear(perMinute);
+    await user.type(perMinute, '600');
+    expect(api.callsTo(CREATE)).toHaveLength(1);
+    await save(user);
+    await waitFor(() => expect(pathname()).toBe('/notifications'));
+    expect(api.callsTo(CREATE)[1]?.body).toMatchObject({ throttle_per_minute: 600 });
+  });
+
+  it('loads a throttle, sends null once it is turned off, and offers nothing to spread on a triggered notification', async () => {
+    const throttled = makeNotification({ id: 'n-1', throttle_per_minute: 600 });
+    const api = setUp({
+      'GET /api/notifications/n-1': ok({ notification: throttled }),
+      'PATCH /api/notifications/n-1': ok({ notification: throttled }),
+    });
+    captureDialogs();
+    const { user, pathname, unmount } = renderApp('/notifications/n-1/edit');
+    expect(await screen.findByLabelText(/^Messages per minute/)).toHaveValue('600');
+    await user.click(screen.getByRole('switch', { name: 'Spread the send' }));
+    await user.click(screen.getByRole('button', { name: 'Save Changes' }));
+    await waitFor(() => expect(pathname()).toBe('/notifications'));
+    expect(api.callsTo('PATCH /api/notifications/n-1')[0]?.body).toMatchObject({ throttle_per_minute: null });
+    unmount();
+
+    renderApp('/notifications/new?type=TRIGGERED');
+    expect(await screen.findByRole('switch', { name: 'Require interaction' })).toBeInTheDocument();
+    expect(screen.queryByRole('switch', { name: 'Spread the send' })).not.toBeInTheDocument();
+  });
+});

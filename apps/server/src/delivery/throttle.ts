@@ -37,6 +37,7 @@ const PENDING = sql<'pending'>`'pending'`;
 interface ThrottledRun {
   id: string;
   fanout_done: number;
+  lease_until: number | null;
   throttle_window_start: number | null;
   throttle_window_used: number;
   throttle_per_minute: number;
@@ -49,6 +50,7 @@ function throttledRunsSending(db: Db): Promise<ThrottledRun[]> {
     .select([
       'notification_runs.id',
       'notification_runs.fanout_done',
+      'notification_runs.lease_until',
       'notification_runs.throttle_window_start',
       'notification_runs.throttle_window_used',
       'notifications.throttle_per_minute',
@@ -120,7 +122,9 @@ export function throttledSendsSource(ctx: Pick<AppContext, 'db' | 'config' | 'lo
     name: 'throttled-sends',
     async runDue(now) {
       for (const run of await throttledRunsSending(ctx.db)) {
-        if (run.fanout_done) await extendRunLease(ctx.db, run.id, now + ctx.config.deliveryLeaseMs);
+        // Renewed once a third of it has passed, not written every tick.
+        const lease = ctx.config.deliveryLeaseMs;
+        if (run.fanout_done && (run.lease_until === null || run.lease_until < now + (2 * lease) / 3)) await extendRunLease(ctx.db, run.id, now + lease);
         const granted = await grantThrottledDeliveries(ctx.db, run, now);
         for (let i = 0; i < granted.length; i += BATCH_SIZE) {
           await queue.enqueue(sendBatchJob, { runId: run.id, deliveryIds: granted.slice(i, i + BATCH_SIZE) });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { fanOutRunJob } from '../../src/delivery/fan-out';
 import { sendBatchJob } from '../../src/delivery/send-batch';
 import { grantThrottledDeliveries } from '../../src/delivery/throttle';
 import { featureDueWorkSources } from '../../src/engine';
@@ -129,8 +130,10 @@ describe('throttled sends', () => {
     await expectRequestsThisMinute(10);
     const run = await h.t.ctx.db.selectFrom('notification_runs').selectAll().where('notification_id', '=', id).executeTakeFirstOrThrow();
 
-    // The lease ran out (a scheduler stopped for a while): the sweep takes the run over and resumes it.
+    // The lease ran out (a scheduler stopped for a while), or Redis came back empty: the sweep (or
+    // resumeIfQueueLost) takes the run over and enqueues its fan-out in recovery mode.
     await h.t.ctx.db.updateTable('notification_runs').set({ lease_until: clock.now() - 1 }).where('id', '=', run.id).execute();
+    await h.engine.queue.enqueue(fanOutRunJob, { runId: run.id, recover: true });
     // A stalled batch job re-run, or one the recovery enqueued, holding every pending delivery.
     const pending = await h.t.ctx.db.selectFrom('deliveries').select('id').where('run_id', '=', run.id).where('status', '=', 'pending').execute();
     expect(pending).toHaveLength(15);
@@ -142,7 +145,7 @@ describe('throttled sends', () => {
     clock.advance(MINUTE);
     const current = await h.t.ctx.db
       .selectFrom('notification_runs')
-      .select(['id', 'fanout_done', 'throttle_window_start', 'throttle_window_used'])
+      .select(['id', 'fanout_done', 'lease_until', 'throttle_window_start', 'throttle_window_used'])
       .where('id', '=', run.id)
       .executeTakeFirstOrThrow();
     const lost = await grantThrottledDeliveries(h.t.ctx.db, { ...current, throttle_per_minute: 10 }, clock.now());

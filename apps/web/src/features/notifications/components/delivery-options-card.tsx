@@ -101,7 +101,7 @@ export function DeliveryOptionsCard({ control, register, errors, values }: Deliv
               control={control}
               name="throttle_enabled"
               label="Spread the send"
-              description="Sends at most so many messages a minute, retries included, so the visitors who click do not all arrive on the site at once. The notification page shows when it should finish."
+              description="Limits how many messages go out each minute, retries included, so the visitors who click do not all arrive on the site at once. The notification page shows when the send should finish."
             />
             {spreads(values) ? (
               <Field label="Messages per minute" required error={errors.throttle_per_minute?.message} hint={`A whole number from ${THROTTLE_PER_MINUTE_MIN} to ${THROTTLE_PER_MINUTE_MAX.toLocaleString('en-US')}.`}>

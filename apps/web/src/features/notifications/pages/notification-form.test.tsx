@@ -1024,3 +1024,20 @@ describe('notification form: spread the send (issue 14 §5)', () => {
     expect(screen.queryByRole('switch', { name: 'Spread the send' })).not.toBeInTheDocument();
   });
 });
+
+describe('notification page: a throttled send in progress (issue 14 §5)', () => {
+  it('says when it is expected to finish, as an estimate from what is left and the rate; nothing of the kind once finished or unthrottled', async () => {
+    const sentAt = new Date(Date.now() - 60_000).toISOString();
+    const throttled = makeNotification({ id: 't1', status: 'sending', throttle_per_minute: 100, sent_at: sentAt, counts: makeCounts({ targeted: 1000, sent: 200 }) });
+    setUp({ 'GET /api/notifications/t1': ok({ notification: throttled }), 'GET /api/notifications/t1/performance': ok(makePerformance({ notification_id: 't1' })) });
+    const { unmount } = renderApp('/notifications/t1');
+    expect(await screen.findByTestId('throttle-estimate')).toHaveTextContent(/^Spread at 100 messages a minute: expected to finish about .+ \(an estimate from the 800 still to send and the rate\)\.$/);
+    unmount();
+
+    const plain = makeNotification({ id: 'p1', status: 'sending', sent_at: sentAt, counts: makeCounts({ targeted: 1000, sent: 200 }) });
+    setUp({ 'GET /api/notifications/p1': ok({ notification: plain }), 'GET /api/notifications/p1/performance': ok(makePerformance({ notification_id: 'p1' })) });
+    renderApp('/notifications/p1');
+    expect(await screen.findByTestId('sending-progress')).toBeInTheDocument();
+    expect(screen.queryByTestId('throttle-estimate')).not.toBeInTheDocument();
+  });
+});

@@ -26,10 +26,13 @@ type Db = Kysely<Database> | Transaction<Database>;
 
 /**
  * The most one tick grants one run (the scheduler ticks every second by
- * default): a throttle above 600,000 a minute is not reached, and the queue
- * never holds more than 40 batches of a throttled run at once.
+ * default): a throttle above 600,000 a minute is not reached, and a tick
+ * adds at most 40 batches of a run to the queue.
  */
 const GRANT_PER_TICK_MAX = 40 * BATCH_SIZE;
+
+/** As the fan-out (fan-out.ts): no grants while more batches than this wait for a worker. */
+const MAX_QUEUED_BATCHES = 16;
 
 /** `status = 'pending'` as a literal, so the partial index on pending deliveries is used (see runs.ts). */
 const PENDING = sql<'pending'>`'pending'`;
@@ -121,10 +124,13 @@ export function throttledSendsSource(ctx: Pick<AppContext, 'db' | 'config' | 'lo
   return {
     name: 'throttled-sends',
     async runDue(now) {
+      // Workers behind (more batches waiting than a fan-out lets queue up): places granted now would pass unclaimed.
+      const behind = (await queue.backlog(sendBatchJob)) > MAX_QUEUED_BATCHES;
       for (const run of await throttledRunsSending(ctx.db)) {
         // Renewed once a third of it has passed, not written every tick.
         const lease = ctx.config.deliveryLeaseMs;
         if (run.fanout_done && (run.lease_until === null || run.lease_until < now + (2 * lease) / 3)) await extendRunLease(ctx.db, run.id, now + lease);
+        if (behind) continue;
         const granted = await grantThrottledDeliveries(ctx.db, run, now);
         for (let i = 0; i < granted.length; i += BATCH_SIZE) {
           await queue.enqueue(sendBatchJob, { runId: run.id, deliveryIds: granted.slice(i, i + BATCH_SIZE) });

@@ -3,6 +3,7 @@ import type { DeliveryDeps } from './delivery/engine-deps';
 import { fanOutRun, fanOutRunJob } from './delivery/fan-out';
 import type { PushClient } from './delivery/push-client';
 import { sendBatch, sendBatchJob } from './delivery/send-batch';
+import { throttledSendsSource } from './delivery/throttle';
 import { BullmqQueue } from './jobs/bullmq-queue';
 import { InProcessQueue } from './jobs/in-process-queue';
 import type { JobQueue } from './jobs/queue';
@@ -29,7 +30,7 @@ export function registerFeatureJobs(ctx: AppContext, queue: JobQueue): void {
 }
 
 export function featureDueWorkSources(ctx: AppContext, queue: JobQueue): DueWorkSource[] {
-  return [dripStepGuard(ctx), recurringScheduleSource(ctx), rssFeedsDueWork(ctx, queue), siteEventRetentionSource(ctx), expiredRecordsPurgeSource(ctx), auditLogRetentionSource(ctx), webhooksDueWork(ctx, queue), subscriberImportsDueWork(ctx, queue)];
+  return [dripStepGuard(ctx), recurringScheduleSource(ctx), rssFeedsDueWork(ctx, queue), siteEventRetentionSource(ctx), expiredRecordsPurgeSource(ctx), auditLogRetentionSource(ctx), webhooksDueWork(ctx, queue), subscriberImportsDueWork(ctx, queue), throttledSendsSource(ctx, queue)];
 }
 
 export interface EngineOptions {

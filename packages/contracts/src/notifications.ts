@@ -98,6 +98,19 @@ export const notificationTopicName = z
   .max(NOTIFICATION_TOPIC_MAX, `topic must be at most ${NOTIFICATION_TOPIC_MAX} characters`)
   .regex(/^[A-Za-z0-9 _.-]+$/, 'topic may use letters, digits, spaces, dots, dashes and underscores');
 
+/**
+ * Throttled sends (issue 14 §5; docs/delivery.md, "Throttled sends"): a send
+ * spread over at most this many pushes a minute, retries included, so the
+ * clicks it brings do not all land on the site at once. null: no throttle.
+ */
+export const THROTTLE_PER_MINUTE_MIN = 1;
+export const THROTTLE_PER_MINUTE_MAX = 1_000_000;
+export const throttlePerMinute = z
+  .number({ message: 'throttle_per_minute must be a number of messages per minute (or null for no throttle)' })
+  .int('throttle_per_minute must be a whole number of messages per minute')
+  .min(THROTTLE_PER_MINUTE_MIN, `throttle_per_minute must be at least ${THROTTLE_PER_MINUTE_MIN} (or null for no throttle)`)
+  .max(THROTTLE_PER_MINUTE_MAX, `throttle_per_minute must be at most ${THROTTLE_PER_MINUTE_MAX.toLocaleString('en-US')}`);
+
 /** Spec §3 "Submitted notification payload". The form always sends status "DRAFT". */
 const notificationType = z.enum(NOTIFICATION_TYPES, { message: 'Type must be ONE_TIME, RECURRING or TRIGGERED' });
 const notificationFields = z.object({
@@ -119,6 +132,8 @@ const notificationFields = z.object({
   require_interaction: z.boolean({ message: 'require_interaction must be true or false' }).optional(),
   /** Sent even to subscribers at the site's frequency cap (an order update the subscriber asked for). */
   frequency_cap_exempt: z.boolean({ message: 'frequency_cap_exempt must be true or false' }).optional(),
+  /** At most this many pushes a minute (one-time and recurring sends); null: no throttle. */
+  throttle_per_minute: throttlePerMinute.nullable().optional(),
 });
 export const notificationBody = notificationFields.extend({ type: notificationType.default('ONE_TIME') });
 export type NotificationBody = z.input<typeof notificationBody>;
@@ -173,6 +188,8 @@ export const notification = z.object({
   topic: z.string().nullable(),
   require_interaction: z.boolean(),
   frequency_cap_exempt: z.boolean(),
+  /** At most this many pushes a minute, retries included (docs/delivery.md, "Throttled sends"); null: no throttle. */
+  throttle_per_minute: z.number().nullable(),
   status: z.enum(NOTIFICATION_STATUSES),
   scheduled_at: z.string().nullable(),
   sent_at: z.string().nullable(),

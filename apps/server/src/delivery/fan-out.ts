@@ -38,6 +38,8 @@ export async function fanOutRun(deps: DeliveryDeps, payload: { runId: string; re
   const loaded = await loadRunForSending(db, payload.runId);
   if (!loaded || loaded.run.status !== 'sending') return;
   const { run } = loaded;
+  // A throttled send's batches are enqueued by the scheduler, minute by minute (docs/delivery.md, "Throttled sends").
+  const throttled = loaded.notification.throttle_per_minute !== null;
 
   const stopping = () => deps.stopping?.aborted === true;
   const waitForRoom = async () => {
@@ -47,6 +49,7 @@ export async function fanOutRun(deps: DeliveryDeps, payload: { runId: string; re
     }
   };
   const enqueueBatches = async (deliveryIds: number[]) => {
+    if (throttled) return;
     for (const ids of chunk(deliveryIds, BATCH_SIZE)) {
       await waitForRoom();
       await queue.enqueue(sendBatchJob, { runId: run.id, deliveryIds: ids });
@@ -64,7 +67,7 @@ export async function fanOutRun(deps: DeliveryDeps, payload: { runId: string; re
     log.info({ runId: run.id }, 'shutting down: the rest of the fan-out goes back to the queue');
   };
 
-  if (payload.recover) {
+  if (payload.recover && !throttled) {
     for (let afterId = 0; ; ) {
       const ids = await pendingDeliveryIds(db, run.id, { afterId, limit: AUDIENCE_PAGE_SIZE });
       if (!ids.length) break;

@@ -3,12 +3,32 @@
 // notification's, the site's hourly rollup (through the AddToSiteCounters
 // port) and the notification's failure groups, always taken in one row order
 // so two result transactions never deadlock on PostgreSQL.
-import type { FailureReason, PushServiceName } from '@herald/contracts';
+import { pendingOf, type FailureReason, type OutcomeCounts, type PushServiceName } from '@herald/contracts';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, RunRow } from '../db/schema';
 import type { AddToSiteCounters } from './ports';
 
 type Db = Kysely<Database> | Transaction<Database>;
+
+type CountedRow = Pick<RunRow, 'total_count' | 'sent_count' | 'failed_count' | 'expired_count' | 'skipped_count' | 'delivered_count' | 'clicked_count'>;
+
+/**
+ * The outcome model's counts of a notification or a run (contracts
+ * delivery-outcomes.ts), from the counters kept here: what the API, the
+ * report and the webhook events all show.
+ */
+export function outcomeCountsOf(row: CountedRow): OutcomeCounts {
+  const counts = {
+    targeted: row.total_count,
+    sent: row.sent_count,
+    failed: row.failed_count,
+    expired: row.expired_count,
+    skipped: row.skipped_count,
+    delivered: row.delivered_count,
+    clicked: row.clicked_count,
+  };
+  return { ...counts, pending: pendingOf(counts) };
+}
 
 export interface RunCounters {
   /** Accepted by the push service. */

@@ -15,6 +15,7 @@ import type { SendAllSummary } from './push-client-options';
 import type { PushMessage } from './push-message';
 import { pushServiceOf } from './push-services';
 import { retryWhileClaimsHold, sortOutcomes, writeOutcomes, type ClaimedDelivery, type DeliveryOutcome } from './record-outcomes';
+import { claimGrantedDeliveries } from './throttle-claim';
 import { claimDeliveries, completeRunIfFinished, extendRunLease, hasPendingDeliveries, loadRunForSending, loadSubscribersForSending, recentPushesOf, renewLeases } from './runs';
 
 export const sendBatchJob = defineJob(
@@ -36,7 +37,9 @@ export async function sendBatch(deps: DeliveryDeps, payload: { runId: string; de
   if (!loaded || loaded.run.status !== 'sending') return;
   const { run, notification, site, ownerEmail } = loaded;
 
-  const claimedRows = await claimDeliveries(db, payload.deliveryIds, clock.now(), config.deliveryLeaseMs);
+  // A throttled send's deliveries go only in the minute they were granted (docs/delivery.md, "Throttled sends").
+  const claim = notification.throttle_per_minute === null ? claimDeliveries : claimGrantedDeliveries;
+  const claimedRows = await claim(db, payload.deliveryIds, clock.now(), config.deliveryLeaseMs);
   if (!claimedRows.length) return;
   const subscribers = new Map((await loadSubscribersForSending(db, claimedRows.map((c) => c.subscriber_id))).map((s) => [s.id, s]));
   const claimed: ClaimedDelivery[] = claimedRows.map((row) => {

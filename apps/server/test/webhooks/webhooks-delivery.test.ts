@@ -1,4 +1,7 @@
+import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WEBHOOK_PURGE_INTERVAL_MS, webhooksDueWork } from '../../src/features/webhooks/deliver';
+import { newOutboxRow } from '../../src/features/webhooks/events';
 import { ManualClock } from '../../src/platform/clock';
 import { createDeliveryHarness, notificationInput, type DeliveryHarness } from '../support/delivery-harness';
 import { waitFor } from '../support/test-app';
@@ -68,7 +71,7 @@ describe('webhook events', () => {
       site_id: h.site.id,
       notification: { id: sale, title: 'Summer sale', type: 'ONE_TIME' },
       run: { id: expect.any(String), status: 'completed', finished_at: expect.any(String) },
-      counts: { targeted: 3, sent: 2, failed: 0, expired: 1, skipped: 0, delivered: 0, clicked: 0 },
+      counts: { targeted: 3, sent: 2, failed: 0, expired: 1, skipped: 0, pending: 0, delivered: 0, clicked: 0 },
     });
     const gone = await waitFor(() => receiver.of('subscriber.removed')[0]);
     expect(gone.payload.data).toMatchObject({ subscriber: { id: a.subscriberId }, cause: 'gone' });
@@ -241,8 +244,46 @@ describe('webhook retries', () => {
     clock.set(createdAt + 24 * HOUR + 30 * 24 * HOUR - MINUTE);
     await settle();
     expect(await logged()).toHaveLength(attempts.length);
-    clock.advance(2 * MINUTE);
+    // The purge runs at most every WEBHOOK_PURGE_INTERVAL_MS: within that of the 30 days, it is gone.
+    clock.advance(WEBHOOK_PURGE_INTERVAL_MS);
     await waitFor(async () => ((await logged()).length === 0 ? true : undefined));
     expect(await h.t.ctx.db.selectFrom('webhook_deliveries').select('id').where('webhook_id', '=', webhook.id).execute()).toEqual([]);
+  });
+
+  it('purges the delivery log at most every 5 minutes per scheduler, not on every tick', async () => {
+    // Written straight to the database: by this test the owner's session has run out (the clock moved 54 days).
+    const webhook = { id: crypto.randomUUID() };
+    await h.t.ctx.db
+      .insertInto('webhooks')
+      .values({ id: webhook.id, site_id: h.site.id, url: receiver.url, events: '["notification.clicked"]', secret: 'whsec_dGVzdA==', clicks_next_at: null, created_at: clock.now() })
+      .execute();
+    // Finished 60 days ahead of the test's clock: the engine's own scheduler (at the clock's time) leaves these alone,
+    // and this source is run by hand 100 days ahead, where they are past the 30 days.
+    const finishedAt = clock.now() + 60 * 24 * HOUR;
+    const insertFinished = async () => {
+      const row = { ...newOutboxRow(webhook.id, 'notification.clicked', finishedAt, { clicks: [], total: 0 }), status: 'delivered' as const, next_attempt_at: null, finished_at: finishedAt };
+      await h.t.ctx.db.insertInto('webhook_deliveries').values(row).execute();
+      return row.id;
+    };
+    const exists = async (id: string) => (await h.t.ctx.db.selectFrom('webhook_deliveries').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+    const source = webhooksDueWork(h.t.ctx, h.engine.queue);
+    const t0 = clock.now() + 100 * 24 * HOUR;
+
+    const first = await insertFinished();
+    await source.runDue(t0);
+    expect(await exists(first)).toBe(false);
+
+    const second = await insertFinished();
+    await source.runDue(t0 + 1_000);
+    await source.runDue(t0 + WEBHOOK_PURGE_INTERVAL_MS - 1);
+    expect(await exists(second)).toBe(true);
+    await source.runDue(t0 + WEBHOOK_PURGE_INTERVAL_MS);
+    expect(await exists(second)).toBe(false);
+
+    // A clock set back does not put the purge off.
+    const third = await insertFinished();
+    await source.runDue(t0 + WEBHOOK_PURGE_INTERVAL_MS - 10 * MINUTE);
+    expect(await exists(third)).toBe(false);
+    await h.t.ctx.db.deleteFrom('webhooks').where('id', '=', webhook.id).execute();
   });
 });

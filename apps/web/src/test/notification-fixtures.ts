@@ -42,6 +42,7 @@ export function makeNotification(overrides: Partial<Notification> = {}): Notific
     topic: null,
     require_interaction: false,
     frequency_cap_exempt: false,
+    throttle_per_minute: null,
     status: 'draft',
     scheduled_at: null,
     sent_at: null,

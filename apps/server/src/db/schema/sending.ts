@@ -26,6 +26,8 @@ export interface NotificationsTable {
   require_interaction: Generated<Flag>;
   /** 1: sent even to subscribers at the site's frequency cap. */
   frequency_cap_exempt: Generated<Flag>;
+  /** At most this many pushes a minute (docs/delivery.md, "Throttled sends"); null: no throttle. */
+  throttle_per_minute: number | null;
   segment_id: string | null;
   status: NotificationStatus;
   scheduled_at: Millis | null;
@@ -82,6 +84,10 @@ export interface NotificationRunsTable {
   failed_count: Counter;
   expired_count: Counter;
   skipped_count: Counter;
+  /** A throttled run's current minute (docs/delivery.md, "Throttled sends"): when it began, null before the first push. */
+  throttle_window_start: Millis | null;
+  /** Pushes granted in that minute, retries included. */
+  throttle_window_used: Counter;
   created_at: Millis;
 }
 
@@ -98,6 +104,8 @@ export interface DeliveriesTable {
   attempts: Counter;
   next_attempt_at: Millis | null;
   lease_until: Millis | null;
+  /** Of a throttled run: the minute it was granted a push in (docs/delivery.md, "Throttled sends"); null once claimed. */
+  throttle_window: Millis | null;
   error: string | null;
   /** The code of its last failure (also while it waits for a retry), or the skip cause. */
   reason: FailureReason | SkipCause | null;

@@ -29,19 +29,22 @@ export interface DeliveryOptions {
   require_interaction: boolean;
   /** Sent even to subscribers at the site's frequency cap. */
   frequency_cap_exempt: boolean;
+  /** At most this many pushes a minute (docs/delivery.md, "Throttled sends"); null: no throttle. */
+  throttle_per_minute: number | null;
 }
 
 /** What every send had before the options existed, and what a new notification gets unless it says otherwise. */
-export const DEFAULT_DELIVERY_OPTIONS: DeliveryOptions = { ttl_seconds: NOTIFICATION_TTL_DEFAULT_SECONDS, urgency: 'normal', topic: null, require_interaction: false, frequency_cap_exempt: false };
+export const DEFAULT_DELIVERY_OPTIONS: DeliveryOptions = { ttl_seconds: NOTIFICATION_TTL_DEFAULT_SECONDS, urgency: 'normal', topic: null, require_interaction: false, frequency_cap_exempt: false, throttle_per_minute: null };
 
 /** The stored options of a notification (to copy them). */
-export function deliveryOptionsOf(row: Pick<NotificationRow, 'ttl_seconds' | 'urgency' | 'topic' | 'require_interaction' | 'frequency_cap_exempt'>): DeliveryOptions {
+export function deliveryOptionsOf(row: Pick<NotificationRow, 'ttl_seconds' | 'urgency' | 'topic' | 'require_interaction' | 'frequency_cap_exempt' | 'throttle_per_minute'>): DeliveryOptions {
   return {
     ttl_seconds: row.ttl_seconds,
     urgency: row.urgency,
     topic: row.topic,
     require_interaction: row.require_interaction === 1,
     frequency_cap_exempt: row.frequency_cap_exempt === 1,
+    throttle_per_minute: row.throttle_per_minute,
   };
 }
 
@@ -81,6 +84,7 @@ function newNotificationRow(fields: NewNotification, now: number): NotificationR
     topic: delivery.topic,
     require_interaction: delivery.require_interaction ? 1 : 0,
     frequency_cap_exempt: delivery.frequency_cap_exempt ? 1 : 0,
+    throttle_per_minute: delivery.throttle_per_minute,
     segment_id: fields.segmentId,
     status: fields.status,
     scheduled_at: fields.scheduledAt ?? null,

@@ -1,33 +1,21 @@
 // The API shape of a notification (spec §3), with its schedule or trigger.
-import { pendingOf, type Notification, type OutcomeCounts } from '@herald/contracts';
+import type { Notification } from '@herald/contracts';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, NotificationRow, NotificationTriggerRow, RecurringScheduleRow } from '../../db/schema';
+import { outcomeCountsOf } from '../../delivery/run-counters';
 import { iso, isoOrNull } from '../../platform/responses';
 import { actionsOf } from './create';
 import * as repo from './automation-repository';
 import { findNotification } from './repository';
+
+// The outcome counts are the engine's (delivery/run-counters.ts); the report reads them from here too.
+export { outcomeCountsOf };
 
 /** A notification's schedule or trigger, loaded next to it (issue 4), and a triggered one's number of firings. */
 export interface NotificationAutomation {
   schedule?: RecurringScheduleRow;
   trigger?: NotificationTriggerRow;
   fireCount?: number;
-}
-
-type CountedRow = Pick<NotificationRow, 'total_count' | 'sent_count' | 'failed_count' | 'expired_count' | 'skipped_count' | 'delivered_count' | 'clicked_count'>;
-
-/** The outcome model's counts of a notification or a run (contracts delivery-outcomes.ts). */
-export function outcomeCountsOf(row: CountedRow): OutcomeCounts {
-  const counts = {
-    targeted: row.total_count,
-    sent: row.sent_count,
-    failed: row.failed_count,
-    expired: row.expired_count,
-    skipped: row.skipped_count,
-    delivered: row.delivered_count,
-    clicked: row.clicked_count,
-  };
-  return { ...counts, pending: pendingOf(counts) };
 }
 
 /** Spec §3 recurringSchedule; `nextRunAt` only while the schedule will fire (scheduled and active). */
@@ -61,6 +49,7 @@ export function toNotificationResponse(row: NotificationRow, automation: Notific
     topic: row.topic,
     require_interaction: row.require_interaction === 1,
     frequency_cap_exempt: row.frequency_cap_exempt === 1,
+    throttle_per_minute: row.throttle_per_minute,
     status: row.status,
     scheduled_at: isoOrNull(row.scheduled_at),
     sent_at: isoOrNull(row.sent_at),

@@ -31,7 +31,7 @@ import { PAST_TOLERANCE_MS, newScheduleRow, readSchedule, writeRecurringSchedule
 const DAY_MS = 86_400_000;
 
 /** The fields that belong to one type only must not arrive with another (a clear 400 rather than a silently ignored field). */
-function checkTypeFields(type: NotificationType, body: Pick<NotificationPatchInput, 'scheduled_at' | 'recurring_schedule' | 'trigger'>): void {
+function checkTypeFields(type: NotificationType, body: Pick<NotificationPatchInput, 'scheduled_at' | 'recurring_schedule' | 'trigger' | 'throttle_per_minute'>): void {
   if (type !== 'ONE_TIME' && body.scheduled_at) {
     throw badRequest(
       type === 'RECURRING'
@@ -41,10 +41,12 @@ function checkTypeFields(type: NotificationType, body: Pick<NotificationPatchInp
   }
   if (type !== 'RECURRING' && body.recurring_schedule) throw badRequest('recurring_schedule is only for RECURRING notifications');
   if (type !== 'TRIGGERED' && body.trigger) throw badRequest('trigger is only for TRIGGERED notifications');
+  // Each firing of a trigger is a run of one subscriber: there is nothing to spread (docs/delivery.md, "Throttled sends").
+  if (type === 'TRIGGERED' && body.throttle_per_minute != null) throw badRequest('throttle_per_minute is for one-time and recurring sends: a triggered notification goes to one subscriber at a time');
 }
 
 function contentChanged(existing: NotificationRow, changes: Updateable<NotificationsTable>): boolean {
-  const fields = ['title', 'message', 'destination_url', 'icon_url', 'image_url', 'actions', 'segment_id', 'ttl_seconds', 'urgency', 'topic', 'require_interaction'] as const;
+  const fields = ['title', 'message', 'destination_url', 'icon_url', 'image_url', 'actions', 'segment_id', 'ttl_seconds', 'urgency', 'topic', 'require_interaction', 'throttle_per_minute'] as const;
   return fields.some((field) => changes[field] !== undefined && changes[field] !== existing[field]);
 }
 
@@ -143,6 +145,7 @@ export function createNotificationsService(ctx: AppContext) {
               ...(body.topic !== undefined ? { topic: body.topic } : {}),
               ...(body.require_interaction !== undefined ? { require_interaction: body.require_interaction } : {}),
               ...(body.frequency_cap_exempt !== undefined ? { frequency_cap_exempt: body.frequency_cap_exempt } : {}),
+              ...(body.throttle_per_minute !== undefined ? { throttle_per_minute: body.throttle_per_minute } : {}),
             },
             status: type !== 'ONE_TIME' || scheduledAt !== null ? 'scheduled' : 'draft',
             scheduledAt,
@@ -175,7 +178,7 @@ export function createNotificationsService(ctx: AppContext) {
       const site = await requireSiteRole(ctx, userId, existing.site_id, 'editor');
       const type = body.type ?? existing.type;
       if (type !== existing.type && existing.status !== 'draft') throw conflict('Only a draft can change its type');
-      checkTypeFields(type, body);
+      checkTypeFields(type, { ...body, throttle_per_minute: body.throttle_per_minute !== undefined ? body.throttle_per_minute : existing.throttle_per_minute });
       if (type === 'RECURRING' && body.recurring_schedule === null) throw badRequest('A recurring notification needs its recurring_schedule');
       if (type === 'TRIGGERED' && body.trigger === null) throw badRequest('A triggered notification needs its trigger');
       if (body.segment_id !== undefined) await checkSegment(site, body.segment_id);
@@ -194,6 +197,7 @@ export function createNotificationsService(ctx: AppContext) {
       if (body.topic !== undefined) changes.topic = body.topic;
       if (body.require_interaction !== undefined) changes.require_interaction = body.require_interaction ? 1 : 0;
       if (body.frequency_cap_exempt !== undefined) changes.frequency_cap_exempt = body.frequency_cap_exempt ? 1 : 0;
+      if (body.throttle_per_minute !== undefined) changes.throttle_per_minute = body.throttle_per_minute;
 
       // One occurrence goes out with one content: a recurring send in progress is not changed half-way.
       if (type === 'RECURRING' && existing.status === 'scheduled' && contentChanged(existing, changes) && (await repo.hasRunInProgress(db, id))) {

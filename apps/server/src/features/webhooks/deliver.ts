@@ -19,9 +19,9 @@ import { defineJob, type JobQueue } from '../../jobs/queue';
 import type { DueWorkSource } from '../../jobs/scheduler';
 import type { Clock } from '../../platform/clock';
 import { createOutboundHttpFromConfig, type OutboundHttp } from '../../platform/outbound-http';
-import { eventBody } from './events';
+import { newOutboxRow } from './events';
 import * as repo from './repository';
-import { newMessageId, signWebhook } from './signing';
+import { signWebhook } from './signing';
 
 export const deliverWebhookJob = defineJob('webhook-deliver', z.object({ deliveryId: z.string() }));
 
@@ -31,9 +31,16 @@ const FIRST_RETRY_MS = 30_000;
 const LONGEST_WAIT_MS = 6 * 60 * 60 * 1000;
 const ATTEMPT_TIMEOUT_MS = 10_000;
 const CLAIM_BATCH = 100;
-/** The delivery log keeps a finished event (and its attempts) this long; a tick deletes at most PURGE_BATCH. */
+/** The delivery log keeps a finished event (and its attempts) this long. */
 const WEBHOOK_LOG_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+/**
+ * The log is purged at most this often per scheduler (not every tick: once a
+ * second would be a delete statement a second for rows that fall due a few a
+ * minute), PURGE_BATCH rows at a time, at most PURGE_BATCHES_MAX of them.
+ */
+export const WEBHOOK_PURGE_INTERVAL_MS = 5 * 60_000;
 const PURGE_BATCH = 1000;
+const PURGE_BATCHES_MAX = 100;
 const USER_AGENT = 'Herald-Webhooks/1.0';
 
 /** The wait after the n-th failed attempt: 30 s, 1 min, 2 min … doubling, at most 6 hours. */
@@ -103,6 +110,8 @@ export async function attemptDelivery(deps: AttemptDeps, deliveryId: string): Pr
  * then the attempts that are due.
  */
 export function webhooksDueWork(ctx: Pick<AppContext, 'db'>, queue: JobQueue): DueWorkSource {
+  /** When this scheduler last purged the log (undefined: not yet). */
+  let purgedAt: number | undefined;
   return {
     name: 'webhooks',
     async runDue(now) {
@@ -124,19 +133,25 @@ export function webhooksDueWork(ctx: Pick<AppContext, 'db'>, queue: JobQueue): D
         if (due.length < CLAIM_BATCH) break;
       }
       // Deleting twice is harmless, so two schedulers need no claim here; the partial index keeps it cheap.
-      await repo.purgeFinishedDeliveries(ctx.db, now - WEBHOOK_LOG_RETENTION_MS, PURGE_BATCH);
+      // A clock set back counts as due, so a purge is never put off by the jump.
+      if (purgedAt === undefined || now < purgedAt || now >= purgedAt + WEBHOOK_PURGE_INTERVAL_MS) {
+        purgedAt = now;
+        for (let batch = 0; batch < PURGE_BATCHES_MAX; batch++) {
+          if ((await repo.purgeFinishedDeliveries(ctx.db, now - WEBHOOK_LOG_RETENTION_MS, PURGE_BATCH)) < PURGE_BATCH) break;
+        }
+      }
     },
   };
 }
 
 /** One notification.clicked delivery for one webhook (not through emitWebhookEvent: only this webhook's tallies are in it). */
 async function emitClickBatch(trx: Transaction<Database>, webhookId: string, siteId: string, now: number, tallies: Array<{ notification_id: string; clicks: number }>): Promise<void> {
-  const payload = eventBody('notification.clicked', now, {
+  const row = newOutboxRow(webhookId, 'notification.clicked', now, {
     site_id: siteId,
     clicks: tallies.map((tally) => ({ notification_id: tally.notification_id, clicks: Number(tally.clicks) })),
     total: tallies.reduce((sum, tally) => sum + Number(tally.clicks), 0),
   });
-  await repo.insertDeliveries(trx, [{ id: newMessageId(), webhook_id: webhookId, event_type: 'notification.clicked', payload, status: 'pending', attempts: 0, next_attempt_at: now, created_at: now, finished_at: null }]);
+  await repo.insertDeliveries(trx, [row]);
 }
 
 /** Takes attempt jobs in a worker process. */

@@ -3,10 +3,11 @@
 // written where the change is written — in its transaction where the caller
 // has one — so an event is never lost to a crash between the change and the
 // send; the scheduler sends what is due (deliver.ts).
-import { iso } from '../../platform/responses';
-import type { Kysely, Transaction } from 'kysely';
+import type { Insertable, Kysely, Transaction } from 'kysely';
 import type { AppContext } from '../../context';
-import type { Database, RunRow } from '../../db/schema';
+import type { Database, RunRow, WebhookDeliveriesTable } from '../../db/schema';
+import { outcomeCountsOf } from '../../delivery/run-counters';
+import { iso } from '../../platform/responses';
 import type { SubscriberCreatedHook, SubscriberRemovedHook } from '../subscribers/hooks';
 import type { NotificationClickedHook } from '../tracking/hooks';
 import * as repo from './repository';
@@ -19,15 +20,21 @@ export function eventBody(type: string, at: number, data: Record<string, unknown
   return JSON.stringify({ type, timestamp: iso(at), data });
 }
 
-/** One outbox row per webhook of the site that wants `type`; due now. Returns how many. */
-export async function emitWebhookEvent(db: Db, siteId: string, type: string, at: number, data: Record<string, unknown>): Promise<number> {
+/** The outbox row of one event for one webhook, due at once; every attempt sends its payload as it is. */
+export function newOutboxRow(webhookId: string, type: string, at: number, data: Record<string, unknown>): Insertable<WebhookDeliveriesTable> {
+  return { id: newMessageId(), webhook_id: webhookId, event_type: type, payload: eventBody(type, at, data), status: 'pending', attempts: 0, next_attempt_at: at, created_at: at, finished_at: null };
+}
+
+/**
+ * One outbox row per webhook of the site that wants `type`; due now. Returns
+ * how many. `data` may be a function: it is then called only when some
+ * webhook wants the event (what it reads costs nothing otherwise).
+ */
+export async function emitWebhookEvent(db: Db, siteId: string, type: string, at: number, data: Record<string, unknown> | (() => Promise<Record<string, unknown>>)): Promise<number> {
   const targets = await repo.webhooksFor(db, siteId, type);
   if (!targets.length) return 0;
-  const payload = eventBody(type, at, { site_id: siteId, ...data });
-  await repo.insertDeliveries(
-    db,
-    targets.map((target) => ({ id: newMessageId(), webhook_id: target.id, event_type: type, payload, status: 'pending' as const, attempts: 0, next_attempt_at: at, created_at: at, finished_at: null })),
-  );
+  const eventData = { site_id: siteId, ...(typeof data === 'function' ? await data() : data) };
+  await repo.insertDeliveries(db, targets.map((target) => newOutboxRow(target.id, type, at, eventData)));
   return targets.length;
 }
 
@@ -57,20 +64,13 @@ export const webhooksOnSubscriberRemoved: SubscriberRemovedHook = async (trx, ev
  */
 export async function webhooksOnRunFinished(trx: Transaction<Database>, run: RunRow, now: number): Promise<void> {
   const type = run.status === 'failed' ? 'notification.failed' : 'notification.completed';
-  if (!(await repo.webhooksFor(trx, run.site_id, type)).length) return;
-  const notification = await trx.selectFrom('notifications').select(['id', 'title', 'type', 'source']).where('id', '=', run.notification_id).executeTakeFirst();
-  await emitWebhookEvent(trx, run.site_id, type, now, {
-    notification: { id: run.notification_id, title: notification?.title ?? null, type: notification?.type ?? null, source: notification?.source ?? null },
-    run: { id: run.id, status: run.status, started_at: run.started_at === null ? null : iso(run.started_at), finished_at: iso(now), error: run.last_error },
-    counts: {
-      targeted: run.total_count,
-      sent: run.sent_count,
-      delivered: run.delivered_count,
-      clicked: run.clicked_count,
-      failed: run.failed_count,
-      expired: run.expired_count,
-      skipped: run.skipped_count,
-    },
+  await emitWebhookEvent(trx, run.site_id, type, now, async () => {
+    const notification = await repo.findNotificationSummary(trx, run.notification_id);
+    return {
+      notification: { id: run.notification_id, title: notification?.title ?? null, type: notification?.type ?? null, source: notification?.source ?? null },
+      run: { id: run.id, status: run.status, started_at: run.started_at === null ? null : iso(run.started_at), finished_at: iso(now), error: run.last_error },
+      counts: outcomeCountsOf(run),
+    };
   });
 }
 

@@ -132,6 +132,11 @@ export async function webhooksFor(db: Db, siteId: string, type: string): Promise
   return rows.filter((row) => (JSON.parse(row.events) as string[]).includes(type));
 }
 
+/** What a notification.completed / notification.failed event says of its notification. */
+export function findNotificationSummary(db: Db, notificationId: string): Promise<{ title: string; type: string; source: string } | undefined> {
+  return db.selectFrom('notifications').select(['title', 'type', 'source']).where('id', '=', notificationId).executeTakeFirst();
+}
+
 /** Adds clicks to the tally of the next notification.clicked batch. */
 export async function addClick(db: Db, webhookId: string, notificationId: string, clicks: number): Promise<void> {
   await db

@@ -15,6 +15,8 @@ import {
   RSS_CHECK_INTERVAL_MINUTES,
   RSS_ITEM_ID_SHOWN_LENGTH,
   SCHEDULE_MAX_DAYS_AHEAD,
+  THROTTLE_PER_MINUTE_MAX,
+  THROTTLE_PER_MINUTE_MIN,
   SEGMENT_BROWSERS,
   SEGMENT_OPERATING_SYSTEMS,
   SUBSCRIBER_EXPORT_TAG_SEPARATOR,
@@ -87,6 +89,12 @@ describe('help articles match the product', () => {
     for (const label of ['Replace the previous notification of this campaign', 'Campaign name', 'Require interaction', 'Delivery', 'Exempt from the frequency cap']) expect(options, label).toContain(label);
     const general = text('general-settings');
     for (const label of ['Cap pushes per subscriber', 'At most (pushes)', 'In any (hours)', 'Save frequency cap', 'Exempt from the frequency cap']) expect(general, label).toContain(`**${label}**`);
+  });
+
+  it('names "Spread the send" and its bounds as the notification form does (issue 14 §5)', () => {
+    const options = text('delivery-options');
+    for (const label of ['Spread the send', 'Messages per minute', 'expected to finish']) expect(options, label).toContain(`**${label}**`);
+    expect(options).toContain(`from ${THROTTLE_PER_MINUTE_MIN} to ${THROTTLE_PER_MINUTE_MAX.toLocaleString('en-US')}`);
   });
 
   it('names every import field, reject reason and the role, as the import does (issue 13)', () => {

@@ -6,6 +6,8 @@ import {
   NOTIFICATION_URGENCIES,
   RECURRING_INTERVALS,
   SCHEDULE_MAX_DAYS_AHEAD,
+  THROTTLE_PER_MINUTE_MAX,
+  THROTTLE_PER_MINUTE_MIN,
   actionButton,
   httpUrl,
   notificationMessage,
@@ -59,6 +61,9 @@ export interface NotificationFormValues {
   topic: string;
   require_interaction: boolean;
   frequency_cap_exempt: boolean;
+  /** "Spread the send" (docs/delivery.md, "Throttled sends"): on, at most `throttle_per_minute` (text) pushes a minute. */
+  throttle_enabled: boolean;
+  throttle_per_minute: string;
 }
 
 const HOUR = 3600;
@@ -112,6 +117,8 @@ export const DEFAULT_FORM_VALUES: NotificationFormValues = {
   topic: '',
   require_interaction: false,
   frequency_cap_exempt: false,
+  throttle_enabled: false,
+  throttle_per_minute: '1000',
 };
 
 /**
@@ -171,6 +178,8 @@ export function notificationFormSchema(timeZone: string) {
       topic: z.string(),
       require_interaction: z.boolean(),
       frequency_cap_exempt: z.boolean(),
+      throttle_enabled: z.boolean(),
+      throttle_per_minute: z.string(),
     })
     .superRefine((values, ctx) => {
       const check = (path: (string | number)[], message: string | null) => {
@@ -212,6 +221,20 @@ export function notificationFormSchema(timeZone: string) {
         }
       }
 
+      if (spreads(values)) {
+        const perMinute = values.throttle_per_minute.trim();
+        const count = Number(perMinute);
+        check(
+          ['throttle_per_minute'],
+          !/^\d+$/.test(perMinute)
+            ? 'Messages per minute must be a whole number'
+            : count < THROTTLE_PER_MINUTE_MIN
+              ? `Messages per minute must be at least ${THROTTLE_PER_MINUTE_MIN}`
+              : count > THROTTLE_PER_MINUTE_MAX
+                ? `Messages per minute must be at most ${THROTTLE_PER_MINUTE_MAX.toLocaleString('en-US')}`
+                : null,
+        );
+      }
       if (values.topic_enabled) check(['topic'], values.topic.trim() === '' ? 'Name the campaign, e.g. flash-sale' : firstIssue(notificationTopicName, values.topic));
 
       if (values.type === 'TRIGGERED') {
@@ -225,9 +248,16 @@ export function notificationFormSchema(timeZone: string) {
     });
 }
 
-const DELIVERY_FIELDS = ['ttl_seconds', 'urgency', 'topic_enabled', 'topic', 'require_interaction', 'frequency_cap_exempt'] as const;
+/** A triggered notification goes to one subscriber at a time: nothing to spread, so the option is neither shown nor sent. */
+export const spreads = (values: Pick<NotificationFormValues, 'type' | 'throttle_enabled'>) => values.throttle_enabled && values.type !== 'TRIGGERED';
+
+const DELIVERY_FIELDS = ['ttl_seconds', 'urgency', 'topic_enabled', 'topic', 'require_interaction', 'frequency_cap_exempt', 'throttle_per_minute'] as const;
 const hasDefaultDelivery = (values: NotificationFormValues) =>
-  DELIVERY_FIELDS.every((field) => field === 'topic' ? !values.topic_enabled || values.topic === DEFAULT_FORM_VALUES.topic : values[field] === DEFAULT_FORM_VALUES[field]);
+  DELIVERY_FIELDS.every((field) => {
+    if (field === 'topic') return !values.topic_enabled || values.topic === DEFAULT_FORM_VALUES.topic;
+    if (field === 'throttle_per_minute') return !spreads(values);
+    return values[field] === DEFAULT_FORM_VALUES[field];
+  });
 
 /**
  * Spec §3 "Submitted notification payload", plus the action buttons and the
@@ -258,6 +288,7 @@ export function toNotificationBody(values: NotificationFormValues, initial: Noti
     body.topic = values.topic_enabled ? values.topic.trim() : null;
     body.require_interaction = values.require_interaction;
     body.frequency_cap_exempt = values.frequency_cap_exempt;
+    body.throttle_per_minute = spreads(values) ? Number(values.throttle_per_minute.trim()) : null;
   }
   if (values.type === 'RECURRING') {
     body.recurring_schedule = {
@@ -304,5 +335,7 @@ export function toFormValues(notification: Notification, timeZone: string): Noti
     topic: notification.topic ?? '',
     require_interaction: notification.require_interaction,
     frequency_cap_exempt: notification.frequency_cap_exempt,
+    throttle_enabled: notification.throttle_per_minute !== null,
+    throttle_per_minute: String(notification.throttle_per_minute ?? DEFAULT_FORM_VALUES.throttle_per_minute),
   };
 }

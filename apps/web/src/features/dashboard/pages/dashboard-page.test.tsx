@@ -50,6 +50,7 @@ function recurring(id: string, title: string, intervalType: 'DAILY' | 'WEEKLY' |
     topic: null,
     require_interaction: false,
     frequency_cap_exempt: false,
+    throttle_per_minute: null,
     status: 'scheduled',
     scheduled_at: null,
     sent_at: null,

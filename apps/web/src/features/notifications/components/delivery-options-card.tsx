@@ -1,13 +1,13 @@
-import { NOTIFICATION_TOPIC_MAX, NOTIFICATION_URGENCIES } from '@herald/contracts';
+import { NOTIFICATION_TOPIC_MAX, NOTIFICATION_URGENCIES, THROTTLE_PER_MINUTE_MAX, THROTTLE_PER_MINUTE_MIN } from '@herald/contracts';
 import { Controller, type Control, type FieldErrors, type UseFormRegister } from 'react-hook-form';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle, Field, Input, Select, Switch } from '../../../components/ui';
-import { ttlChoices, URGENCY_LABELS, type NotificationFormValues } from '../notification-form';
+import { spreads, ttlChoices, URGENCY_LABELS, type NotificationFormValues } from '../notification-form';
 
 interface DeliveryOptionsCardProps {
   control: Control<NotificationFormValues>;
   register: UseFormRegister<NotificationFormValues>;
   errors: FieldErrors<NotificationFormValues>;
-  values: Pick<NotificationFormValues, 'ttl_seconds' | 'topic_enabled'>;
+  values: Pick<NotificationFormValues, 'ttl_seconds' | 'topic_enabled' | 'type' | 'throttle_enabled'>;
 }
 
 /** An on/off option of the form, as a switch. */
@@ -19,7 +19,7 @@ function FlagSwitch({
   className,
 }: {
   control: Control<NotificationFormValues>;
-  name: 'topic_enabled' | 'require_interaction' | 'frequency_cap_exempt';
+  name: 'topic_enabled' | 'require_interaction' | 'frequency_cap_exempt' | 'throttle_enabled';
   label: string;
   description: string;
   className?: string;
@@ -95,6 +95,21 @@ export function DeliveryOptionsCard({ control, register, errors, values }: Deliv
           label="Exempt from the frequency cap"
           description="Sent even to subscribers who already had the site's frequency cap (Settings → General): for messages they asked for, like an order update."
         />
+        {values.type !== 'TRIGGERED' ? (
+          <div className="flex flex-col gap-3 sm:col-span-2">
+            <FlagSwitch
+              control={control}
+              name="throttle_enabled"
+              label="Spread the send"
+              description="Limits how many messages go out each minute, retries included, so the visitors who click do not all arrive on the site at once. The notification page shows when the send should finish."
+            />
+            {spreads(values) ? (
+              <Field label="Messages per minute" required error={errors.throttle_per_minute?.message} hint={`A whole number from ${THROTTLE_PER_MINUTE_MIN} to ${THROTTLE_PER_MINUTE_MAX.toLocaleString('en-US')}.`}>
+                {(field) => <Input {...field} {...register('throttle_per_minute')} inputMode="numeric" autoComplete="off" className="sm:max-w-48" />}
+              </Field>
+            ) : null}
+          </div>
+        ) : null}
       </CardContent>
     </Card>
   );

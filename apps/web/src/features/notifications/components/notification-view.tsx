@@ -11,6 +11,7 @@ import { downloadReport, usePerformanceQuery } from '../api';
 import { firedText, formatCount, formatPercent, repeatsText, triggerText, TYPE_LABELS } from '../notification-labels';
 import { NotificationActions } from './notification-actions';
 import { SendingProgress, StatusBadge } from './notification-badges';
+import { ThrottleEstimate } from './throttle-estimate';
 import { NotificationPreview } from './notification-preview';
 
 interface NotificationViewProps {
@@ -81,6 +82,7 @@ export function NotificationView({ notification, site, timeZone }: NotificationV
       {notification.status === 'sending' ? (
         <Card className="flex flex-col gap-4 p-4 sm:p-5">
           <SendingProgress notification={notification} />
+          <ThrottleEstimate notification={notification} timeZone={timeZone} />
           {performance.data?.retrying.length ? <RetryingNotice groups={performance.data.retrying} timeZone={timeZone} /> : null}
         </Card>
       ) : null}

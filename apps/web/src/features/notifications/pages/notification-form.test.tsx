@@ -970,3 +970,74 @@ describe('notification form: delivery options (issue 14 §6)', () => {
     expect(api.callsTo('PATCH /api/notifications/n-1')[0]?.body).toMatchObject({ ttl_seconds: 86_400, urgency: 'normal', topic: null, require_interaction: false });
   });
 });
+
+describe('notification form: spread the send (issue 14 §5)', () => {
+  it('leaves throttle_per_minute out until "Spread the send" is on; then checks and sends the messages per minute', async () => {
+    const api = setUp({ [CREATE]: created });
+    captureDialogs();
+    const first = renderApp('/notifications/new');
+    await fillContent(first.user);
+    expect(screen.queryByLabelText(/^Messages per minute/)).not.toBeInTheDocument();
+    await save(first.user);
+    await waitFor(() => expect(first.pathname()).toBe('/notifications'));
+    expect(api.callsTo(CREATE)[0]?.body).not.toHaveProperty('throttle_per_minute');
+    first.unmount();
+
+    const { user, pathname } = renderApp('/notifications/new');
+    await fillContent(user);
+    await user.click(screen.getByRole('switch', { name: 'Spread the send' }));
+    const perMinute = screen.getByLabelText(/^Messages per minute/);
+    expect(perMinute).toHaveValue('1000');
+    await user.clear(perMinute);
+    await user.type(perMinute, '0');
+    await save(user);
+    expect(await screen.findByText('Messages per minute must be at least 1')).toBeInTheDocument();
+    await user.clear(perMinute);
+    await user.type(perMinute, '2000000');
+    await save(user);
+    expect(await screen.findByText('Messages per minute must be at most 1,000,000')).toBeInTheDocument();
+    await user.clear(perMinute);
+    await user.type(perMinute, '600');
+    expect(api.callsTo(CREATE)).toHaveLength(1);
+    await save(user);
+    await waitFor(() => expect(pathname()).toBe('/notifications'));
+    expect(api.callsTo(CREATE)[1]?.body).toMatchObject({ throttle_per_minute: 600 });
+  });
+
+  it('loads a throttle, sends null once it is turned off, and offers nothing to spread on a triggered notification', async () => {
+    const throttled = makeNotification({ id: 'n-1', throttle_per_minute: 600 });
+    const api = setUp({
+      'GET /api/notifications/n-1': ok({ notification: throttled }),
+      'PATCH /api/notifications/n-1': ok({ notification: throttled }),
+    });
+    captureDialogs();
+    const { user, pathname, unmount } = renderApp('/notifications/n-1/edit');
+    expect(await screen.findByLabelText(/^Messages per minute/)).toHaveValue('600');
+    await user.click(screen.getByRole('switch', { name: 'Spread the send' }));
+    await user.click(screen.getByRole('button', { name: 'Save Changes' }));
+    await waitFor(() => expect(pathname()).toBe('/notifications'));
+    expect(api.callsTo('PATCH /api/notifications/n-1')[0]?.body).toMatchObject({ throttle_per_minute: null });
+    unmount();
+
+    renderApp('/notifications/new?type=TRIGGERED');
+    expect(await screen.findByRole('switch', { name: 'Require interaction' })).toBeInTheDocument();
+    expect(screen.queryByRole('switch', { name: 'Spread the send' })).not.toBeInTheDocument();
+  });
+});
+
+describe('notification page: a throttled send in progress (issue 14 §5)', () => {
+  it('says when it is expected to finish, as an estimate from what is left and the rate; nothing of the kind once finished or unthrottled', async () => {
+    const sentAt = new Date(Date.now() - 60_000).toISOString();
+    const throttled = makeNotification({ id: 't1', status: 'sending', throttle_per_minute: 100, sent_at: sentAt, counts: makeCounts({ targeted: 1000, sent: 200 }) });
+    setUp({ 'GET /api/notifications/t1': ok({ notification: throttled }), 'GET /api/notifications/t1/performance': ok(makePerformance({ notification_id: 't1' })) });
+    const { unmount } = renderApp('/notifications/t1');
+    expect(await screen.findByTestId('throttle-estimate')).toHaveTextContent(/^Spread at 100 messages a minute: expected to finish about .+ \(an estimate from the 800 still to send and the rate\)\.$/);
+    unmount();
+
+    const plain = makeNotification({ id: 'p1', status: 'sending', sent_at: sentAt, counts: makeCounts({ targeted: 1000, sent: 200 }) });
+    setUp({ 'GET /api/notifications/p1': ok({ notification: plain }), 'GET /api/notifications/p1/performance': ok(makePerformance({ notification_id: 'p1' })) });
+    renderApp('/notifications/p1');
+    expect(await screen.findByTestId('sending-progress')).toBeInTheDocument();
+    expect(screen.queryByTestId('throttle-estimate')).not.toBeInTheDocument();
+  });
+});

@@ -10,7 +10,7 @@ import { selectAudiencePage } from './features/segments/audience';
 import { feedsUsingSegment } from './features/rss-feeds/repository';
 import { deactivateGoneSubscribers } from './features/subscribers/service';
 import { campaignsUsingSegment } from './features/welcome-campaigns/repository';
-import { enrolInWelcomeCampaign } from './features/welcome-campaigns/enrollment';
+import { enrolImportedSubscribers, enrolInWelcomeCampaign } from './features/welcome-campaigns/enrollment';
 import { webhooksOnNotificationClicked, webhooksOnRunFinished, webhooksOnSubscriberCreated, webhooksOnSubscriberRemoved } from './features/webhooks/events';
 import { sql } from 'kysely';
 import { systemClock, type Clock } from './platform/clock';
@@ -74,7 +74,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   };
   ctx.subscriberCreatedHooks = [enrolInWelcomeCampaign(ctx), webhooksOnSubscriberCreated(ctx)];
   // An import enrols the subscribers it created only when asked, and sends no subscriber.created webhook per row (docs/product.md, "Importing subscribers").
-  ctx.subscriberImportedHooks = [enrolInWelcomeCampaign(ctx)];
+  ctx.subscriberImportedHooks = [enrolImportedSubscribers(ctx)];
   ctx.subscriberRemovedHooks = [webhooksOnSubscriberRemoved];
   ctx.notificationClickedHooks = [webhooksOnNotificationClicked];
   metrics.watchDeliveryBacklog(async () => {

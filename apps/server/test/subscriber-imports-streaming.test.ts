@@ -50,8 +50,8 @@ describe.each(['never', 'always'] as const)('the import job (reader thread: %s)'
     await t?.close();
   });
 
-  async function upload(content: string): Promise<string> {
-    const body = multipart([{ name: 'file', filename: 'big.csv', contentType: 'text/csv', data: content }]);
+  async function upload(content: string, fields: Record<string, string> = {}): Promise<string> {
+    const body = multipart([...Object.entries(fields).map(([name, data]) => ({ name, data })), { name: 'file', filename: 'big.csv', contentType: 'text/csv', data: content }]);
     const response = await t.app.inject({ method: 'POST', url: `/api/sites/${site.id}/subscriber-imports`, headers: { 'content-type': body.contentType, authorization: `Bearer ${owner.token}` }, payload: body.payload });
     expect(response.statusCode).toBe(201);
     return response.json().data.import.id;
@@ -136,6 +136,51 @@ describe.each(['never', 'always'] as const)('the import job (reader thread: %s)'
     // A line is refused once it outgrows MAX_RECORD_BYTES with no end in sight. The batch
     // before it is kept (written while the reader went on); the import says where it stopped.
     expect(await progress(tooLong)).toMatchObject({ status: 'failed', rows_read: 200, imported: 200, error: `The file could not be read: line 302 is longer than ${MAX_RECORD_BYTES / 1024} KB: is this a CSV or JSON Lines file?` });
+  });
+
+  it('enrols a batch’s new subscribers in the welcome campaign in the batch’s own transaction: a failed enrolment stores nothing of that batch, and starting again enrols each subscriber once', async () => {
+    const shop = await t.createSite(owner.token, { name: `Welcome Shop ${readerThread}`, url: 'https://welcome-import.example' });
+    const campaign = await t.request('POST', `/api/sites/${shop.id}/welcome-campaigns`, {
+      token: owner.token,
+      body: { name: 'Welcome', is_active: true, steps: [{ sequence_order: 1, delay_minutes: 0, notification: { title: 'Hi', message: 'Welcome', destination_url: 'https://welcome-import.example/hi' } }] },
+    });
+    expect(campaign.status).toBe(201);
+    const siteOfTest = site;
+    site = shop;
+    const hooks = t.ctx.subscriberImportedHooks;
+    let calls = 0;
+    // The second batch's enrolment fails, as a database error would.
+    t.ctx.subscriberImportedHooks = [
+      ...(hooks ?? []),
+      async () => {
+        calls += 1;
+        if (calls === 2) throw new Error('enrolment failed');
+      },
+    ];
+    try {
+      const content = `${HEADER}\n${subscriptionRows(450).join('\n')}\n`;
+      const first = await upload(content, { enrol_in_welcome_campaign: 'true' });
+      const firstClaim = await claim();
+      await runImport(t.ctx, firstClaim.importId, firstClaim.attempt);
+      expect(await progress(first)).toMatchObject({ status: 'failed', rows_read: 200, imported: 200, error: expect.stringContaining('enrolment failed') });
+      const enrolments = () => t.ctx.db.selectFrom('welcome_campaign_enrollments').select('subscriber_id').where('site_id', '=', shop.id).execute();
+      const subscribers = () => t.ctx.db.selectFrom('subscribers').select('id').where('site_id', '=', shop.id).execute();
+      expect((await enrolments()).length).toBe(200);
+      expect((await subscribers()).length).toBe(200);
+
+      // Started again: the 200 stored are updated (already enrolled), the 250 others imported and enrolled.
+      const again = await upload(content, { enrol_in_welcome_campaign: 'true' });
+      const againClaim = await claim();
+      await runImport(t.ctx, againClaim.importId, againClaim.attempt);
+      expect(await progress(again)).toMatchObject({ status: 'done', rows_read: 450, imported: 250, updated: 200, rejected: 0 });
+      const enrolled = (await enrolments()).map((row) => row.subscriber_id).sort();
+      expect(enrolled).toEqual((await subscribers()).map((row) => row.id).sort());
+      const runs = await t.ctx.db.selectFrom('notification_runs').select('subscriber_id').where('site_id', '=', shop.id).where('dedupe_key', 'like', 'drip:%').execute();
+      expect(runs).toHaveLength(450);
+    } finally {
+      t.ctx.subscriberImportedHooks = hooks;
+      site = siteOfTest;
+    }
   });
 
   it('gives up an import that was interrupted too many times, with a message that says what to do', async () => {

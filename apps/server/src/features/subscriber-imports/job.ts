@@ -17,7 +17,7 @@ import type { AppContext } from '../../context';
 import { defineJob, type JobQueue } from '../../jobs/queue';
 import type { DueWorkSource } from '../../jobs/scheduler';
 import { adjustActiveSubscriberCount } from '../analytics/site-counters';
-import { runSubscriberCreatedHooks, type SubscriberCreatedHook } from '../subscribers/hooks';
+import type { SubscribersImportedHook } from '../subscribers/hooks';
 import { checkedBatchesOf, ImportHeaderError, type CheckedBatch, type ReadStart } from './checked-batches';
 import { ImportFileError } from './import-file';
 import { isRejected, type ImportedRow, type RejectedRow, type RowContext } from './import-row';
@@ -40,7 +40,7 @@ export const INTERRUPTED = 'The import was interrupted too many times; start it 
 // fires no subscriber.created webhook per row (docs/product.md).
 declare module '../../context' {
   interface AppContext {
-    subscriberImportedHooks?: SubscriberCreatedHook[];
+    subscriberImportedHooks?: SubscribersImportedHook[];
   }
 }
 
@@ -71,7 +71,6 @@ interface BatchCounts {
   imported: number;
   updated: number;
   rejected: number;
-  created: string[];
 }
 
 /** Reads and imports the file of a claimed import, from its resume point. Never throws: an error fails the import. */
@@ -108,7 +107,8 @@ export async function runImport(ctx: AppContext, importId: string, attempt: numb
       await writing;
       writing = (async () => {
         const counts = await commitBatch(ctx, row.site_id, importId, attempt, batch.rows, at, enrol);
-        if (enrol) for (const subscriberId of counts.created) await runSubscriberCreatedHooks(ctx.subscriberImportedHooks, { subscriberId, siteId: row.site_id, subscribedAt: clock.now() }, ctx.log);
+        // Welcome steps due now (enrolled with the batch): the scheduler need not wait for its next tick.
+        if (counts.imported && enrol) ctx.wakeScheduler();
         await options.onBatch?.(batch.rows.length);
       })();
       // Awaited before the next batch or the end; this only keeps a failure from counting as unhandled meanwhile.
@@ -285,6 +285,11 @@ async function commitBatch(
       now + IMPORT_LEASE_MS,
     );
     if (!advanced) throw new ClaimLost();
-    return { imported: inserted.size, updated, rejected: rejects.length, created: enrol ? [...inserted].map((hash) => ids.get(hash)!) : [] };
+    if (enrol && inserted.size) {
+      // The welcome campaign's first step counts from the import (docs/product.md); enrolled in this transaction.
+      const created = [...inserted].map((hash) => ({ subscriberId: ids.get(hash)!, siteId, subscribedAt: now }));
+      for (const hook of ctx.subscriberImportedHooks ?? []) await hook(trx, siteId, created);
+    }
+    return { imported: inserted.size, updated, rejected: rejects.length };
   });
 }

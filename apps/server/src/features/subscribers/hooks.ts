@@ -24,6 +24,14 @@ export interface SubscriberCreatedEvent {
 export type SubscriberCreatedHook = (event: SubscriberCreatedEvent) => Promise<void>;
 
 /**
+ * "An import created these subscribers" (one batch of one site), inside the
+ * batch's transaction: what a hook writes commits with the rows, and a
+ * failing hook rolls the batch back (the import fails and can be started
+ * again). Fired only when the uploader asked to enrol them.
+ */
+export type SubscribersImportedHook = (trx: Transaction<Database>, siteId: string, subscribers: readonly SubscriberCreatedEvent[]) => Promise<void>;
+
+/**
  * "A subscriber left the audience": deactivated by the browser's unsubscribe
  * (`unsubscribed`), by a push service's 404/410 or a replaced endpoint
  * (`gone`), or by a member removing it, the stale clean-up or an erasure

@@ -4,7 +4,9 @@ import crypto from 'node:crypto';
 import type { AppContext } from '../../context';
 import { insertRun } from '../../delivery/runs';
 import type { DueWorkSource } from '../../jobs/scheduler';
-import type { SubscriberCreatedEvent, SubscriberCreatedHook } from '../subscribers/hooks';
+import type { Transaction } from 'kysely';
+import type { Database } from '../../db/schema';
+import type { SubscriberCreatedEvent, SubscriberCreatedHook, SubscribersImportedHook } from '../subscribers/hooks';
 import * as repo from './repository';
 
 const MINUTE_MS = 60_000;
@@ -24,50 +26,69 @@ const MINUTE_MS = 60_000;
  */
 export function enrolInWelcomeCampaign(ctx: AppContext): SubscriberCreatedHook {
   return async (event: SubscriberCreatedEvent) => {
-    const enrolled = await ctx.db.transaction().execute(async (trx) => {
-      if (!(await repo.lockSite(trx, ctx.dbKind, event.siteId, 'enrol'))) return false;
-      const campaign = await repo.findActiveCampaignOfSite(trx, event.siteId);
-      if (!campaign) return false;
-      const steps = (await repo.stepsOfVersions(trx, [{ campaignId: campaign.id, version: campaign.steps_version }])).get(campaign.id) ?? [];
-      if (!steps.length) return false;
-
-      const enrollmentId = crypto.randomUUID();
-      const now = ctx.clock.now();
-      const isNew = await repo.insertEnrollmentIfNew(trx, {
-        id: enrollmentId,
-        campaign_id: campaign.id,
-        site_id: event.siteId,
-        subscriber_id: event.subscriberId,
-        steps_version: campaign.steps_version,
-        enrolled_at: now,
-      });
-      if (!isNew) return false;
-
-      let dueAt = event.subscribedAt;
-      let previousRunId: string | null = null;
-      for (const step of steps) {
-        dueAt += step.delay_minutes * MINUTE_MS;
-        const runId = crypto.randomUUID();
-        await insertRun(trx, {
-          id: runId,
-          // Each step waits for the one before it to be sent (docs/delivery.md, "Runs that follow another run").
-          after_run_id: previousRunId,
-          notification_id: step.notification_id,
-          site_id: event.siteId,
-          dedupe_key: repo.dripRunKey(enrollmentId, step.sequence_order, step.id),
-          due_at: dueAt,
-          // The campaign's target segment as it is now; the audience check applies it when the step is due.
-          segment_id: campaign.segment_id,
-          subscriber_id: event.subscriberId,
-          created_at: now,
-        });
-        previousRunId = runId;
-      }
-      return true;
-    });
+    const enrolled = await ctx.db.transaction().execute((trx) => enrolNewSubscribers(ctx, trx, event.siteId, [event]));
     // Step 1 is due now: let this process's scheduler pick it up without waiting for its next tick.
     if (enrolled) ctx.wakeScheduler();
   };
+}
+
+/**
+ * An import's new subscribers, enrolled inside the transaction that stores
+ * their batch (docs/product.md, "Importing subscribers"): the enrolments
+ * commit with the rows, so a crash between the two cannot lose them. The
+ * caller wakes the scheduler once the batch committed.
+ */
+export function enrolImportedSubscribers(ctx: Pick<AppContext, 'dbKind' | 'clock'>): SubscribersImportedHook {
+  return async (trx, siteId, subscribers) => {
+    await enrolNewSubscribers(ctx, trx, siteId, subscribers);
+  };
+}
+
+/** Enrols these new subscribers of one site in its active campaign (the site read once); how many were enrolled. */
+async function enrolNewSubscribers(ctx: Pick<AppContext, 'dbKind' | 'clock'>, trx: Transaction<Database>, siteId: string, subscribers: readonly SubscriberCreatedEvent[]): Promise<number> {
+  if (!subscribers.length || !(await repo.lockSite(trx, ctx.dbKind, siteId, 'enrol'))) return 0;
+  const campaign = await repo.findActiveCampaignOfSite(trx, siteId);
+  if (!campaign) return 0;
+  const steps = (await repo.stepsOfVersions(trx, [{ campaignId: campaign.id, version: campaign.steps_version }])).get(campaign.id) ?? [];
+  if (!steps.length) return 0;
+
+  const now = ctx.clock.now();
+  let enrolled = 0;
+  for (const event of subscribers) {
+    const enrollmentId = crypto.randomUUID();
+    const isNew = await repo.insertEnrollmentIfNew(trx, {
+      id: enrollmentId,
+      campaign_id: campaign.id,
+      site_id: siteId,
+      subscriber_id: event.subscriberId,
+      steps_version: campaign.steps_version,
+      enrolled_at: now,
+    });
+    if (!isNew) continue;
+    enrolled += 1;
+
+    let dueAt = event.subscribedAt;
+    let previousRunId: string | null = null;
+    for (const step of steps) {
+      dueAt += step.delay_minutes * MINUTE_MS;
+      const runId = crypto.randomUUID();
+      await insertRun(trx, {
+        id: runId,
+        // Each step waits for the one before it to be sent (docs/delivery.md, "Runs that follow another run").
+        after_run_id: previousRunId,
+        notification_id: step.notification_id,
+        site_id: siteId,
+        dedupe_key: repo.dripRunKey(enrollmentId, step.sequence_order, step.id),
+        due_at: dueAt,
+        // The campaign's target segment as it is now; the audience check applies it when the step is due.
+        segment_id: campaign.segment_id,
+        subscriber_id: event.subscriberId,
+        created_at: now,
+      });
+      previousRunId = runId;
+    }
+  }
+  return enrolled;
 }
 
 /**

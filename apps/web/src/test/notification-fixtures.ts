@@ -42,6 +42,9 @@ export function makeNotification(overrides: Partial<Notification> = {}): Notific
     topic: null,
     require_interaction: false,
     frequency_cap_exempt: false,
+    delivery: { mode: 'at_once', local_time: null },
+    quiet_hours_exempt: false,
+    local_time_progress: null,
     status: 'draft',
     scheduled_at: null,
     sent_at: null,
@@ -75,7 +78,7 @@ export function makePerformance(overrides: Partial<NotificationPerformance> = {}
     counts: makeCounts(),
     failures: [],
     retrying: [],
-    skipped: { inactive: 0, frequency_cap: 0 },
+    skipped: { inactive: 0, frequency_cap: 0, quiet_hours_deferred: 0 },
     runs: [],
     ...overrides,
   };

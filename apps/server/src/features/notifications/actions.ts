@@ -43,13 +43,18 @@ export function createNotificationActions(ctx: AppContext) {
      * Spec §4: a scheduled notification can be cancelled before its send time.
      * Recurring: the schedule stops (an occurrence already being sent finishes).
      * Triggered: disarmed; sends still waiting for their delay are cancelled too.
+     * A local-time send under way: the zones not yet due are cancelled; those
+     * already sent or sending finish, and their counts stay.
      */
     async cancel(userId: string, id: string): Promise<Notification> {
       const existing = await changeableNotification(db, userId, id);
-      if (existing.status !== 'scheduled') throw conflict('Only scheduled notifications can be cancelled');
+      const zonesUnderWay = existing.type === 'ONE_TIME' && existing.delivery_mode === 'subscriber_local_time' && existing.status === 'sending';
+      if (existing.status !== 'scheduled' && !zonesUnderWay) throw conflict('Only scheduled notifications can be cancelled');
       const now = clock.now();
       await db.transaction().execute(async (trx) => {
-        if (existing.type === 'ONE_TIME' && !(await repo.cancelPendingRun(trx, oneTimeRunKey(id), now))) {
+        if (zonesUnderWay) {
+          if (!(await repo.cancelPendingRunsOfNotification(trx, id, now))) throw conflict('Every zone of this send has already started');
+        } else if (existing.type === 'ONE_TIME' && !(await repo.cancelPendingRun(trx, oneTimeRunKey(id), now))) {
           throw conflict('This notification is already being sent');
         }
         if (existing.type === 'RECURRING') {

@@ -1,10 +1,11 @@
 // The API shape of a notification (spec §3), with its schedule or trigger.
-import { pendingOf, type Notification, type OutcomeCounts } from '@herald/contracts';
+import { pendingOf, type LocalTimeProgress, type Notification, type OutcomeCounts } from '@herald/contracts';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, NotificationRow, NotificationTriggerRow, RecurringScheduleRow } from '../../db/schema';
 import { iso, isoOrNull } from '../../platform/responses';
 import { actionsOf } from './create';
 import * as repo from './automation-repository';
+import { localTimeProgressOf } from './local-time-progress';
 import { findNotification } from './repository';
 
 /** A notification's schedule or trigger, loaded next to it (issue 4), and a triggered one's number of firings. */
@@ -12,6 +13,8 @@ export interface NotificationAutomation {
   schedule?: RecurringScheduleRow;
   trigger?: NotificationTriggerRow;
   fireCount?: number;
+  /** The zones of its latest send split by zone (local-time-progress.ts). */
+  zoneProgress?: LocalTimeProgress;
 }
 
 type CountedRow = Pick<NotificationRow, 'total_count' | 'sent_count' | 'failed_count' | 'expired_count' | 'skipped_count' | 'delivered_count' | 'clicked_count'>;
@@ -61,6 +64,9 @@ export function toNotificationResponse(row: NotificationRow, automation: Notific
     topic: row.topic,
     require_interaction: row.require_interaction === 1,
     frequency_cap_exempt: row.frequency_cap_exempt === 1,
+    delivery: { mode: row.delivery_mode, local_time: row.local_time },
+    quiet_hours_exempt: row.quiet_hours_exempt === 1,
+    local_time_progress: automation.zoneProgress ?? null,
     status: row.status,
     scheduled_at: isoOrNull(row.scheduled_at),
     sent_at: isoOrNull(row.sent_at),
@@ -80,12 +86,16 @@ export function toNotificationResponse(row: NotificationRow, automation: Notific
 export async function toNotificationResponses(db: Kysely<Database> | Transaction<Database>, rows: NotificationRow[]): Promise<Notification[]> {
   const recurringIds = rows.filter((row) => row.type === 'RECURRING').map((row) => row.id);
   const triggeredIds = rows.filter((row) => row.type === 'TRIGGERED').map((row) => row.id);
-  const [schedules, triggers, fireCounts] = await Promise.all([
+  const localTimeIds = rows.filter((row) => row.delivery_mode === 'subscriber_local_time').map((row) => row.id);
+  const [schedules, triggers, fireCounts, zoneProgress] = await Promise.all([
     repo.schedulesOfNotifications(db, recurringIds),
     repo.triggersOfNotifications(db, triggeredIds),
     repo.runCountsOfNotifications(db, triggeredIds),
+    localTimeProgressOf(db, localTimeIds),
   ]);
-  return rows.map((row) => toNotificationResponse(row, { schedule: schedules.get(row.id), trigger: triggers.get(row.id), fireCount: fireCounts.get(row.id) }));
+  return rows.map((row) =>
+    toNotificationResponse(row, { schedule: schedules.get(row.id), trigger: triggers.get(row.id), fireCount: fireCounts.get(row.id), zoneProgress: zoneProgress.get(row.id) }),
+  );
 }
 
 /** A stored notification as the API shows it, read again after a change. */

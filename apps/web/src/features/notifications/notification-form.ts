@@ -13,6 +13,7 @@ import {
   notificationTopicName,
   optionalImageUrl,
   recurringScheduleInput,
+  timeOfDay,
   triggerInput,
   type Notification,
   type NotificationBody,
@@ -59,6 +60,11 @@ export interface NotificationFormValues {
   topic: string;
   require_interaction: boolean;
   frequency_cap_exempt: boolean;
+  /** "Send anyway": sent even inside the site's quiet hours. */
+  quiet_hours_exempt: boolean;
+  /** At a time of day in each subscriber's zone (docs/product.md, "Local-time delivery"), "HH:MM". */
+  local_time_enabled: boolean;
+  local_time: string;
 }
 
 const HOUR = 3600;
@@ -112,6 +118,9 @@ export const DEFAULT_FORM_VALUES: NotificationFormValues = {
   topic: '',
   require_interaction: false,
   frequency_cap_exempt: false,
+  quiet_hours_exempt: false,
+  local_time_enabled: false,
+  local_time: '09:00',
 };
 
 /**
@@ -171,6 +180,9 @@ export function notificationFormSchema(timeZone: string) {
       topic: z.string(),
       require_interaction: z.boolean(),
       frequency_cap_exempt: z.boolean(),
+      quiet_hours_exempt: z.boolean(),
+      local_time_enabled: z.boolean(),
+      local_time: z.string(),
     })
     .superRefine((values, ctx) => {
       const check = (path: (string | number)[], message: string | null) => {
@@ -212,6 +224,10 @@ export function notificationFormSchema(timeZone: string) {
         }
       }
 
+      if (values.local_time_enabled && values.type !== 'TRIGGERED') {
+        check(['local_time'], values.local_time === '' ? 'Pick the local time, e.g. 09:00' : firstIssue(timeOfDay('Local time'), values.local_time));
+      }
+
       if (values.topic_enabled) check(['topic'], values.topic.trim() === '' ? 'Name the campaign, e.g. flash-sale' : firstIssue(notificationTopicName, values.topic));
 
       if (values.type === 'TRIGGERED') {
@@ -225,7 +241,7 @@ export function notificationFormSchema(timeZone: string) {
     });
 }
 
-const DELIVERY_FIELDS = ['ttl_seconds', 'urgency', 'topic_enabled', 'topic', 'require_interaction', 'frequency_cap_exempt'] as const;
+const DELIVERY_FIELDS = ['ttl_seconds', 'urgency', 'topic_enabled', 'topic', 'require_interaction', 'frequency_cap_exempt', 'quiet_hours_exempt'] as const;
 const hasDefaultDelivery = (values: NotificationFormValues) =>
   DELIVERY_FIELDS.every((field) => field === 'topic' ? !values.topic_enabled || values.topic === DEFAULT_FORM_VALUES.topic : values[field] === DEFAULT_FORM_VALUES[field]);
 
@@ -258,6 +274,12 @@ export function toNotificationBody(values: NotificationFormValues, initial: Noti
     body.topic = values.topic_enabled ? values.topic.trim() : null;
     body.require_interaction = values.require_interaction;
     body.frequency_cap_exempt = values.frequency_cap_exempt;
+    body.quiet_hours_exempt = values.quiet_hours_exempt;
+  }
+  // Sent when it is or was on, so a notification that never used it sends the spec's payload as it was.
+  const localTime = values.local_time_enabled && values.type !== 'TRIGGERED';
+  if (localTime || initial.local_time_enabled) {
+    body.delivery = localTime ? { mode: 'subscriber_local_time', local_time: values.local_time } : { mode: 'at_once' };
   }
   if (values.type === 'RECURRING') {
     body.recurring_schedule = {
@@ -304,5 +326,8 @@ export function toFormValues(notification: Notification, timeZone: string): Noti
     topic: notification.topic ?? '',
     require_interaction: notification.require_interaction,
     frequency_cap_exempt: notification.frequency_cap_exempt,
+    quiet_hours_exempt: notification.quiet_hours_exempt,
+    local_time_enabled: notification.delivery.mode === 'subscriber_local_time',
+    local_time: notification.delivery.local_time ?? DEFAULT_FORM_VALUES.local_time,
   };
 }

@@ -19,7 +19,7 @@ function FlagSwitch({
   className,
 }: {
   control: Control<NotificationFormValues>;
-  name: 'topic_enabled' | 'require_interaction' | 'frequency_cap_exempt';
+  name: 'topic_enabled' | 'require_interaction' | 'frequency_cap_exempt' | 'quiet_hours_exempt';
   label: string;
   description: string;
   className?: string;
@@ -94,6 +94,13 @@ export function DeliveryOptionsCard({ control, register, errors, values }: Deliv
           className="sm:col-span-2"
           label="Exempt from the frequency cap"
           description="Sent even to subscribers who already had the site's frequency cap (Settings → General): for messages they asked for, like an order update."
+        />
+        <FlagSwitch
+          control={control}
+          name="quiet_hours_exempt"
+          className="sm:col-span-2"
+          label="Send anyway during quiet hours"
+          description="Sent at once even to subscribers inside the site's quiet hours (Settings → General). High-urgency notifications always are."
         />
       </CardContent>
     </Card>

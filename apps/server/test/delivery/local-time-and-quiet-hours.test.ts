@@ -134,6 +134,33 @@ describe('delivery at each subscriber\u2019s local time', () => {
     // Nothing is left to cancel a second time.
     expect((await t.h.t.request('POST', `/api/notifications/${id}/cancel`, { token: t.h.owner.token })).status).toBe(409);
   });
+
+  it('a recurring notification sends each occurrence zone by zone at the same local time', async () => {
+    clock.set(Date.UTC(2026, 3, 3, 23)); // 3 April, 23:00 UTC
+    const id = await t.create({
+      type: 'RECURRING',
+      title: 'Daily tip',
+      scheduled_at: undefined,
+      recurring_schedule: { interval_type: 'DAILY', interval_value: 1, start_date: '2026-04-04T00:00', end_date: null },
+      delivery: { mode: 'subscriber_local_time', local_time: '09:00' },
+    });
+    clock.set(Date.UTC(2026, 3, 4, 0)); // the first occurrence: 00:00 UTC on 4 April
+    const firstDay = [
+      Date.UTC(2026, 3, 4, 0), // 09:00 JST
+      Date.UTC(2026, 3, 4, 7), // 09:00 CEST
+      Date.UTC(2026, 3, 4, 8), // 09:00 BST
+      Date.UTC(2026, 3, 4, 9), // the site's zone (UTC)
+      Date.UTC(2026, 3, 4, 13), // 09:00 EDT
+      Date.UTC(2026, 3, 4, 21), // 09:00 on the 5th in Auckland, whose summer time ends at 03:00 that morning: UTC+12, not +13
+    ];
+    const runs = await waitFor(async () => ((await t.runsOf(id)).length >= 6 ? t.runsOf(id) : undefined), { timeoutMs: 20_000 });
+    expect(runs.map((run) => run.due_at)).toEqual(firstDay);
+    for (const at of firstDay) clock.set(at);
+    await t.waitForReceivers('Daily tip', Object.values(subs));
+    await waitFor(async () => (await t.get(id)).local_time_progress.zones_sent === 6, { timeoutMs: 20_000 });
+    expect((await t.get(id)).local_time_progress).toEqual({ zones: 6, zones_sent: 6 });
+    expect((await t.get(id)).status).toBe('scheduled'); // the next occurrence is tomorrow
+  });
 });
 
 describe('quiet hours', () => {

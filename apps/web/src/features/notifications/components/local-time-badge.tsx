@@ -25,8 +25,8 @@ export function LocalTimeBadge({ notification }: { notification: Pick<Notificati
 
 /**
  * Subscribers held for the site's quiet hours (docs/product.md, "Quiet
- * hours"). Not an outcome: while the send goes on they are still pending,
- * and they are sent when the window ends in their zone.
+ * hours"). Not an outcome: their deliveries are created when the window
+ * ends in their zone, so until then they are in none of the counts.
  */
 export function QuietHoursLine({ deferred, sending }: { deferred: NotificationPerformance['skipped']['quiet_hours_deferred']; sending: boolean }) {
   if (!deferred) return null;
@@ -36,7 +36,7 @@ export function QuietHoursLine({ deferred, sending }: { deferred: NotificationPe
       <MoonStar className="mt-0.5 size-4 shrink-0 text-slate-500" aria-hidden="true" />
       <span>
         <span className="font-medium">Deferred:</span> {who}
-        {sending ? ': they will be sent when the window ends in their time zone (counted as pending until then).' : ': they were sent when the window ended in their time zone.'}
+        {sending ? ': they will be sent when the window ends in their time zone, and only then join the counts above.' : ': they were sent when the window ended in their time zone.'}
       </span>
     </p>
   );

@@ -33,7 +33,7 @@ export function LocalTimeFields({ control, register, errors, values, timeZone }:
         )}
       />
       {values.local_time_enabled ? (
-        <Field label="Local time" required error={errors.local_time?.message} hint="24-hour clock, e.g. 09:00">
+        <Field label="Local time" required error={errors.local_time?.message} hint="The time of day in each subscriber's zone, e.g. 09:00">
           {(field) => (
             <span className="block w-40">
               <Input {...field} {...register('local_time')} type="time" />

@@ -80,6 +80,15 @@ describe('local-time delivery and quiet hours in the dashboard', () => {
     expect(body).not.toHaveProperty('quiet_hours_exempt');
   });
 
+  it('a local-time send waiting for its first zone says so instead of "Preparing recipients..."', async () => {
+    const waiting = { ...zoned, local_time_progress: { zones: 24, zones_sent: 0 }, counts: makeCounts({}) };
+    setUp({ 'GET /api/sites/site-1/notifications': ok({ notifications: [waiting], counts: { all: 1, sending: 1 } }) });
+    renderApp('/notifications');
+    const row = await screen.findByTestId('notification-z1');
+    expect(within(row).getByTestId('local-time-badge')).toHaveTextContent('Local time 09:00 — 0 of 24 zones sent');
+    expect(within(row).getByTestId('sending-progress')).toHaveTextContent("Waiting for the first zone's local time");
+  });
+
   it('the list and the page show the zones sent so far, and the page offers Cancel for the zones not yet due', async () => {
     setUp({
       'GET /api/sites/site-1/notifications': ok({ notifications: [zoned], counts: { all: 1, sending: 1 } }),
@@ -89,13 +98,14 @@ describe('local-time delivery and quiet hours in the dashboard', () => {
     const { unmount } = renderApp('/notifications');
     const row = await screen.findByTestId('notification-z1');
     expect(within(row).getByTestId('local-time-badge')).toHaveTextContent('Local time 09:00 — 7 of 24 zones sent');
+    expect(within(row).getByTestId('sending-progress')).toHaveTextContent('290 accepted · 10 failed of 300');
     unmount();
 
     renderApp('/notifications/z1');
     expect(await screen.findByTestId('local-time-badge')).toHaveTextContent('Local time 09:00 — 7 of 24 zones sent');
     expect(screen.getByRole('button', { name: 'Cancel' })).toBeInTheDocument();
     expect(await screen.findByTestId('quiet-hours-deferred')).toHaveTextContent(
-      "Deferred: 12 subscribers were inside the site's quiet hours when it was due: they will be sent when the window ends in their time zone (counted as pending until then).",
+      "Deferred: 12 subscribers were inside the site's quiet hours when it was due: they will be sent when the window ends in their time zone, and only then join the counts above.",
     );
   });
 });

@@ -161,6 +161,32 @@ describe('delivery at each subscriber\u2019s local time', () => {
     expect((await t.get(id)).local_time_progress).toEqual({ zones: 6, zones_sent: 6 });
     expect((await t.get(id)).status).toBe('scheduled'); // the next occurrence is tomorrow
   });
+
+  it('a zone that failed makes the send completed with errors once every zone is done, and Retry sends it again', async () => {
+    const refused = await t.h.subscribe();
+    await t.h.t.ctx.db.updateTable('subscribers').set({ timezone: 'Asia/Tokyo' }).where('id', '=', refused.subscriberId).execute();
+    t.h.push.setAnswer({ status: 400, body: 'bad request' }, refused.subscription.id);
+    clock.set(Date.UTC(2026, 3, 5, 23)); // 5 April, 23:00 UTC: Tokyo's 09:00 is in an hour, the others later
+    const id = await t.create({ title: 'Partly refused', delivery: { mode: 'subscriber_local_time', local_time: '09:00' } });
+    await t.sendNow(id);
+    await waitFor(async () => (await t.runsOf(id)).length === 6, { timeoutMs: 20_000 });
+    clock.set(Date.UTC(2026, 3, 6, 0));
+    // Tokyo's run failed one of its two, but the send goes on.
+    await waitFor(async () => (await t.get(id)).local_time_progress.zones_sent === 1, { timeoutMs: 20_000 });
+    expect(await t.get(id)).toMatchObject({ status: 'sending', counts: { targeted: 2, sent: 1, failed: 1 } });
+    clock.set(Date.UTC(2026, 3, 6, 21)); // every zone is due
+    const done = await t.h.waitForStatus(id, ['completed', 'completed_with_errors', 'failed'], 20_000);
+    expect(done.status).toBe('completed_with_errors');
+    expect(done.counts).toMatchObject({ targeted: 7, sent: 6, failed: 1 });
+
+    t.h.push.setAnswer({ status: 201 }, refused.subscription.id);
+    const retried = await t.h.t.request('POST', `/api/notifications/${id}/retry`, { token: t.h.owner.token });
+    expect(retried.status).toBe(200);
+    const again = await t.h.waitForStatus(id, ['completed', 'completed_with_errors', 'failed'], 20_000);
+    expect(again.status).toBe('completed');
+    expect(again.counts).toMatchObject({ targeted: 7, sent: 7, failed: 0 });
+    expect(t.receivers('Partly refused').has(refused.subscription.id)).toBe(true);
+  });
 });
 
 describe('quiet hours', () => {

@@ -9,6 +9,7 @@ import { recordAudit } from '../audit-log/record';
 import { audited, changeableNotification } from './access';
 import * as automation from './automation-repository';
 import { actionsOf, createNotification, deliveryOptionsOf } from './create';
+import { runsOfZoneSend } from './local-time-progress';
 import { createOneTimeRun, oneTimeRunKey } from './one-time-run';
 import * as repo from './repository';
 import { loadNotificationResponse, toNotificationResponse } from './responses';
@@ -119,7 +120,10 @@ export function createNotificationActions(ctx: AppContext) {
       await db.transaction().execute(async (trx) => {
         // The one-time send's run, or (feed items) the run that created it: the latest.
         const run = await repo.latestRunOfNotification(trx, id);
-        if (!run || !(await repo.reopenFailedRun(trx, run, now))) throw conflict('There is nothing to retry');
+        // A send split by zone (docs/delivery.md, "Local-time delivery") retries what failed in every zone.
+        let reopened = 0;
+        for (const failedRun of run?.zone_send_id ? await runsOfZoneSend(trx, run.zone_send_id) : run ? [run] : []) reopened += await repo.reopenFailedRun(trx, failedRun, now);
+        if (!reopened) throw conflict('There is nothing to retry');
         await repo.updateNotification(trx, id, { status: 'sending', last_error: null, completed_at: null, updated_at: now });
         await recordAudit(ctx, audited(userId, existing, 'retried'), trx);
       });

@@ -4,7 +4,7 @@
 // sent once its run finished; cancelled and waiting zones do not.
 import type { LocalTimeProgress } from '@herald/contracts';
 import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../../db/schema';
+import type { Database, RunRow } from '../../db/schema';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -43,6 +43,11 @@ export async function localTimeProgressOf(db: Db, notificationIds: string[]): Pr
   }
   for (const [id, { all, sent }] of zonesOf) progress.set(id, { zones: all.size, zones_sent: sent.size });
   return progress;
+}
+
+/** Every run of one send split by zone (to retry what failed in each). */
+export function runsOfZoneSend(db: Db, zoneSendId: string): Promise<RunRow[]> {
+  return db.selectFrom('notification_runs').selectAll().where('zone_send_id', '=', zoneSendId).orderBy('due_at').execute();
 }
 
 function parseZones(json: string | null): Array<string | null> {

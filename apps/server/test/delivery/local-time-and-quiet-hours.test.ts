@@ -80,6 +80,15 @@ describe('delivery at each subscriber\u2019s local time', () => {
     expect(patched.body.error.message).toContain('delivery.local_time must be a time of day as HH:MM');
   });
 
+  it('the OpenAPI document carries the delivery mode, quiet hours and the deferred count', async () => {
+    const doc = (await t.h.t.app.inject({ method: 'GET', url: '/api/docs/json' })).json();
+    const create = doc.paths['/api/sites/{siteId}/notifications'].post.requestBody.content['application/json'].schema;
+    expect(create.properties.delivery.properties.mode.enum).toEqual(['at_once', 'subscriber_local_time']);
+    expect(create.properties.quiet_hours_exempt.type).toBe('boolean');
+    const text = JSON.stringify(doc);
+    for (const name of ['quietHours', 'quiet_hours_deferred', 'local_time_progress']) expect(text, name).toContain(`"${name}"`);
+  });
+
   it('sends to each of six zones at its own 09:00, across a DST change, showing the zones sent so far', async () => {
     const id = await t.create({ title: 'Good morning', delivery: { mode: 'subscriber_local_time', local_time: '09:00' } });
     expect((await t.get(id)).delivery).toEqual({ mode: 'subscriber_local_time', local_time: '09:00' });

@@ -80,6 +80,21 @@ describe('local-time delivery and quiet hours in the dashboard', () => {
     expect(body).not.toHaveProperty('quiet_hours_exempt');
   });
 
+  it('editing loads the local time and "send anyway"; turning local time off sends at_once', async () => {
+    const saved = makeNotification({ id: 'n-1', status: 'draft', delivery: { mode: 'subscriber_local_time', local_time: '18:45' }, quiet_hours_exempt: true });
+    const api = setUp({ 'GET /api/notifications/n-1': ok({ notification: saved }), 'PATCH /api/notifications/n-1': ok({ notification: saved }) });
+    captureDialogs();
+    const { user, pathname } = renderApp('/notifications/n-1/edit');
+    const local = await screen.findByRole('switch', { name: "At the same local time in each subscriber's zone" });
+    expect(local).toHaveAttribute('aria-checked', 'true');
+    expect(screen.getByLabelText(/^Local time/)).toHaveValue('18:45');
+    expect(screen.getByRole('switch', { name: 'Send anyway during quiet hours' })).toHaveAttribute('aria-checked', 'true');
+    await user.click(local);
+    await user.click(screen.getByRole('button', { name: /^(Update|Save)/ }));
+    await waitFor(() => expect(pathname()).toBe('/notifications'));
+    expect(api.callsTo('PATCH /api/notifications/n-1')[0]?.body).toMatchObject({ delivery: { mode: 'at_once' }, quiet_hours_exempt: true });
+  });
+
   it('a local-time send waiting for its first zone says so instead of "Preparing recipients..."', async () => {
     const waiting = { ...zoned, local_time_progress: { zones: 24, zones_sent: 0 }, counts: makeCounts({}) };
     setUp({ 'GET /api/sites/site-1/notifications': ok({ notifications: [waiting], counts: { all: 1, sending: 1 } }) });

@@ -111,6 +111,19 @@ export async function splitByZone(deps: DeliveryDeps, loaded: RunForSending): Pr
   const [first, ...rest] = groups as [ZoneGroup, ...ZoneGroup[]];
   const startsNow = first.dueAt <= now;
   const split = await db.transaction().execute(async (trx) => {
+    // The notification's row lock first, as a cancel takes it: a notification
+    // cancelled meanwhile gets no zone runs (its run is cancelled instead), and
+    // a cancel waiting for this split sees the runs it creates.
+    const live = await trx
+      .updateTable('notifications')
+      .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+      .where('id', '=', run.notification_id)
+      .where('status', '!=', 'cancelled')
+      .executeTakeFirst();
+    if (!Number(live.numUpdatedRows)) {
+      await trx.updateTable('notification_runs').set({ status: 'cancelled', finished_at: now, lease_until: null }).where('id', '=', run.id).where('status', '=', 'sending').execute();
+      return false;
+    }
     // Compare-and-set on `zones is null`: a recovered fan-out of the same run never splits it twice.
     const updated = await trx
       .updateTable('notification_runs')

@@ -54,6 +54,8 @@ export function createNotificationActions(ctx: AppContext) {
       const now = clock.now();
       await db.transaction().execute(async (trx) => {
         if (zonesUnderWay) {
+          // The notification row first: a send being split by zone takes the same row lock (delivery/zone-runs.ts), so no zone run is created unseen by this cancel.
+          await repo.updateNotification(trx, id, { status: 'cancelled', updated_at: now });
           if (!(await repo.cancelPendingRunsOfNotification(trx, id, now))) throw conflict('Every zone of this send has already started');
         } else if (existing.type === 'ONE_TIME' && !(await repo.cancelPendingRun(trx, oneTimeRunKey(id), now))) {
           throw conflict('This notification is already being sent');

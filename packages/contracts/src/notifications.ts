@@ -182,6 +182,8 @@ export const notification = z.object({
   quiet_hours_exempt: z.boolean(),
   /** A send split by zone (local time, or quiet hours): its zones and how many have been sent; null when it was not split. */
   local_time_progress: localTimeProgress.nullable(),
+  /** Subscribers held for the site's quiet hours, all its sends together (a wait, not an outcome: they join `counts` when it ends). */
+  quiet_hours_deferred: z.number(),
   status: z.enum(NOTIFICATION_STATUSES),
   scheduled_at: z.string().nullable(),
   sent_at: z.string().nullable(),

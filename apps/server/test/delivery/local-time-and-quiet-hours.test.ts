@@ -237,6 +237,7 @@ describe('quiet hours', () => {
     await waitFor(async () => (await t.get(id)).counts.sent === 3, { timeoutMs: 20_000 });
     const during = await t.get(id);
     expect(during.status).toBe('sending');
+    expect(during.quiet_hours_deferred).toBe(2);
     expect((await t.performance(id)).skipped).toEqual({ inactive: 0, frequency_cap: 0, quiet_hours_deferred: 2 });
     // 08:00 NZST (UTC+12) is 20:00 UTC; 08:00 JST is 23:00 UTC.
     expect((await t.runsOf(id)).map((run) => run.due_at)).toEqual([start, Date.UTC(2026, 5, 1, 20), Date.UTC(2026, 5, 1, 23)]);

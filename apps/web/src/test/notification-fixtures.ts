@@ -45,6 +45,7 @@ export function makeNotification(overrides: Partial<Notification> = {}): Notific
     delivery: { mode: 'at_once', local_time: null },
     quiet_hours_exempt: false,
     local_time_progress: null,
+    quiet_hours_deferred: 0,
     status: 'draft',
     scheduled_at: null,
     sent_at: null,

@@ -67,6 +67,7 @@ export function toNotificationResponse(row: NotificationRow, automation: Notific
     delivery: { mode: row.delivery_mode, local_time: row.local_time },
     quiet_hours_exempt: row.quiet_hours_exempt === 1,
     local_time_progress: automation.zoneProgress ?? null,
+    quiet_hours_deferred: row.quiet_hours_deferred_count,
     status: row.status,
     scheduled_at: isoOrNull(row.scheduled_at),
     sent_at: isoOrNull(row.sent_at),

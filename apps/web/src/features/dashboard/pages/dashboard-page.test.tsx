@@ -53,6 +53,7 @@ function recurring(id: string, title: string, intervalType: 'DAILY' | 'WEEKLY' |
     delivery: { mode: 'at_once', local_time: null },
     quiet_hours_exempt: false,
     local_time_progress: null,
+    quiet_hours_deferred: 0,
     status: 'scheduled',
     scheduled_at: null,
     sent_at: null,

@@ -23,6 +23,17 @@ export function LocalTimeBadge({ notification }: { notification: Pick<Notificati
   );
 }
 
+/** On the list, while a one-time send waits for quiet hours to end somewhere: how many it held. */
+export function QuietHoursBadge({ notification }: { notification: Pick<Notification, 'status' | 'quiet_hours_deferred'> }) {
+  if (notification.status !== 'sending' || !notification.quiet_hours_deferred) return null;
+  return (
+    <Badge tone="neutral" className="shrink-0">
+      <MoonStar className="size-3" aria-hidden="true" />
+      <span data-testid="quiet-hours-badge">{formatCount(notification.quiet_hours_deferred)} deferred for quiet hours</span>
+    </Badge>
+  );
+}
+
 /**
  * Subscribers held for the site's quiet hours (docs/product.md, "Quiet
  * hours"). Not an outcome: their deliveries are created when the window

@@ -38,6 +38,7 @@ const zoned = makeNotification({
   status: 'sending',
   delivery: { mode: 'subscriber_local_time', local_time: '09:00' },
   local_time_progress: { zones: 24, zones_sent: 7 },
+  quiet_hours_deferred: 12,
   counts: makeCounts({ targeted: 300, sent: 290, failed: 10 }),
 });
 
@@ -114,6 +115,7 @@ describe('local-time delivery and quiet hours in the dashboard', () => {
     const row = await screen.findByTestId('notification-z1');
     expect(within(row).getByTestId('local-time-badge')).toHaveTextContent('Local time 09:00 — 7 of 24 zones sent');
     expect(within(row).getByTestId('sending-progress')).toHaveTextContent('290 accepted · 10 failed of 300');
+    expect(within(row).getByTestId('quiet-hours-badge')).toHaveTextContent('12 deferred for quiet hours');
     unmount();
 
     renderApp('/notifications/z1');

@@ -6,7 +6,7 @@ import { deliveryBacklog } from './delivery/runs';
 import { fireTriggers } from './features/notifications/triggered';
 import { addSendToSiteCounters, addToDeliveryHealth } from './features/analytics/site-counters';
 import { notificationsUsingSegment, runsUsingSegment } from './features/segments/repository';
-import { selectAudiencePage } from './features/segments/audience';
+import { countAudienceByZone, selectAudiencePage } from './features/segments/audience';
 import { feedsUsingSegment } from './features/rss-feeds/repository';
 import { deactivateGoneSubscribers } from './features/subscribers/service';
 import { campaignsUsingSegment } from './features/welcome-campaigns/repository';
@@ -63,6 +63,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     // The composition root: features plug into the engine's ports and into each other's registries here.
     deliveryPorts: {
       selectAudiencePage,
+      countAudienceByZone,
       // A subscriber a push service says is gone is "removed" for the subscriber-removed hooks (webhooks), in the result transaction.
       deactivateGoneSubscribers: (trx, gone, now) => deactivateGoneSubscribers(trx, gone, now, ctx.subscriberRemovedHooks),
       addToSiteCounters: addSendToSiteCounters,

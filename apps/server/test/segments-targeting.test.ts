@@ -183,6 +183,7 @@ describe('sending to a segment', () => {
       segment_id: segment.id,
       started_at: clock.now(),
       due_at: clock.now(),
+      zones: null,
     };
     expect(await selectAudiencePage(h.t.ctx.db, { ...run, subscriber_id: s.E! }, null, 10)).toEqual({ subscriberIds: [s.E] });
     expect(await selectAudiencePage(h.t.ctx.db, { ...run, subscriber_id: s.C! }, null, 10)).toEqual({ subscriberIds: [] });

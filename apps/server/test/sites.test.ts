@@ -52,6 +52,7 @@ describe('sites API (spec §7 Sites)', () => {
       identityVerification: true,
       serverOnlyTags: [],
       frequencyCap: null,
+      quietHours: null,
       resubscribeGranted: true,
       replaceForeignSubscription: false,
     });

@@ -17,6 +17,7 @@ export * from './analytics';
 export * from './prompts';
 export * from './test-devices';
 export * from './wall-time';
+export * from './local-time';
 export * from './byte-size';
 export * from './system';
 export * from './members';

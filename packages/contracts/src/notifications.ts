@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { envelope, httpUrl, optionalImageUrl } from './common';
 import { failureGroup, outcomeCounts, retryGroup } from './delivery-outcomes';
+import { localTimeProgress, notificationDelivery, notificationDeliveryResponse } from './local-time';
 
 /** Spec §5/§9 limits. */
 export const NOTIFICATION_TITLE_MAX = 50;
@@ -134,6 +135,10 @@ const notificationFields = z.object({
   frequency_cap_exempt: z.boolean({ message: 'frequency_cap_exempt must be true or false' }).optional(),
   /** At most this many pushes a minute (one-time and recurring sends); null: no throttle. */
   throttle_per_minute: throttlePerMinute.nullable().optional(),
+  /** At once, or at a time of day in each subscriber's zone (docs/product.md, "Local-time delivery"). */
+  delivery: notificationDelivery.optional(),
+  /** "Send anyway": sent even inside the site's quiet hours. */
+  quiet_hours_exempt: z.boolean({ message: 'quiet_hours_exempt must be true or false' }).optional(),
 });
 export const notificationBody = notificationFields.extend({ type: notificationType.default('ONE_TIME') });
 export type NotificationBody = z.input<typeof notificationBody>;
@@ -190,6 +195,12 @@ export const notification = z.object({
   frequency_cap_exempt: z.boolean(),
   /** At most this many pushes a minute, retries included (docs/delivery.md, "Throttled sends"); null: no throttle. */
   throttle_per_minute: z.number().nullable(),
+  delivery: notificationDeliveryResponse,
+  quiet_hours_exempt: z.boolean(),
+  /** A send split by zone (local time, or quiet hours): its zones and how many have been sent; null when it was not split. */
+  local_time_progress: localTimeProgress.nullable(),
+  /** Subscribers held for the site's quiet hours, all its sends together (a wait, not an outcome: they join `counts` when it ends). */
+  quiet_hours_deferred: z.number(),
   status: z.enum(NOTIFICATION_STATUSES),
   scheduled_at: z.string().nullable(),
   sent_at: z.string().nullable(),
@@ -263,8 +274,13 @@ export const performanceResponse = envelope(
     failures: z.array(failureGroup),
     /** Deliveries waiting for another attempt right now, by reason and push service. */
     retrying: z.array(retryGroup),
-    /** counts.skipped by cause: inactive (left before it was sent) and frequency_cap. */
-    skipped: z.object({ inactive: z.number(), frequency_cap: z.number() }),
+    /**
+     * counts.skipped by cause: inactive (left before it was sent) and
+     * frequency_cap; quiet_hours_deferred is not a skip but a wait: the
+     * subscribers whose push was held for the end of the site's quiet hours
+     * (sent then, and counted in the other figures as they are).
+     */
+    skipped: z.object({ inactive: z.number(), frequency_cap: z.number(), quiet_hours_deferred: z.number() }),
     runs: z.array(runSummary),
   }),
 );

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { envelope, httpUrl, optionalImageUrl } from './common';
 import { siteRole } from './members';
+import { quietHours } from './local-time';
 import { SUBSCRIBER_TAG_MAX_LENGTH } from './subscribers';
 
 /** Spec §2 Create Site: the timezone choices offered when creating a site. */
@@ -119,6 +120,8 @@ export const siteSettings = z.object({
   serverOnlyTags: z.array(z.string()),
   /** null: no cap. */
   frequencyCap: frequencyCap.nullable(),
+  /** null: none (docs/product.md, "Quiet hours"). */
+  quietHours: quietHours.nullable(),
   /** docs/product.md, "visitors who already allowed notifications": the SDK subscribes a browser already granted permission, without a prompt. */
   resubscribeGranted: z.boolean(),
   /** With resubscribeGranted: the SDK replaces another provider's subscription on the same service worker registration. */
@@ -168,6 +171,7 @@ const settingsInput = z
     identityVerification: z.boolean({ message: 'identityVerification must be true or false' }).optional(),
     serverOnlyTags: serverOnlyTags.optional(),
     frequencyCap: frequencyCap.nullable().optional(),
+    quietHours: quietHours.nullable().optional(),
     resubscribeGranted: z.boolean({ message: 'resubscribeGranted must be true or false' }).optional(),
     replaceForeignSubscription: z.boolean({ message: 'replaceForeignSubscription must be true or false' }).optional(),
   })

@@ -12,6 +12,7 @@ import {
   setRunError,
 } from './runs';
 import { sendBatchJob } from './send-batch';
+import { splitByZone } from './zone-runs';
 
 export const fanOutRunJob = defineJob('fanout-run', z.object({ runId: z.string(), recover: z.boolean().default(false) }));
 
@@ -37,7 +38,9 @@ export async function fanOutRun(deps: DeliveryDeps, payload: { runId: string; re
   const { db, clock, queue, config, log } = deps;
   const loaded = await loadRunForSending(db, payload.runId);
   if (!loaded || loaded.run.status !== 'sending') return;
-  const { run } = loaded;
+  // Local time and quiet hours: a send may first become one run per zone instant (docs/delivery.md, "Local-time delivery").
+  const run = await splitByZone(deps, loaded);
+  if (!run) return;
   // A throttled send's batches are enqueued by the scheduler, minute by minute (docs/delivery.md, "Throttled sends").
   const throttled = loaded.notification.throttle_per_minute !== null;
 

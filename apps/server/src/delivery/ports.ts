@@ -9,7 +9,7 @@ import type { Database, DeliveryHealthOutcome, RunRow } from '../db/schema';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-export type AudienceRun = Pick<RunRow, 'id' | 'site_id' | 'subscriber_id' | 'segment_id' | 'started_at' | 'due_at'>;
+export type AudienceRun = Pick<RunRow, 'id' | 'site_id' | 'subscriber_id' | 'segment_id' | 'started_at' | 'due_at' | 'zones'>;
 
 /** One page of a run's audience, or why the run reaches nobody (its segment is gone or unreadable). */
 export type AudiencePage = { subscriberIds: string[] } | { nobodyBecause: string };
@@ -19,6 +19,13 @@ export type AudiencePage = { subscriberIds: string[] } | { nobodyBecause: string
  * `limit` ids in ascending order (keyset pagination keeps memory flat).
  */
 export type SelectAudiencePage = (db: Db, run: AudienceRun, cursor: string | null, limit: number) => Promise<AudiencePage>;
+
+/**
+ * The run's audience (its `zones` aside) counted by subscriber time zone (null:
+ * none given), to split a send by zone (docs/delivery.md, "Local-time
+ * delivery"); empty when it reaches nobody.
+ */
+export type AudienceZones = (db: Db, run: AudienceRun) => Promise<Array<{ zone: string | null; subscribers: number }>>;
 
 export interface GoneSubscriber {
   subscriberId: string;
@@ -60,6 +67,7 @@ export type RunFinished = (trx: Transaction<Database>, run: RunRow, now: number)
 
 export interface DeliveryPorts {
   selectAudiencePage: SelectAudiencePage;
+  countAudienceByZone: AudienceZones;
   deactivateGoneSubscribers: DeactivateGoneSubscribers;
   addToSiteCounters: AddToSiteCounters;
   addToDeliveryHealth: AddToDeliveryHealth;

@@ -25,6 +25,9 @@ export interface NewRun {
   subscriber_id: string | null;
   /** Set when this run must wait for another to finish first (docs/delivery.md, "Runs that follow another run"). */
   after_run_id?: string | null;
+  /** A part of a send split by zone (zone-runs.ts): its subscriber zones, as JSON, and the run it came from. */
+  zones?: string | null;
+  zone_send_id?: string | null;
   created_at: number;
 }
 
@@ -32,7 +35,7 @@ export interface NewRun {
 export async function insertRun(db: Db, run: NewRun): Promise<boolean> {
   const result = await db
     .insertInto('notification_runs')
-    .values({ after_run_id: null, ...run, status: 'pending', fanout_done: 0, fanout_cursor: null, lease_owner: null, lease_until: null, started_at: null, finished_at: null, last_error: null })
+    .values({ after_run_id: null, zones: null, zone_send_id: null, ...run, status: 'pending', fanout_done: 0, fanout_cursor: null, lease_owner: null, lease_until: null, started_at: null, finished_at: null, last_error: null })
     .onConflict((oc) => oc.column('dedupe_key').doNothing())
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
@@ -320,16 +323,28 @@ export async function completeRunIfFinished(db: Kysely<Database>, runId: string,
       .where('status', '=', 'sending')
       .executeTakeFirst();
     if (!Number(updated.numUpdatedRows)) return false;
-    await trx
-      .updateTable('notifications')
-      .set({ status, completed_at: now, last_error: lastError, updated_at: now })
-      .where('id', '=', run.notification_id)
-      .where('type', '=', 'ONE_TIME')
-      .where('status', '=', 'sending')
-      .execute();
+    // A send split by zone (zone-runs.ts) finishes with its last zone, in the state of all of them together.
+    const sendStatus = run.zone_send_id === null ? status : await zoneSendStatus(trx, run.zone_send_id, run.notification_id);
+    if (sendStatus) {
+      await trx
+        .updateTable('notifications')
+        .set({ status: sendStatus, completed_at: now, last_error: lastError, updated_at: now })
+        .where('id', '=', run.notification_id)
+        .where('type', '=', 'ONE_TIME')
+        .where('status', '=', 'sending')
+        .execute();
+    }
     await runFinished?.(trx, { ...run, status, finished_at: now, lease_until: null, last_error: lastError }, now);
     return true;
   });
+}
+
+/** The final state of a send split by zone once none of its runs is left to send (undefined until then), from the notification's counters. */
+async function zoneSendStatus(db: Db, zoneSendId: string, notificationId: string): Promise<ReturnType<typeof finalRunStatus> | undefined> {
+  const open = await db.selectFrom('notification_runs').select('id').where('zone_send_id', '=', zoneSendId).where('status', 'in', ['pending', 'sending']).limit(1).executeTakeFirst();
+  if (open) return undefined;
+  const counts = await db.selectFrom('notifications').select(['sent_count', 'failed_count', 'expired_count']).where('id', '=', notificationId).executeTakeFirstOrThrow();
+  return finalRunStatus(counts);
 }
 
 /**

@@ -17,7 +17,7 @@ export function makeSite(overrides: Partial<Site> = {}): Site {
     id: 'site-1',
     name: 'Acme Store',
     url: 'https://shop.acme.example',
-    settings: { icon: null, language: 'en', timezone: 'UTC', valueCurrency: 'USD', valuePerSubscriber: 0, valuePerClick: 0, identityVerification: true, serverOnlyTags: [], frequencyCap: null, resubscribeGranted: true, replaceForeignSubscription: false },
+    settings: { icon: null, language: 'en', timezone: 'UTC', valueCurrency: 'USD', valuePerSubscriber: 0, valuePerClick: 0, identityVerification: true, serverOnlyTags: [], frequencyCap: null, quietHours: null, resubscribeGranted: true, replaceForeignSubscription: false },
     vapid_public_key: 'BPublicKeyForAcme',
     subscriber_count: 0,
     role: 'owner',

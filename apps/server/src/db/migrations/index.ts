@@ -26,6 +26,7 @@ import * as m0021 from './0021_resubscribe_granted';
 import * as m0022 from './0022_delivery_options';
 import * as m0023 from './0023_frequency_cap';
 import * as m0024 from './0024_throttled_sends';
+import * as m0025 from './0025_local_time_and_quiet_hours';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -56,6 +57,7 @@ const modules: Record<string, MigrationModule> = {
   '0022_delivery_options': m0022,
   '0023_frequency_cap': m0023,
   '0024_throttled_sends': m0024,
+  '0025_local_time_and_quiet_hours': m0025,
 };
 
 export function migrationsFor(kind: DatabaseKind): Record<string, Migration> {

@@ -1,8 +1,8 @@
 // What is sent: notifications, their runs (one per send), the per-subscriber
 // deliveries of each run, the hourly rollup, and the schedules and triggers
 // that create runs.
-import type { FailureReason, NotificationSource, NotificationStatus, NotificationType, NotificationUrgency, PushServiceName, RecurringInterval, SkipCause } from '@herald/contracts';
-import type { Generated } from 'kysely';
+import type { DeliveryMode, FailureReason, NotificationSource, NotificationStatus, NotificationType, NotificationUrgency, PushServiceName, RecurringInterval, SkipCause } from '@herald/contracts';
+import type { ColumnType, Generated } from 'kysely';
 import type { Counter, Flag, Millis } from './columns';
 
 export interface NotificationsTable {
@@ -28,6 +28,14 @@ export interface NotificationsTable {
   frequency_cap_exempt: Generated<Flag>;
   /** At most this many pushes a minute (docs/delivery.md, "Throttled sends"); null: no throttle. */
   throttle_per_minute: number | null;
+  /** at_once, or subscriber_local_time: at `local_time` in each subscriber's zone (docs/delivery.md, "Local-time delivery"). */
+  delivery_mode: Generated<DeliveryMode>;
+  /** "HH:MM" when delivery_mode is subscriber_local_time, else null. */
+  local_time: ColumnType<string | null, string | null | undefined, string | null>;
+  /** 1: sent even inside the site's quiet hours ("send anyway"). */
+  quiet_hours_exempt: Generated<Flag>;
+  /** Subscribers whose push waited for the end of the site's quiet hours (docs/delivery.md, "Quiet hours"). */
+  quiet_hours_deferred_count: Counter;
   segment_id: string | null;
   status: NotificationStatus;
   scheduled_at: Millis | null;
@@ -70,6 +78,10 @@ export interface NotificationRunsTable {
   subscriber_id: string | null;
   /** The run this one follows (the previous step of a welcome campaign): not claimed while that run is pending or sending. */
   after_run_id: string | null;
+  /** JSON array of the subscriber time zones (null for "no zone") this run reaches; null: every subscriber (docs/delivery.md, "Local-time delivery"). */
+  zones: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The run a send split by zone came from (itself for the first part): the zones of one send are counted together. */
+  zone_send_id: ColumnType<string | null, string | null | undefined, string | null>;
   fanout_cursor: string | null;
   fanout_done: Flag;
   lease_owner: string | null;

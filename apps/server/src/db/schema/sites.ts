@@ -25,6 +25,9 @@ export interface SitesTable {
   /** At most this many pushes per subscriber in any `frequency_cap_hours` (both null: no cap). docs/product.md, "Frequency cap". */
   frequency_cap_max: ColumnType<number | null, number | null | undefined, number | null>;
   frequency_cap_hours: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Quiet hours, "HH:MM" in each subscriber's zone (both null: none). docs/product.md, "Quiet hours". */
+  quiet_hours_start: ColumnType<string | null, string | null | undefined, string | null>;
+  quiet_hours_end: ColumnType<string | null, string | null | undefined, string | null>;
   /** 1: the SDK subscribes a browser whose notification permission is already granted, without a prompt (on by default, migration 0021). */
   resubscribe_granted: DefaultedFlag;
   /** 1: the SDK replaces another provider's subscription (another key on the same registration) with Herald's; 0 by default. */

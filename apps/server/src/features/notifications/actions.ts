@@ -9,6 +9,7 @@ import { recordAudit } from '../audit-log/record';
 import { audited, changeableNotification } from './access';
 import * as automation from './automation-repository';
 import { actionsOf, createNotification, deliveryOptionsOf } from './create';
+import { runsOfZoneSend } from './local-time-progress';
 import { createOneTimeRun, oneTimeRunKey } from './one-time-run';
 import * as repo from './repository';
 import { loadNotificationResponse, toNotificationResponse } from './responses';
@@ -43,13 +44,20 @@ export function createNotificationActions(ctx: AppContext) {
      * Spec §4: a scheduled notification can be cancelled before its send time.
      * Recurring: the schedule stops (an occurrence already being sent finishes).
      * Triggered: disarmed; sends still waiting for their delay are cancelled too.
+     * A local-time send under way: the zones not yet due are cancelled; those
+     * already sent or sending finish, and their counts stay.
      */
     async cancel(userId: string, id: string): Promise<Notification> {
       const existing = await changeableNotification(db, userId, id);
-      if (existing.status !== 'scheduled') throw conflict('Only scheduled notifications can be cancelled');
+      const zonesUnderWay = existing.type === 'ONE_TIME' && existing.delivery_mode === 'subscriber_local_time' && existing.status === 'sending';
+      if (existing.status !== 'scheduled' && !zonesUnderWay) throw conflict('Only scheduled notifications can be cancelled');
       const now = clock.now();
       await db.transaction().execute(async (trx) => {
-        if (existing.type === 'ONE_TIME' && !(await repo.cancelPendingRun(trx, oneTimeRunKey(id), now))) {
+        if (zonesUnderWay) {
+          // The notification row first: a send being split by zone takes the same row lock (delivery/zone-runs.ts), so no zone run is created unseen by this cancel.
+          await repo.updateNotification(trx, id, { status: 'cancelled', updated_at: now });
+          if (!(await repo.cancelPendingRunsOfNotification(trx, id, now))) throw conflict('Every zone of this send has already started');
+        } else if (existing.type === 'ONE_TIME' && !(await repo.cancelPendingRun(trx, oneTimeRunKey(id), now))) {
           throw conflict('This notification is already being sent');
         }
         if (existing.type === 'RECURRING') {
@@ -114,7 +122,10 @@ export function createNotificationActions(ctx: AppContext) {
       await db.transaction().execute(async (trx) => {
         // The one-time send's run, or (feed items) the run that created it: the latest.
         const run = await repo.latestRunOfNotification(trx, id);
-        if (!run || !(await repo.reopenFailedRun(trx, run, now))) throw conflict('There is nothing to retry');
+        // A send split by zone (docs/delivery.md, "Local-time delivery") retries what failed in every zone.
+        let reopened = 0;
+        for (const failedRun of run?.zone_send_id ? await runsOfZoneSend(trx, run.zone_send_id) : run ? [run] : []) reopened += await repo.reopenFailedRun(trx, failedRun, now);
+        if (!reopened) throw conflict('There is nothing to retry');
         await repo.updateNotification(trx, id, { status: 'sending', last_error: null, completed_at: null, updated_at: now });
         await recordAudit(ctx, audited(userId, existing, 'retried'), trx);
       });

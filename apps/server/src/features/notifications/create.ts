@@ -3,7 +3,7 @@
 // Counters start at zero and the JSON columns are encoded here, so no caller
 // builds a row by hand.
 import crypto from 'node:crypto';
-import { NOTIFICATION_TTL_DEFAULT_SECONDS, type ActionButton, type NotificationSource, type NotificationStatus, type NotificationType, type NotificationUrgency } from '@herald/contracts';
+import { NOTIFICATION_TTL_DEFAULT_SECONDS, type ActionButton, type NotificationSource, type NotificationStatus, type NotificationType, type NotificationUrgency, type DeliveryMode } from '@herald/contracts';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, NotificationRow } from '../../db/schema';
 import { insertNotification } from './repository';
@@ -31,13 +31,30 @@ export interface DeliveryOptions {
   frequency_cap_exempt: boolean;
   /** At most this many pushes a minute (docs/delivery.md, "Throttled sends"); null: no throttle. */
   throttle_per_minute: number | null;
+  /** At once, or at a time of day in each subscriber's zone (docs/delivery.md, "Local-time delivery"). */
+  delivery_mode: DeliveryMode;
+  local_time: string | null;
+  /** "Send anyway": sent even inside the site's quiet hours. */
+  quiet_hours_exempt: boolean;
 }
 
 /** What every send had before the options existed, and what a new notification gets unless it says otherwise. */
-export const DEFAULT_DELIVERY_OPTIONS: DeliveryOptions = { ttl_seconds: NOTIFICATION_TTL_DEFAULT_SECONDS, urgency: 'normal', topic: null, require_interaction: false, frequency_cap_exempt: false, throttle_per_minute: null };
+export const DEFAULT_DELIVERY_OPTIONS: DeliveryOptions = {
+  ttl_seconds: NOTIFICATION_TTL_DEFAULT_SECONDS,
+  urgency: 'normal',
+  topic: null,
+  require_interaction: false,
+  frequency_cap_exempt: false,
+  throttle_per_minute: null,
+  delivery_mode: 'at_once',
+  local_time: null,
+  quiet_hours_exempt: false,
+};
 
 /** The stored options of a notification (to copy them). */
-export function deliveryOptionsOf(row: Pick<NotificationRow, 'ttl_seconds' | 'urgency' | 'topic' | 'require_interaction' | 'frequency_cap_exempt' | 'throttle_per_minute'>): DeliveryOptions {
+export function deliveryOptionsOf(
+  row: Pick<NotificationRow, 'ttl_seconds' | 'urgency' | 'topic' | 'require_interaction' | 'frequency_cap_exempt' | 'throttle_per_minute' | 'delivery_mode' | 'local_time' | 'quiet_hours_exempt'>,
+): DeliveryOptions {
   return {
     ttl_seconds: row.ttl_seconds,
     urgency: row.urgency,
@@ -45,6 +62,9 @@ export function deliveryOptionsOf(row: Pick<NotificationRow, 'ttl_seconds' | 'ur
     require_interaction: row.require_interaction === 1,
     frequency_cap_exempt: row.frequency_cap_exempt === 1,
     throttle_per_minute: row.throttle_per_minute,
+    delivery_mode: row.delivery_mode,
+    local_time: row.local_time,
+    quiet_hours_exempt: row.quiet_hours_exempt === 1,
   };
 }
 
@@ -85,6 +105,10 @@ function newNotificationRow(fields: NewNotification, now: number): NotificationR
     require_interaction: delivery.require_interaction ? 1 : 0,
     frequency_cap_exempt: delivery.frequency_cap_exempt ? 1 : 0,
     throttle_per_minute: delivery.throttle_per_minute,
+    delivery_mode: delivery.delivery_mode,
+    local_time: delivery.local_time,
+    quiet_hours_exempt: delivery.quiet_hours_exempt ? 1 : 0,
+    quiet_hours_deferred_count: 0,
     segment_id: fields.segmentId,
     status: fields.status,
     scheduled_at: fields.scheduledAt ?? null,

@@ -50,7 +50,7 @@ export function createNotificationReports(ctx: AppContext) {
         failure_rate: rate(row.failed_count, counts.targeted),
         last_error: row.last_error,
         counts,
-        skipped: { inactive: Math.max(0, row.skipped_count - row.skipped_capped_count), frequency_cap: row.skipped_capped_count },
+        skipped: { inactive: Math.max(0, row.skipped_count - row.skipped_capped_count), frequency_cap: row.skipped_capped_count, quiet_hours_deferred: row.quiet_hours_deferred_count },
         failures: failures.map((group) => ({ reason: group.reason, push_service: group.push_service, count: Number(group.count), sample_error: group.sample_error })),
         retrying: retrying.map((group) => ({
           reason: group.reason,

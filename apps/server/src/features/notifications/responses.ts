@@ -1,11 +1,12 @@
 // The API shape of a notification (spec §3), with its schedule or trigger.
-import type { Notification } from '@herald/contracts';
+import type { LocalTimeProgress, Notification } from '@herald/contracts';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, NotificationRow, NotificationTriggerRow, RecurringScheduleRow } from '../../db/schema';
 import { outcomeCountsOf } from '../../delivery/run-counters';
 import { iso, isoOrNull } from '../../platform/responses';
 import { actionsOf } from './create';
 import * as repo from './automation-repository';
+import { localTimeProgressOf } from './local-time-progress';
 import { findNotification } from './repository';
 
 // The outcome counts are the engine's (delivery/run-counters.ts); the report reads them from here too.
@@ -16,6 +17,8 @@ export interface NotificationAutomation {
   schedule?: RecurringScheduleRow;
   trigger?: NotificationTriggerRow;
   fireCount?: number;
+  /** The zones of its latest send split by zone (local-time-progress.ts). */
+  zoneProgress?: LocalTimeProgress;
 }
 
 /** Spec §3 recurringSchedule; `nextRunAt` only while the schedule will fire (scheduled and active). */
@@ -50,6 +53,10 @@ export function toNotificationResponse(row: NotificationRow, automation: Notific
     require_interaction: row.require_interaction === 1,
     frequency_cap_exempt: row.frequency_cap_exempt === 1,
     throttle_per_minute: row.throttle_per_minute,
+    delivery: { mode: row.delivery_mode, local_time: row.local_time },
+    quiet_hours_exempt: row.quiet_hours_exempt === 1,
+    local_time_progress: automation.zoneProgress ?? null,
+    quiet_hours_deferred: row.quiet_hours_deferred_count,
     status: row.status,
     scheduled_at: isoOrNull(row.scheduled_at),
     sent_at: isoOrNull(row.sent_at),
@@ -69,12 +76,16 @@ export function toNotificationResponse(row: NotificationRow, automation: Notific
 export async function toNotificationResponses(db: Kysely<Database> | Transaction<Database>, rows: NotificationRow[]): Promise<Notification[]> {
   const recurringIds = rows.filter((row) => row.type === 'RECURRING').map((row) => row.id);
   const triggeredIds = rows.filter((row) => row.type === 'TRIGGERED').map((row) => row.id);
-  const [schedules, triggers, fireCounts] = await Promise.all([
+  const localTimeIds = rows.filter((row) => row.delivery_mode === 'subscriber_local_time').map((row) => row.id);
+  const [schedules, triggers, fireCounts, zoneProgress] = await Promise.all([
     repo.schedulesOfNotifications(db, recurringIds),
     repo.triggersOfNotifications(db, triggeredIds),
     repo.runCountsOfNotifications(db, triggeredIds),
+    localTimeProgressOf(db, localTimeIds),
   ]);
-  return rows.map((row) => toNotificationResponse(row, { schedule: schedules.get(row.id), trigger: triggers.get(row.id), fireCount: fireCounts.get(row.id) }));
+  return rows.map((row) =>
+    toNotificationResponse(row, { schedule: schedules.get(row.id), trigger: triggers.get(row.id), fireCount: fireCounts.get(row.id), zoneProgress: zoneProgress.get(row.id) }),
+  );
 }
 
 /** A stored notification as the API shows it, read again after a change. */

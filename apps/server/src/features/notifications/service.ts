@@ -2,7 +2,9 @@ import crypto from 'node:crypto';
 import {
   SCHEDULE_MAX_DAYS_AHEAD,
   parseDateTimeInZone,
+  type DeliveryMode,
   type Notification,
+  type NotificationDelivery,
   type NotificationInput,
   type NotificationPatchInput,
   type NotificationStatus,
@@ -72,6 +74,12 @@ function checkPayloadFits(notification: NotificationRow, site: SiteRow, publicUr
  * send, cancel, duplicate and retry in actions.ts; the report and performance
  * in report-service.ts.
  */
+/** The stored delivery mode of a request's `delivery` (contracts local-time.ts); a triggered send goes when its event fires. */
+function deliveryModeColumns(type: NotificationType, delivery: NotificationDelivery): { delivery_mode: DeliveryMode; local_time: string | null } {
+  if (type === 'TRIGGERED' && delivery.mode !== 'at_once') throw badRequest('delivery.mode subscriber_local_time is for one-time and recurring notifications, not triggered ones');
+  return { delivery_mode: delivery.mode, local_time: delivery.mode === 'subscriber_local_time' ? (delivery.local_time ?? null) : null };
+}
+
 export function createNotificationsService(ctx: AppContext) {
   const { db, clock } = ctx;
 
@@ -146,6 +154,8 @@ export function createNotificationsService(ctx: AppContext) {
               ...(body.require_interaction !== undefined ? { require_interaction: body.require_interaction } : {}),
               ...(body.frequency_cap_exempt !== undefined ? { frequency_cap_exempt: body.frequency_cap_exempt } : {}),
               ...(body.throttle_per_minute !== undefined ? { throttle_per_minute: body.throttle_per_minute } : {}),
+              ...(body.delivery !== undefined ? deliveryModeColumns(type, body.delivery) : {}),
+              ...(body.quiet_hours_exempt !== undefined ? { quiet_hours_exempt: body.quiet_hours_exempt } : {}),
             },
             status: type !== 'ONE_TIME' || scheduledAt !== null ? 'scheduled' : 'draft',
             scheduledAt,
@@ -198,6 +208,10 @@ export function createNotificationsService(ctx: AppContext) {
       if (body.require_interaction !== undefined) changes.require_interaction = body.require_interaction ? 1 : 0;
       if (body.frequency_cap_exempt !== undefined) changes.frequency_cap_exempt = body.frequency_cap_exempt ? 1 : 0;
       if (body.throttle_per_minute !== undefined) changes.throttle_per_minute = body.throttle_per_minute;
+      if (body.delivery !== undefined) Object.assign(changes, deliveryModeColumns(type, body.delivery));
+      // A draft turned into a triggered notification cannot keep a local time.
+      else if (type === 'TRIGGERED' && existing.delivery_mode !== 'at_once') Object.assign(changes, deliveryModeColumns(type, { mode: 'at_once' }));
+      if (body.quiet_hours_exempt !== undefined) changes.quiet_hours_exempt = body.quiet_hours_exempt ? 1 : 0;
 
       // One occurrence goes out with one content: a recurring send in progress is not changed half-way.
       if (type === 'RECURRING' && existing.status === 'scheduled' && contentChanged(existing, changes) && (await repo.hasRunInProgress(db, id))) {

@@ -1,9 +1,9 @@
 // The delivery engine's audience resolver (delivery/ports.ts SelectAudiencePage):
 // who a run reaches, decided at send time from the segment's current rules.
-import type { AudiencePage, AudienceRun } from '../../delivery/ports';
+import type { AudiencePage, AudienceRun, AudienceZones } from '../../delivery/ports';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/schema';
-import { findSegmentOfSite, selectActiveSubscriberIds } from './repository';
+import { countActiveSubscribersByZone, findSegmentOfSite, selectActiveSubscriberIds } from './repository';
 import { parseStoredRules } from './segment-rules';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -24,12 +24,8 @@ export const SEGMENT_UNREADABLE_ERROR = 'The rules of this send’s segment coul
  * everybody — and says why.
  */
 export async function selectAudiencePage(db: Db, run: AudienceRun, cursor: string | null, limit: number): Promise<AudiencePage> {
-  let rules;
-  if (run.segment_id) {
-    const segment = await findSegmentOfSite(db, run.site_id, run.segment_id);
-    rules = segment && parseStoredRules(segment.rules);
-    if (!rules) return { nobodyBecause: segment ? SEGMENT_UNREADABLE_ERROR : SEGMENT_DELETED_ERROR };
-  }
+  const rules = await rulesOfRun(db, run);
+  if (typeof rules === 'string') return { nobodyBecause: rules };
   const subscriberIds = await selectActiveSubscriberIds(db, {
     siteId: run.site_id,
     subscriberId: run.subscriber_id,
@@ -37,6 +33,28 @@ export async function selectAudiencePage(db: Db, run: AudienceRun, cursor: strin
     rulesAt: run.started_at ?? run.due_at,
     afterId: cursor,
     limit,
+    ...(run.zones !== null ? { zones: parseRunZones(run.zones) } : {}),
   });
   return { subscriberIds };
+}
+
+/** The same audience counted by subscriber time zone, to split a send by zone (docs/delivery.md, "Local-time delivery"). */
+export const countAudienceByZone: AudienceZones = async (db, run) => {
+  const rules = await rulesOfRun(db, run);
+  if (typeof rules === 'string') return [];
+  return countActiveSubscribersByZone(db, { siteId: run.site_id, subscriberId: run.subscriber_id, rules, rulesAt: run.started_at ?? run.due_at });
+};
+
+/** The run's segment rules, none for the whole site, or why it reaches nobody. */
+async function rulesOfRun(db: Db, run: AudienceRun) {
+  if (!run.segment_id) return undefined;
+  const segment = await findSegmentOfSite(db, run.site_id, run.segment_id);
+  const rules = segment && parseStoredRules(segment.rules);
+  return rules || (segment ? SEGMENT_UNREADABLE_ERROR : SEGMENT_DELETED_ERROR);
+}
+
+function parseRunZones(json: string): Array<string | null> {
+  const parsed: unknown = JSON.parse(json);
+  // A run naming no readable zone reaches nobody, never everybody.
+  return Array.isArray(parsed) ? parsed.filter((zone): zone is string | null => zone === null || typeof zone === 'string') : [];
 }

@@ -58,14 +58,36 @@ export async function deleteSegment(db: Db, segmentId: string): Promise<void> {
  */
 export async function selectActiveSubscriberIds(
   db: Db,
-  filter: { siteId: string; subscriberId: string | null; rules: SegmentRules | undefined; rulesAt: number; afterId: string | null; limit: number },
+  filter: { siteId: string; subscriberId: string | null; rules: SegmentRules | undefined; rulesAt: number; afterId: string | null; limit: number; zones?: Array<string | null> },
 ): Promise<string[]> {
   let query = db.selectFrom('subscribers').select('subscribers.id').where('subscribers.site_id', '=', filter.siteId).where('subscribers.is_active', '=', 1);
   if (filter.subscriberId) query = query.where('subscribers.id', '=', filter.subscriberId);
   if (filter.rules) query = applySegmentRules(query, filter.rules, filter.rulesAt);
+  if (filter.zones) {
+    // A run of a send split by zone (docs/delivery.md, "Local-time delivery"): only its zones; null is "no zone".
+    const named = filter.zones.filter((zone): zone is string => zone !== null);
+    const withoutZone = filter.zones.includes(null);
+    query = query.where((eb) => eb.or([...(named.length ? [eb('subscribers.timezone', 'in', named)] : []), ...(withoutZone ? [eb('subscribers.timezone', 'is', null)] : []), eb.lit(false)]));
+  }
   if (filter.afterId) query = query.where('subscribers.id', '>', filter.afterId);
   const rows = await query.orderBy('subscribers.id').limit(filter.limit).execute();
   return rows.map((r) => r.id);
+}
+
+/** A run's audience counted by subscriber time zone (null: none given), to split a send by zone. */
+export async function countActiveSubscribersByZone(
+  db: Db,
+  filter: { siteId: string; subscriberId: string | null; rules: SegmentRules | undefined; rulesAt: number },
+): Promise<Array<{ zone: string | null; subscribers: number }>> {
+  let query = db
+    .selectFrom('subscribers')
+    .select((eb) => ['subscribers.timezone', eb.fn.countAll<number>().as('n')])
+    .where('subscribers.site_id', '=', filter.siteId)
+    .where('subscribers.is_active', '=', 1);
+  if (filter.subscriberId) query = query.where('subscribers.id', '=', filter.subscriberId);
+  if (filter.rules) query = applySegmentRules(query, filter.rules, filter.rulesAt);
+  const rows = await query.groupBy('subscribers.timezone').execute();
+  return rows.map((row) => ({ zone: row.timezone, subscribers: Number(row.n) }));
 }
 
 /** Active subscribers of the site matching the rules at `now` (spec §3 estimated_count). */

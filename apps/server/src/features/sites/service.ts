@@ -42,6 +42,7 @@ export function toSiteResponse(row: SiteRow, role: SiteRole): Site {
       identityVerification: row.identity_verification === 1,
       serverOnlyTags: parseStringListColumn(row.server_only_tags),
       frequencyCap: row.frequency_cap_max !== null && row.frequency_cap_hours !== null ? { max: row.frequency_cap_max, hours: row.frequency_cap_hours } : null,
+      quietHours: row.quiet_hours_start !== null && row.quiet_hours_end !== null ? { start: row.quiet_hours_start, end: row.quiet_hours_end } : null,
       resubscribeGranted: row.resubscribe_granted === 1,
       replaceForeignSubscription: row.replace_foreign_subscription === 1,
     },
@@ -80,6 +81,10 @@ function settingsColumns(settings: SettingsInput | undefined): SiteUpdate {
   if (settings.frequencyCap !== undefined) {
     columns.frequency_cap_max = settings.frequencyCap?.max ?? null;
     columns.frequency_cap_hours = settings.frequencyCap?.hours ?? null;
+  }
+  if (settings.quietHours !== undefined) {
+    columns.quiet_hours_start = settings.quietHours?.start ?? null;
+    columns.quiet_hours_end = settings.quietHours?.end ?? null;
   }
   if (settings.resubscribeGranted !== undefined) columns.resubscribe_granted = settings.resubscribeGranted ? 1 : 0;
   if (settings.replaceForeignSubscription !== undefined) columns.replace_foreign_subscription = settings.replaceForeignSubscription ? 1 : 0;
@@ -151,6 +156,8 @@ export function createSitesService(ctx: AppContext, options: { outbound?: Outbou
         server_only_tags: settings.server_only_tags ?? '[]',
         frequency_cap_max: settings.frequency_cap_max ?? null,
         frequency_cap_hours: settings.frequency_cap_hours ?? null,
+        quiet_hours_start: settings.quiet_hours_start ?? null,
+        quiet_hours_end: settings.quiet_hours_end ?? null,
         // docs/product.md, "visitors who already allowed notifications".
         resubscribe_granted: settings.resubscribe_granted ?? 1,
         replace_foreign_subscription: settings.replace_foreign_subscription ?? 0,

@@ -97,6 +97,14 @@ describe('help articles match the product', () => {
     expect(options).toContain(`from ${THROTTLE_PER_MINUTE_MIN} to ${THROTTLE_PER_MINUTE_MAX.toLocaleString('en-US')}`);
   });
 
+  it('names the local-time and quiet-hours controls as the form and the settings do (issue 14 §1, §4)', () => {
+    const scheduling = text('scheduling');
+    for (const label of ["At the same local time in each subscriber's zone", 'Local time', 'Local time 09:00 — 7 of 24 zones sent', 'Cancel']) expect(scheduling, label).toContain(`**${label}**`);
+    const general = text('general-settings');
+    for (const label of ['Hold pushes during quiet hours', 'From', 'Until', 'Save quiet hours', 'Deferred', 'Send anyway during quiet hours']) expect(general, label).toContain(`**${label}**`);
+    expect(text('delivery-options')).toContain('**Send anyway during quiet hours**');
+  });
+
   it('names every import field, reject reason and the role, as the import does (issue 13)', () => {
     const importing = text('importing-subscribers');
     for (const field of SUBSCRIBER_IMPORT_FIELDS) expect(importing, field).toContain(`**${field}**`);

@@ -15,6 +15,7 @@ import {
   notificationTopicName,
   optionalImageUrl,
   recurringScheduleInput,
+  timeOfDay,
   triggerInput,
   type Notification,
   type NotificationBody,
@@ -64,6 +65,11 @@ export interface NotificationFormValues {
   /** "Spread the send" (docs/delivery.md, "Throttled sends"): on, at most `throttle_per_minute` (text) pushes a minute. */
   throttle_enabled: boolean;
   throttle_per_minute: string;
+  /** "Send anyway": sent even inside the site's quiet hours. */
+  quiet_hours_exempt: boolean;
+  /** At a time of day in each subscriber's zone (docs/product.md, "Local-time delivery"), "HH:MM". */
+  local_time_enabled: boolean;
+  local_time: string;
 }
 
 const HOUR = 3600;
@@ -119,6 +125,9 @@ export const DEFAULT_FORM_VALUES: NotificationFormValues = {
   frequency_cap_exempt: false,
   throttle_enabled: false,
   throttle_per_minute: '1000',
+  quiet_hours_exempt: false,
+  local_time_enabled: false,
+  local_time: '09:00',
 };
 
 /**
@@ -180,6 +189,9 @@ export function notificationFormSchema(timeZone: string) {
       frequency_cap_exempt: z.boolean(),
       throttle_enabled: z.boolean(),
       throttle_per_minute: z.string(),
+      quiet_hours_exempt: z.boolean(),
+      local_time_enabled: z.boolean(),
+      local_time: z.string(),
     })
     .superRefine((values, ctx) => {
       const check = (path: (string | number)[], message: string | null) => {
@@ -235,6 +247,10 @@ export function notificationFormSchema(timeZone: string) {
                 : null,
         );
       }
+      if (values.local_time_enabled && values.type !== 'TRIGGERED') {
+        check(['local_time'], values.local_time === '' ? 'Pick the local time, e.g. 09:00' : firstIssue(timeOfDay('Local time'), values.local_time));
+      }
+
       if (values.topic_enabled) check(['topic'], values.topic.trim() === '' ? 'Name the campaign, e.g. flash-sale' : firstIssue(notificationTopicName, values.topic));
 
       if (values.type === 'TRIGGERED') {
@@ -251,7 +267,7 @@ export function notificationFormSchema(timeZone: string) {
 /** A triggered notification goes to one subscriber at a time: nothing to spread, so the option is neither shown nor sent. */
 export const spreads = (values: Pick<NotificationFormValues, 'type' | 'throttle_enabled'>) => values.throttle_enabled && values.type !== 'TRIGGERED';
 
-const DELIVERY_FIELDS = ['ttl_seconds', 'urgency', 'topic_enabled', 'topic', 'require_interaction', 'frequency_cap_exempt', 'throttle_per_minute'] as const;
+const DELIVERY_FIELDS = ['ttl_seconds', 'urgency', 'topic_enabled', 'topic', 'require_interaction', 'frequency_cap_exempt', 'throttle_per_minute', 'quiet_hours_exempt'] as const;
 const hasDefaultDelivery = (values: NotificationFormValues) =>
   DELIVERY_FIELDS.every((field) => {
     if (field === 'topic') return !values.topic_enabled || values.topic === DEFAULT_FORM_VALUES.topic;
@@ -289,6 +305,12 @@ export function toNotificationBody(values: NotificationFormValues, initial: Noti
     body.require_interaction = values.require_interaction;
     body.frequency_cap_exempt = values.frequency_cap_exempt;
     body.throttle_per_minute = spreads(values) ? Number(values.throttle_per_minute.trim()) : null;
+    body.quiet_hours_exempt = values.quiet_hours_exempt;
+  }
+  // Sent when it is or was on, so a notification that never used it sends the spec's payload as it was.
+  const localTime = values.local_time_enabled && values.type !== 'TRIGGERED';
+  if (localTime || initial.local_time_enabled) {
+    body.delivery = localTime ? { mode: 'subscriber_local_time', local_time: values.local_time } : { mode: 'at_once' };
   }
   if (values.type === 'RECURRING') {
     body.recurring_schedule = {
@@ -337,5 +359,8 @@ export function toFormValues(notification: Notification, timeZone: string): Noti
     frequency_cap_exempt: notification.frequency_cap_exempt,
     throttle_enabled: notification.throttle_per_minute !== null,
     throttle_per_minute: String(notification.throttle_per_minute ?? DEFAULT_FORM_VALUES.throttle_per_minute),
+    quiet_hours_exempt: notification.quiet_hours_exempt,
+    local_time_enabled: notification.delivery.mode === 'subscriber_local_time',
+    local_time: notification.delivery.local_time ?? DEFAULT_FORM_VALUES.local_time,
   };
 }

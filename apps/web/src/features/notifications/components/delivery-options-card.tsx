@@ -19,7 +19,7 @@ function FlagSwitch({
   className,
 }: {
   control: Control<NotificationFormValues>;
-  name: 'topic_enabled' | 'require_interaction' | 'frequency_cap_exempt' | 'throttle_enabled';
+  name: 'topic_enabled' | 'require_interaction' | 'frequency_cap_exempt' | 'throttle_enabled' | 'quiet_hours_exempt';
   label: string;
   description: string;
   className?: string;
@@ -110,6 +110,13 @@ export function DeliveryOptionsCard({ control, register, errors, values }: Deliv
             ) : null}
           </div>
         ) : null}
+        <FlagSwitch
+          control={control}
+          name="quiet_hours_exempt"
+          className="sm:col-span-2"
+          label="Send anyway during quiet hours"
+          description="Sent at once even to subscribers inside the site's quiet hours (Settings → General). High-urgency notifications always are."
+        />
       </CardContent>
     </Card>
   );

@@ -126,7 +126,8 @@ export function NotificationActions({ notification, placement, onDeleted }: Noti
           {schedule.isActive ? 'Pause' : 'Resume'}
         </Button>
       ) : null}
-      {status === 'scheduled' ? (
+      {/* A local-time send under way can still be cancelled: the zones not yet due (docs/product.md, "Local-time delivery"). */}
+      {status === 'scheduled' || (status === 'sending' && notification.type === 'ONE_TIME' && notification.delivery.mode === 'subscriber_local_time') ? (
         <Button size="sm" variant="secondary" onClick={() => run('cancel')} disabled={busy} {...gate} loading={running === 'cancel'} icon={icon(Ban)}>
           Cancel
         </Button>

@@ -29,7 +29,15 @@ export function TypeBadge({ type }: { type: Notification['type'] }) {
  * skipped as separate segments on the track of what is pending, out of the
  * audience counted at fan-out (before that, "Preparing recipients...").
  */
-export function SendingProgress({ notification }: { notification: Pick<Notification, 'title' | 'counts'> }) {
+export function SendingProgress({ notification }: { notification: Pick<Notification, 'title' | 'counts'> & Partial<Pick<Notification, 'local_time_progress'>> }) {
+  // A local-time send before its first zone's time has no recipients yet: it is waiting, not preparing.
+  if (notification.local_time_progress && notification.counts.targeted === 0) {
+    return (
+      <p className="text-xs text-slate-600" data-testid="sending-progress">
+        Waiting for the first zone&apos;s local time
+      </p>
+    );
+  }
   return (
     <div data-testid="sending-progress">
       <OutcomeBar counts={notification.counts} label={`Sending progress of ${notification.title}`} />

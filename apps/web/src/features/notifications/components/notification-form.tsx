@@ -34,6 +34,7 @@ import {
 } from '../notification-form';
 import { INTERVAL_LABELS, intervalUnit, TYPE_LABELS } from '../notification-labels';
 import { DeliveryOptionsCard } from './delivery-options-card';
+import { LocalTimeFields } from './local-time-fields';
 import { NotificationPreview } from './notification-preview';
 import { SendTestButton } from './send-test-button';
 
@@ -300,6 +301,7 @@ export function NotificationForm({ site, notification, initialType }: Notificati
                   {(control) => <Input {...control} {...form.register('scheduled_at')} type="datetime-local" min={bounds.min} max={bounds.max} />}
                 </Field>
               ) : null}
+              <LocalTimeFields control={form.control} register={form.register} errors={errors} values={values} timeZone={timeZone} />
 
               {values.type === 'RECURRING' ? (
                 <>

@@ -10,6 +10,7 @@ import { useSegmentOptions } from '../../../lib/segment-options';
 import { downloadReport, usePerformanceQuery } from '../api';
 import { firedText, formatCount, formatPercent, repeatsText, triggerText, TYPE_LABELS } from '../notification-labels';
 import { NotificationActions } from './notification-actions';
+import { LocalTimeBadge, QuietHoursLine } from './local-time-badge';
 import { SendingProgress, StatusBadge } from './notification-badges';
 import { ThrottleEstimate } from './throttle-estimate';
 import { NotificationPreview } from './notification-preview';
@@ -66,6 +67,7 @@ export function NotificationView({ notification, site, timeZone }: NotificationV
     <div className="flex flex-col gap-6">
       <div className="flex flex-wrap items-center gap-3">
         <StatusBadge notification={notification} />
+        <LocalTimeBadge notification={notification} />
         <NotificationActions notification={notification} placement="view" onDeleted={() => void navigate('/notifications')} />
       </div>
 
@@ -282,6 +284,7 @@ function PerformanceCard({
               ))}
             </dl>
             {query.data.counts.skipped > 0 ? <SkippedLine skipped={query.data.skipped} /> : null}
+            <QuietHoursLine deferred={query.data.skipped.quiet_hours_deferred} sending={query.data.status === 'sending'} />
             <p className="mt-3 text-xs text-slate-600">
               Click rate = clicks ÷ delivered. Delivery rate = delivered ÷ sent (accepted by the push services). Reach = delivered ÷ targeted.
             </p>

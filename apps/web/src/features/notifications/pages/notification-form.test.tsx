@@ -694,7 +694,7 @@ describe('notification view mode (spec §4: view-only statuses)', () => {
     delivery_rate: 91.43,
     reach_rate: 80,
     counts: makeCounts({ targeted: 200, sent: 175, failed: 20, expired: 4, skipped: 1, delivered: 160, clicked: 12 }),
-    skipped: { inactive: 1, frequency_cap: 0 },
+    skipped: { inactive: 1, frequency_cap: 0, quiet_hours_deferred: 0 },
   });
 
   it('shows every field read-only with the performance numbers', async () => {
@@ -736,7 +736,7 @@ describe('notification view mode (spec §4: view-only statuses)', () => {
   it('says how many were skipped for the frequency cap, with the way to the setting', async () => {
     setUp({
       'GET /api/notifications/c1': ok({ notification: completed }),
-      'GET /api/notifications/c1/performance': ok({ ...performance, counts: makeCounts({ targeted: 200, sent: 150, skipped: 50 }), skipped: { inactive: 2, frequency_cap: 48 } }),
+      'GET /api/notifications/c1/performance': ok({ ...performance, counts: makeCounts({ targeted: 200, sent: 150, skipped: 50 }), skipped: { inactive: 2, frequency_cap: 48, quiet_hours_deferred: 0 } }),
     });
     renderApp('/notifications/c1');
     const line = await screen.findByTestId('skipped-causes');

@@ -10,6 +10,7 @@ import { useSegmentOptions } from '../../../lib/segment-options';
 import { useCurrentSite } from '../../../lib/sites-store';
 import { FILTER_STATUSES, useNotificationsQuery, type StatusFilter } from '../api';
 import { NotificationActions } from '../components/notification-actions';
+import { LocalTimeBadge, QuietHoursBadge } from '../components/local-time-badge';
 import { SendingProgress, StatusBadge, TypeBadge } from '../components/notification-badges';
 import { firedText, repeatsText, triggerText } from '../notification-labels';
 import { NoSiteSelected } from '../../../components/no-site-selected';
@@ -163,6 +164,8 @@ function NotificationCard({ notification, siteId, timeZone }: { notification: No
               </h2>
               <StatusBadge notification={notification} />
               <TypeBadge type={notification.type} />
+              <LocalTimeBadge notification={notification} />
+              <QuietHoursBadge notification={notification} />
               {notification.source === 'rss' ? (
                 <Badge tone="neutral" className="shrink-0">
                   <Rss className="size-3" aria-hidden="true" /> RSS item

@@ -12,7 +12,7 @@ const site = makeSite({
   name: 'Acme Store',
   url: 'https://shop.acme.example',
   vapid_public_key: 'BEl62iUYgUivxIkv69yViEuiBIa-Ib9-SkvMeAtA3LFgDzkrxZJjSgSnfckjBJuBkr3qBUYIHBQFLXYp5Nksh8U',
-  settings: { icon: null, language: 'en', timezone: 'UTC', valueCurrency: 'USD', valuePerSubscriber: 0, valuePerClick: 0, identityVerification: true, serverOnlyTags: [], frequencyCap: null, resubscribeGranted: true, replaceForeignSubscription: false },
+  settings: { icon: null, language: 'en', timezone: 'UTC', valueCurrency: 'USD', valuePerSubscriber: 0, valuePerClick: 0, identityVerification: true, serverOnlyTags: [], frequencyCap: null, quietHours: null, resubscribeGranted: true, replaceForeignSubscription: false },
 });
 
 const installCode = {

@@ -13,6 +13,7 @@ import { SubscriberImportsPanel } from '../../subscriber-imports/components/subs
 import { WebhooksPanel } from '../../webhooks/components/webhooks-panel';
 import { DeleteSiteSection } from '../components/delete-site-section';
 import { FrequencyCapPanel } from '../components/frequency-cap-panel';
+import { QuietHoursPanel } from '../components/quiet-hours-panel';
 import { GeneralSettingsForm } from '../components/general-settings-form';
 import { GrantedVisitorsPanel } from '../components/granted-visitors-panel';
 import { IdentityVerificationPanel } from '../components/identity-verification-panel';
@@ -91,6 +92,9 @@ export function SettingsPage() {
             </fieldset>
             <fieldset disabled={!admin.allowed} className="min-w-0">
               <FrequencyCapPanel site={currentSite} />
+            </fieldset>
+            <fieldset disabled={!admin.allowed} className="min-w-0">
+              <QuietHoursPanel site={currentSite} />
             </fieldset>
             {owner.allowed ? <DeleteSiteSection site={currentSite} /> : null}
           </div>

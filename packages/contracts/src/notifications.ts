@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { abTestInput, abTestPerformance, abTestSettings, abVariant, abVariantPerformance, abVariantsInput } from './ab-tests';
 import { envelope, httpUrl, optionalImageUrl } from './common';
 import { failureGroup, outcomeCounts, retryGroup } from './delivery-outcomes';
 
@@ -119,6 +120,9 @@ const notificationFields = z.object({
   require_interaction: z.boolean({ message: 'require_interaction must be true or false' }).optional(),
   /** Sent even to subscribers at the site's frequency cap (an order update the subscriber asked for). */
   frequency_cap_exempt: z.boolean({ message: 'frequency_cap_exempt must be true or false' }).optional(),
+  /** A/B test (ab-tests.ts): 2–4 variants; variant A becomes the notification's own content. Null removes them. */
+  variants: abVariantsInput.nullable().optional(),
+  ab_test: abTestInput.nullable().optional(),
 });
 export const notificationBody = notificationFields.extend({ type: notificationType.default('ONE_TIME') });
 export type NotificationBody = z.input<typeof notificationBody>;
@@ -173,6 +177,9 @@ export const notification = z.object({
   topic: z.string().nullable(),
   require_interaction: z.boolean(),
   frequency_cap_exempt: z.boolean(),
+  /** A/B variants (null: a single message) and the test on a sample (null: every variant to everyone). */
+  variants: z.array(abVariant).nullable(),
+  ab_test: abTestSettings.nullable(),
   status: z.enum(NOTIFICATION_STATUSES),
   scheduled_at: z.string().nullable(),
   sent_at: z.string().nullable(),
@@ -249,6 +256,9 @@ export const performanceResponse = envelope(
     /** counts.skipped by cause: inactive (left before it was sent) and frequency_cap. */
     skipped: z.object({ inactive: z.number(), frequency_cap: z.number() }),
     runs: z.array(runSummary),
+    /** A/B sends: each variant's figures (empty for a single message), and the test's state. */
+    variants: z.array(abVariantPerformance),
+    ab_test: abTestPerformance.nullable(),
   }),
 );
 export type NotificationPerformance = z.infer<typeof performanceResponse>['data'];

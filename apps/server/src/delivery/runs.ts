@@ -198,7 +198,14 @@ export async function markFanoutDone(db: Db, runId: string): Promise<void> {
 }
 
 /** One delivery row per (run, subscriber); a re-run of the same page inserts nothing new. */
-export async function insertPendingDeliveries(db: Db, run: Pick<RunRow, 'id' | 'notification_id' | 'site_id'>, subscriberIds: string[], now: number): Promise<number> {
+export async function insertPendingDeliveries(
+  db: Db,
+  run: Pick<RunRow, 'id' | 'notification_id' | 'site_id'>,
+  subscriberIds: string[],
+  now: number,
+  /** A/B sends: the variant of each subscriber (delivery/ab-split.ts). */
+  variantOf?: ReadonlyMap<string, number>,
+): Promise<number> {
   if (!subscriberIds.length) return 0;
   const result = await db
     .insertInto('deliveries')
@@ -218,6 +225,7 @@ export async function insertPendingDeliveries(db: Db, run: Pick<RunRow, 'id' | '
         sent_at: null,
         delivered_at: null,
         clicked_at: null,
+        variant_index: variantOf?.get(subscriberId) ?? null,
       })),
     )
     .onConflict((oc) => oc.columns(['run_id', 'subscriber_id']).doNothing())
@@ -242,7 +250,7 @@ export async function pendingDeliveryIds(db: Db, runId: string, options: { after
  * due. Two workers handed the same batch (a stalled BullMQ job re-run) cannot
  * both send a row: the second finds the lease taken.
  */
-export async function claimDeliveries(db: Db, ids: number[], now: number, leaseMs: number): Promise<Array<{ id: number; subscriber_id: string; attempts: number }>> {
+export async function claimDeliveries(db: Db, ids: number[], now: number, leaseMs: number): Promise<Array<{ id: number; subscriber_id: string; attempts: number; variant_index: number | null }>> {
   if (!ids.length) return [];
   return db
     .updateTable('deliveries')
@@ -251,7 +259,7 @@ export async function claimDeliveries(db: Db, ids: number[], now: number, leaseM
     .where('status', '=', 'pending')
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
     .where((eb) => eb.or([eb('next_attempt_at', 'is', null), eb('next_attempt_at', '<=', now)]))
-    .returning(['id', 'subscriber_id', 'attempts'])
+    .returning(['id', 'subscriber_id', 'attempts', 'variant_index'])
     .execute();
 }
 

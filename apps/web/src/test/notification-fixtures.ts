@@ -42,6 +42,8 @@ export function makeNotification(overrides: Partial<Notification> = {}): Notific
     topic: null,
     require_interaction: false,
     frequency_cap_exempt: false,
+    variants: null,
+    ab_test: null,
     status: 'draft',
     scheduled_at: null,
     sent_at: null,
@@ -77,6 +79,8 @@ export function makePerformance(overrides: Partial<NotificationPerformance> = {}
     retrying: [],
     skipped: { inactive: 0, frequency_cap: 0 },
     runs: [],
+    variants: [],
+    ab_test: null,
     ...overrides,
   };
 }

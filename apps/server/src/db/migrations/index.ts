@@ -25,6 +25,7 @@ import * as m0020 from './0020_subscriber_imports';
 import * as m0021 from './0021_resubscribe_granted';
 import * as m0022 from './0022_delivery_options';
 import * as m0023 from './0023_frequency_cap';
+import * as m0026 from './0026_ab_tests';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -54,6 +55,7 @@ const modules: Record<string, MigrationModule> = {
   '0021_resubscribe_granted': m0021,
   '0022_delivery_options': m0022,
   '0023_frequency_cap': m0023,
+  '0026_ab_tests': m0026,
 };
 
 export function migrationsFor(kind: DatabaseKind): Record<string, Migration> {

@@ -1,8 +1,10 @@
 // The API shape of a notification (spec §3), with its schedule or trigger.
 import { pendingOf, type Notification, type OutcomeCounts } from '@herald/contracts';
 import type { Kysely, Transaction } from 'kysely';
-import type { Database, NotificationRow, NotificationTriggerRow, RecurringScheduleRow } from '../../db/schema';
+import type { AbTestRow, Database, NotificationRow, NotificationTriggerRow, RecurringScheduleRow } from '../../db/schema';
 import { iso, isoOrNull } from '../../platform/responses';
+import { abFieldsOf } from './ab-test';
+import { abTestsOfNotifications } from './ab-test-repository';
 import { actionsOf } from './create';
 import * as repo from './automation-repository';
 import { findNotification } from './repository';
@@ -12,6 +14,8 @@ export interface NotificationAutomation {
   schedule?: RecurringScheduleRow;
   trigger?: NotificationTriggerRow;
   fireCount?: number;
+  /** Its A/B test (variants and settings), if it has one. */
+  abTest?: AbTestRow;
 }
 
 type CountedRow = Pick<NotificationRow, 'total_count' | 'sent_count' | 'failed_count' | 'expired_count' | 'skipped_count' | 'delivered_count' | 'clicked_count'>;
@@ -73,19 +77,24 @@ export function toNotificationResponse(row: NotificationRow, automation: Notific
     stats: { total: row.total_count, sent: row.sent_count, delivered: row.delivered_count, clicked: row.clicked_count, failed: row.failed_count },
     counts: outcomeCountsOf(row),
     fire_count: row.type === 'TRIGGERED' ? (automation.fireCount ?? 0) : null,
+    ...abFieldsOf(automation.abTest),
   };
 }
 
-/** Maps notifications to responses with their schedules, triggers and firings: three queries for any number of rows (no N+1). */
+/** Maps notifications to responses with their schedules, triggers and firings: four queries for any number of rows (no N+1). */
 export async function toNotificationResponses(db: Kysely<Database> | Transaction<Database>, rows: NotificationRow[]): Promise<Notification[]> {
   const recurringIds = rows.filter((row) => row.type === 'RECURRING').map((row) => row.id);
   const triggeredIds = rows.filter((row) => row.type === 'TRIGGERED').map((row) => row.id);
-  const [schedules, triggers, fireCounts] = await Promise.all([
+  const oneTimeIds = rows.filter((row) => row.type === 'ONE_TIME').map((row) => row.id);
+  const [schedules, triggers, fireCounts, abTests] = await Promise.all([
     repo.schedulesOfNotifications(db, recurringIds),
     repo.triggersOfNotifications(db, triggeredIds),
     repo.runCountsOfNotifications(db, triggeredIds),
+    abTestsOfNotifications(db, oneTimeIds),
   ]);
-  return rows.map((row) => toNotificationResponse(row, { schedule: schedules.get(row.id), trigger: triggers.get(row.id), fireCount: fireCounts.get(row.id) }));
+  return rows.map((row) =>
+    toNotificationResponse(row, { schedule: schedules.get(row.id), trigger: triggers.get(row.id), fireCount: fireCounts.get(row.id), abTest: abTests.get(row.id) }),
+  );
 }
 
 /** A stored notification as the API shows it, read again after a change. */

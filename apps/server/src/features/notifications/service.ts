@@ -18,10 +18,12 @@ import { iso } from '../../platform/responses';
 import { changedFields, recordAudit } from '../audit-log/record';
 import { requireSegmentOfSite } from '../segments/service';
 import { requireSiteRole } from '../sites/service';
+import { checkAbFields, contentOfVariantA, syncVariantA, variantRows, writeAbTest } from './ab-test';
 import { audited, changeableNotification, ownedNotification } from './access';
 import { createNotificationActions } from './actions';
 import * as automation from './automation-repository';
 import { createNotification } from './create';
+import { deleteAbTest, findAbTest } from './ab-test-repository';
 import { createOneTimeRun, oneTimeRunKey } from './one-time-run';
 import { createNotificationReports } from './report-service';
 import * as repo from './repository';
@@ -110,6 +112,7 @@ export function createNotificationsService(ctx: AppContext) {
       const site = await requireSiteRole(ctx, userId, siteId, 'editor');
       const type = body.type ?? 'ONE_TIME';
       checkTypeFields(type, body);
+      checkAbFields(type, body, false);
       if (type === 'RECURRING' && !body.recurring_schedule) throw badRequest('Start date is required: a recurring notification needs recurring_schedule');
       if (type === 'TRIGGERED' && !body.trigger) throw badRequest('Event name is required: a triggered notification needs trigger');
       await checkSegment(site, body.segment_id);
@@ -135,6 +138,7 @@ export function createNotificationsService(ctx: AppContext) {
               icon_url: body.icon_url ?? null,
               image_url: body.image_url ?? null,
               actions: body.actions ?? [],
+              ...(body.variants ? contentOfVariantA(body.variants) : {}),
             },
             segmentId: body.segment_id ?? null,
             delivery: {
@@ -150,6 +154,10 @@ export function createNotificationsService(ctx: AppContext) {
           now,
           { check: (candidate) => checkPayloadFits(candidate, site, ctx.config.publicUrl) },
         );
+        if (body.variants) {
+          for (const variant of variantRows(row, body.variants)) checkPayloadFits(variant, site, ctx.config.publicUrl);
+          await writeAbTest(trx, row, body, now);
+        }
         if (scheduledAt !== null) await createOneTimeRun(trx, row, scheduledAt, now);
         if (schedule) await automation.insertSchedule(trx, schedule);
         if (body.trigger) {
@@ -176,6 +184,8 @@ export function createNotificationsService(ctx: AppContext) {
       const type = body.type ?? existing.type;
       if (type !== existing.type && existing.status !== 'draft') throw conflict('Only a draft can change its type');
       checkTypeFields(type, body);
+      const abTest = await findAbTest(db, id);
+      checkAbFields(type, body, abTest !== undefined);
       if (type === 'RECURRING' && body.recurring_schedule === null) throw badRequest('A recurring notification needs its recurring_schedule');
       if (type === 'TRIGGERED' && body.trigger === null) throw badRequest('A triggered notification needs its trigger');
       if (body.segment_id !== undefined) await checkSegment(site, body.segment_id);
@@ -194,6 +204,7 @@ export function createNotificationsService(ctx: AppContext) {
       if (body.topic !== undefined) changes.topic = body.topic;
       if (body.require_interaction !== undefined) changes.require_interaction = body.require_interaction ? 1 : 0;
       if (body.frequency_cap_exempt !== undefined) changes.frequency_cap_exempt = body.frequency_cap_exempt ? 1 : 0;
+      if (body.variants) Object.assign(changes, contentOfVariantA(body.variants));
 
       // One occurrence goes out with one content: a recurring send in progress is not changed half-way.
       if (type === 'RECURRING' && existing.status === 'scheduled' && contentChanged(existing, changes) && (await repo.hasRunInProgress(db, id))) {
@@ -244,6 +255,12 @@ export function createNotificationsService(ctx: AppContext) {
           }
         }
         checkPayloadFits({ ...existing, ...changes } as NotificationRow, site, ctx.config.publicUrl);
+        // A/B variants (docs/product.md, "A/B tests"): replaced, removed, or variant A kept in step with the content; gone with a change of type.
+        if (type !== 'ONE_TIME') await deleteAbTest(trx, id);
+        else if (body.variants !== undefined || body.ab_test !== undefined) {
+          if (body.variants) for (const variant of variantRows({ ...existing, ...changes } as NotificationRow, body.variants)) checkPayloadFits(variant, site, ctx.config.publicUrl);
+          await writeAbTest(trx, existing, body, now);
+        } else if (abTest) await syncVariantA(trx, id, changes, now);
         await repo.updateNotification(trx, id, changes);
         const { status: _status, ...fieldChanges } = changes;
         const fields = changedFields(existing, fieldChanges);

@@ -21,6 +21,7 @@ import {
   type RecurringInterval,
 } from '@herald/contracts';
 import { z } from 'zod';
+import { AB_DEFAULT_VALUES, AB_FORM_SHAPE, abFormValues, abTestBody, checkAbTestValues, type AbTestFormValues } from './ab-test-form';
 import { toZonedInputValue } from './zoned-time';
 
 // The notification form (spec §2 Notification form, §3 submitted payload,
@@ -32,7 +33,7 @@ export interface ActionButtonValues {
   url: string;
 }
 
-export interface NotificationFormValues {
+export interface NotificationFormValues extends AbTestFormValues {
   type: NotificationType;
   /** '' is "All Subscribers". */
   segment_id: string;
@@ -112,6 +113,7 @@ export const DEFAULT_FORM_VALUES: NotificationFormValues = {
   topic: '',
   require_interaction: false,
   frequency_cap_exempt: false,
+  ...AB_DEFAULT_VALUES,
 };
 
 /**
@@ -171,6 +173,7 @@ export function notificationFormSchema(timeZone: string) {
       topic: z.string(),
       require_interaction: z.boolean(),
       frequency_cap_exempt: z.boolean(),
+      ...AB_FORM_SHAPE,
     })
     .superRefine((values, ctx) => {
       const check = (path: (string | number)[], message: string | null) => {
@@ -222,6 +225,8 @@ export function notificationFormSchema(timeZone: string) {
           delay !== '' && !/^\d+$/.test(delay) ? 'Delay must be a whole number of minutes' : firstIssue(triggerInput.shape.delay_minutes, delay === '' ? 0 : delay),
         );
       }
+
+      checkAbTestValues(values, check);
     });
 }
 
@@ -259,6 +264,7 @@ export function toNotificationBody(values: NotificationFormValues, initial: Noti
     body.require_interaction = values.require_interaction;
     body.frequency_cap_exempt = values.frequency_cap_exempt;
   }
+  Object.assign(body, abTestBody({ ...values, ...body }, initial.ab_enabled));
   if (values.type === 'RECURRING') {
     body.recurring_schedule = {
       interval_type: values.interval_type,
@@ -304,5 +310,6 @@ export function toFormValues(notification: Notification, timeZone: string): Noti
     topic: notification.topic ?? '',
     require_interaction: notification.require_interaction,
     frequency_cap_exempt: notification.frequency_cap_exempt,
+    ...abFormValues(notification),
   };
 }

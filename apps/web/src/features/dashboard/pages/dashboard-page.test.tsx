@@ -50,6 +50,8 @@ function recurring(id: string, title: string, intervalType: 'DAILY' | 'WEEKLY' |
     topic: null,
     require_interaction: false,
     frequency_cap_exempt: false,
+    variants: null,
+    ab_test: null,
     status: 'scheduled',
     scheduled_at: null,
     sent_at: null,

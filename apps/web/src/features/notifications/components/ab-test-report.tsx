@@ -68,54 +68,47 @@ export function AbTestReport({ notificationId, performance, timeZone, canPick }:
         <CardTitle>A/B test</CardTitle>
         <CardDescription data-testid="ab-test-status">{statusLine(test, timeZone)}</CardDescription>
       </CardHeader>
-      <CardContent className="flex flex-col gap-4">
-        <div className="overflow-x-auto rounded-lg border border-slate-200" tabIndex={0} role="region" aria-label="Variants">
-          <table className="min-w-full text-left text-sm">
-            <caption className="sr-only">Each variant’s figures</caption>
-            <thead className="bg-slate-50 text-xs text-slate-600 uppercase">
-              <tr>
-                <th scope="col" className="px-3 py-2 font-semibold">Variant</th>
-                <th scope="col" className="px-3 py-2 text-right font-semibold" title="Accepted by the push service">Reached</th>
-                <th scope="col" className="px-3 py-2 text-right font-semibold">Delivered</th>
-                <th scope="col" className="px-3 py-2 text-right font-semibold">Clicks</th>
-                <th scope="col" className="px-3 py-2 text-right font-semibold">Click rate</th>
-                {pickable ? <th scope="col" className="px-3 py-2 font-semibold"><span className="sr-only">Pick</span></th> : null}
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-200">
-              {performance.variants.map((variant) => (
-                <tr key={variant.index} data-testid={`ab-variant-row-${letter(variant.index)}`}>
-                  <th scope="row" className="px-3 py-2 font-normal">
-                    <span className="flex flex-wrap items-center gap-2">
-                      <span className="font-semibold">{letter(variant.index)}</span>
-                      <span className="min-w-0 break-words">{variant.title}</span>
-                      {test.status === 'decided' && test.winner_index === variant.index ? (
-                        <Badge tone="success">
-                          <Trophy className="size-3" aria-hidden="true" /> Winner
-                        </Badge>
-                      ) : test.status !== 'decided' && anyDelivered && leader === variant.index ? (
-                        <Badge tone="accent">Leading</Badge>
-                      ) : null}
-                    </span>
-                  </th>
-                  <td className="px-3 py-2 text-right tabular-nums">{formatCount(variant.reach)}</td>
-                  <td className="px-3 py-2 text-right tabular-nums">{formatCount(variant.delivered)}</td>
-                  <td className="px-3 py-2 text-right tabular-nums">{formatCount(variant.clicked)}</td>
-                  <td className="px-3 py-2 text-right tabular-nums" data-testid={`ab-click-rate-${letter(variant.index)}`}>
-                    {variant.delivered > 0 ? formatPercent(variant.click_rate) : '—'}
-                  </td>
-                  {pickable ? (
-                    <td className="px-3 py-2 text-right">
-                      <Button size="sm" variant="secondary" loading={pick.isPending && pick.variables?.variantIndex === variant.index} disabled={pick.isPending} onClick={() => void sendToRest(variant)}>
-                        Send this variant to the rest
-                      </Button>
-                    </td>
+      <CardContent className="min-w-0 space-y-4">
+        <ul className="grid gap-3" aria-label="Variants">
+          {performance.variants.map((variant) => {
+            const id = letter(variant.index);
+            return (
+              <li key={variant.index} className="relative flex min-w-0 flex-col gap-3 rounded-lg border border-slate-200 p-3" data-testid={`ab-variant-row-${id}`}>
+                <div className="flex flex-wrap items-center gap-2">
+                  <span className="inline-flex size-6 shrink-0 items-center justify-center rounded-full bg-slate-100 text-xs font-semibold text-slate-700" aria-label={`Variant ${id}`}>
+                    {id}
+                  </span>
+                  <span className="min-w-0 font-medium break-words text-slate-900">{variant.title}</span>
+                  {test.status === 'decided' && test.winner_index === variant.index ? (
+                    <Badge tone="success">
+                      <Trophy className="size-3" aria-hidden="true" /> Winner
+                    </Badge>
+                  ) : test.status !== 'decided' && anyDelivered && leader === variant.index ? (
+                    <Badge tone="accent">Leading</Badge>
                   ) : null}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+                </div>
+                <dl className="grid grid-cols-2 gap-x-4 gap-y-2 text-sm sm:grid-cols-4">
+                  <VariantFigure label="Reached" value={formatCount(variant.reach)} testId={`ab-reach-${id}`} />
+                  <VariantFigure label="Delivered" value={formatCount(variant.delivered)} testId={`ab-delivered-${id}`} />
+                  <VariantFigure label="Clicks" value={formatCount(variant.clicked)} testId={`ab-clicks-${id}`} />
+                  <VariantFigure label="Click rate" value={variant.delivered > 0 ? formatPercent(variant.click_rate) : '—'} testId={`ab-click-rate-${id}`} />
+                </dl>
+                {pickable ? (
+                  <Button
+                    size="sm"
+                    variant="secondary"
+                    className="self-start"
+                    loading={pick.isPending && pick.variables?.variantIndex === variant.index}
+                    disabled={pick.isPending}
+                    onClick={() => void sendToRest(variant)}
+                  >
+                    Send this variant to the rest<span className="sr-only"> (variant {id})</span>
+                  </Button>
+                ) : null}
+              </li>
+            );
+          })}
+        </ul>
         <p className="text-xs text-slate-600">
           Reached: accepted by the push service. Click rate: clicks ÷ delivered (browsers that reported showing it).
           {test.status === 'decided' ? ' The winner’s figures include the rest of the audience; the decision used the sample’s.' : ''}
@@ -123,6 +116,17 @@ export function AbTestReport({ notificationId, performance, timeZone, canPick }:
         <SignificanceNote test={test} anyDelivered={anyDelivered} />
       </CardContent>
     </Card>
+  );
+}
+
+function VariantFigure({ label, value, testId }: { label: string; value: string; testId: string }) {
+  return (
+    <div className="min-w-0">
+      <dt className="text-xs text-slate-600">{label}</dt>
+      <dd className="font-semibold text-slate-900 tabular-nums" data-testid={testId}>
+        {value}
+      </dd>
+    </div>
   );
 }
 

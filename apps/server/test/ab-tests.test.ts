@@ -1,9 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { abDraw, abSampleSize } from '../src/delivery/ab-split';
-import { featureDueWorkSources } from '../src/engine';
+import { abDraw, abFanOutFor, abSampleSize } from '../src/delivery/ab-split';
+import type { RunRow } from '../src/db/schema';
+import { featureDueWorkSources, startEngine } from '../src/engine';
 import { abVerdict, twoProportionZ } from '../src/features/notifications/ab-test-stats';
 import { Scheduler } from '../src/jobs/scheduler';
 import { ManualClock } from '../src/platform/clock';
+import { createPushClient } from '../src/roles';
 import { createDeliveryHarness, notificationInput, type DeliveryHarness } from './support/delivery-harness';
 import { waitFor } from './support/test-app';
 
@@ -192,6 +194,64 @@ describe('A/B tests', () => {
     await Promise.all([h.engine.scheduler!.tick(), rival().tick()]);
     expect(await runsOf(id)).toHaveLength(2);
     expect(h.push.messages).toHaveLength(50);
+  });
+
+  it('decides after a restart: the test waits in the database, and a new process sends the winner to the rest once', async () => {
+    await start();
+    await subscribeMany(12);
+    const created = await create({ variants: twoVariants, ab_test: { sample_percent: 25, decide_after_minutes: 30, metric: 'click_rate' } });
+    const id = created.body.data.notification.id;
+    await send(id);
+    await h.waitForStatus(id, ['completed']);
+    await settled(id);
+    expect(h.push.messages).toHaveLength(3);
+    // Nobody clicked: a tie, so variant A wins (docs/product.md, "A/B tests").
+    // The process stops before the decision is due, and a new one starts later.
+    await h.engine.close();
+    clock.advance(45 * MINUTE);
+    const restarted = startEngine(h.t.ctx, { scheduler: true, worker: true, pushClient: createPushClient(h.t.config, h.t.ctx.metrics) });
+    h.engine = restarted;
+    await restarted.scheduler!.tick();
+    await settled(id);
+    expect((await runsOf(id)).map((run) => [run.dedupe_key, run.status])).toEqual([
+      [`once:${id}`, 'completed'],
+      [`ab-rest:${id}`, 'completed'],
+    ]);
+    const titles = [...received().values()].map((messages) => messages[0]!.title);
+    expect(titles).toHaveLength(12);
+    expect([...received().values()].every((messages) => messages.length === 1)).toBe(true);
+    expect(titles.filter((t) => t === 'Sale A')).toHaveLength(2 + 9);
+    expect((await performance(id)).ab_test).toMatchObject({ status: 'decided', winner_index: 0, decided_by: 'auto', significant: false });
+  });
+
+  it('draws the same sample when a fan-out is resumed from its stored progress', async () => {
+    await start();
+    const subscribers = await subscribeMany(30);
+    const ids = subscribers.map((s) => s.subscriberId).sort();
+    const created = await create({ variants: [variant('A'), variant('B'), variant('C')], ab_test: { sample_percent: 40, decide_after_minutes: 30, metric: 'click_rate' } });
+    const id = created.body.data.notification.id;
+    const run = { id: 'run-x', notification_id: id, site_id: h.site.id, dedupe_key: `once:${id}`, segment_id: null, subscriber_id: null, total_count: 0 } as unknown as RunRow;
+    const db = h.t.ctx.db;
+    // A fan-out does the first page, stores its progress, then picks the second page.
+    const first = (await abFanOutFor(h.t.ctx, run))!;
+    const page1 = await first.pick(ids.slice(0, 10));
+    await db.transaction().execute((trx) => page1.commit(trx));
+    const page2 = await first.pick(ids.slice(10));
+    // It dies before the second page is stored; another fan-out resumes from the database.
+    const resumed = (await abFanOutFor(h.t.ctx, run))!;
+    const page2Again = await resumed.pick(ids.slice(10));
+    expect(page2Again.subscriberIds).toEqual(page2.subscriberIds);
+    expect([...page2Again.variantOf]).toEqual([...page2.variantOf]);
+    // round(30 × 40 %) = 12, four per variant.
+    const all = [...page1.subscriberIds, ...page2.subscriberIds];
+    expect(all).toHaveLength(12);
+    const perVariant = [0, 1, 2].map((v) => [...page1.variantOf.values(), ...page2.variantOf.values()].filter((x) => x === v).length);
+    expect(perVariant).toEqual([4, 4, 4]);
+    expect(await db.selectFrom('ab_tests').select(['sample_audience', 'sample_seen', 'sample_picked']).where('notification_id', '=', id).executeTakeFirstOrThrow()).toEqual({
+      sample_audience: 30,
+      sample_seen: 10,
+      sample_picked: page1.subscriberIds.length,
+    });
   });
 
   it('sends every variant to the whole audience, split evenly, when there is no sample', async () => {

@@ -53,24 +53,24 @@ export function AbTestCard({ control, register, errors, values }: AbTestCardProp
               const letter = AB_VARIANT_LETTERS[index + 1];
               const fieldErrors = errors.ab_variants?.[index];
               return (
-                <fieldset key={field.id} className="grid gap-3 rounded-lg border border-slate-200 p-3 sm:grid-cols-2" data-testid={`ab-variant-${letter}`}>
+                <fieldset key={field.id} className="grid gap-3 rounded-lg border border-slate-200 p-3" data-testid={`ab-variant-${letter}`}>
                   <legend className="px-1 text-xs font-semibold tracking-wide text-slate-600 uppercase">Variant {letter}</legend>
                   <Field label={`Variant ${letter} title`} required error={fieldErrors?.title?.message}>
                     {(props) => <Input {...props} {...register(`ab_variants.${index}.title`)} maxLength={NOTIFICATION_TITLE_MAX + 10} autoComplete="off" />}
                   </Field>
+                  <Field label={`Variant ${letter} message`} required error={fieldErrors?.message?.message}>
+                    {(props) => <Textarea {...props} {...register(`ab_variants.${index}.message`)} rows={2} maxLength={NOTIFICATION_MESSAGE_MAX + 20} />}
+                  </Field>
                   <Field label={`Variant ${letter} destination URL`} required error={fieldErrors?.destination_url?.message}>
                     {(props) => <Input {...props} {...register(`ab_variants.${index}.destination_url`)} type="url" inputMode="url" placeholder="https://example.com/sale" />}
                   </Field>
-                  <Field label={`Variant ${letter} message`} required error={fieldErrors?.message?.message} className="sm:col-span-2">
-                    {(props) => <Textarea {...props} {...register(`ab_variants.${index}.message`)} rows={2} maxLength={NOTIFICATION_MESSAGE_MAX + 20} />}
-                  </Field>
-                  <Field label={`Variant ${letter} image URL`} error={fieldErrors?.image_url?.message} hint="Optional: a large image for this variant." className="sm:col-span-2">
+                  <Field label={`Variant ${letter} image URL`} error={fieldErrors?.image_url?.message} hint="Optional: a large image for this variant.">
                     {(props) => <Input {...props} {...register(`ab_variants.${index}.image_url`)} type="url" inputMode="url" placeholder="https://example.com/banner.png" />}
                   </Field>
                   <Button
                     variant="danger-ghost"
                     size="sm"
-                    className="justify-self-start sm:col-span-2"
+                    className="justify-self-start"
                     onClick={() => remove(index)}
                     icon={<Trash2 className="size-4" aria-hidden="true" />}
                     aria-label={`Remove variant ${letter}`}

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 
 // A/B tests of a one-time notification (docs/product.md, "A/B tests";
 // docs/delivery.md, "A/B tests"):
@@ -13,7 +13,7 @@ import type { Kysely } from 'kysely';
 //   with each fan-out page so a resumed fan-out draws the same subscribers.
 // - deliveries.variant_index: the variant a delivery carries (null: not an
 //   A/B send), so each variant's reach, deliveries and clicks come from the
-//   rows themselves; the index reads them per notification.
+//   rows themselves; the index covers that count per notification.
 // Shipped migrations are never edited: add a new file instead.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -35,10 +35,19 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
-  // The decision source reads the tests still to decide.
-  await db.schema.createIndex('ab_tests_status').on('ab_tests').columns(['status']).execute();
+  // The decision source reads only the tests still to decide automatically
+  // (tests of every variant to everyone, or picked by hand, stay out of it).
+  await db.schema.createIndex('ab_tests_due').on('ab_tests').columns(['status', 'decide', 'sample_percent']).execute();
   await db.schema.alterTable('deliveries').addColumn('variant_index', 'integer').execute();
-  await db.schema.createIndex('deliveries_notification_variant').on('deliveries').columns(['notification_id', 'variant_index']).execute();
+  // Covering: a variant's figures are counted from this index alone, without
+  // reading the delivery rows. Partial: deliveries of other sends (no
+  // variant) are not in it, so they cost what they did.
+  await db.schema
+    .createIndex('deliveries_notification_variant')
+    .on('deliveries')
+    .columns(['notification_id', 'variant_index', 'status', 'delivered_at', 'clicked_at'])
+    .where(sql.ref('variant_index'), 'is not', null)
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -1,5 +1,6 @@
 import { abTestPerformance, envelope } from '@herald/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
 import { z } from 'zod';
 import { apiRequest } from '../../lib/api-client';
 import { notificationKey } from './api';
@@ -23,4 +24,17 @@ export function usePickAbWinnerMutation() {
     mutationFn: pickAbWinner,
     onSettled: (_result, _error, input) => void queryClient.invalidateQueries({ queryKey: notificationKey(input.id) }),
   });
+}
+
+/** While a test waits for its automatic decision, the page looks again this often, so the winner shows up without a reload. */
+const AB_TESTING_POLL_MS = 30_000;
+
+/** Fetches the notification (and its report) again now and then while `active`. */
+export function useRefreshWhileTesting(id: string, active: boolean) {
+  const queryClient = useQueryClient();
+  useEffect(() => {
+    if (!active) return;
+    const timer = setInterval(() => void queryClient.invalidateQueries({ queryKey: notificationKey(id) }), AB_TESTING_POLL_MS);
+    return () => clearInterval(timer);
+  }, [active, id, queryClient]);
 }

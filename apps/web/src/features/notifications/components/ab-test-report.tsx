@@ -3,7 +3,7 @@ import { Trophy } from 'lucide-react';
 import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, DateTime } from '../../../components/ui';
 import { errorMessage } from '../../../lib/api-client';
 import { confirmAction, notify } from '../../../lib/dialogs';
-import { usePickAbWinnerMutation } from '../ab-test-api';
+import { usePickAbWinnerMutation, useRefreshWhileTesting } from '../ab-test-api';
 import { formatCount, formatPercent } from '../notification-labels';
 
 const letter = (index: number) => AB_VARIANT_LETTERS[index] ?? String(index + 1);
@@ -48,6 +48,7 @@ function statusLine(test: AbTestPerformance, timeZone: string) {
 export function AbTestReport({ notificationId, performance, timeZone, canPick }: { notificationId: string; performance: NotificationPerformance; timeZone: string; canPick: boolean }) {
   const test = performance.ab_test;
   const pick = usePickAbWinnerMutation();
+  useRefreshWhileTesting(notificationId, test?.status === 'testing' && test.decide === 'auto');
   if (!test) return null;
   const pickable = canPick && test.status === 'testing' && performance.status !== 'sending';
   const leader = test.status === 'decided' ? test.winner_index : test.leader_index;

@@ -293,6 +293,11 @@ describe('A/B tests', () => {
     await h.engine.scheduler!.tick();
     expect(await runsOf(id)).toHaveLength(1);
     expect((await performance(id)).ab_test).toMatchObject({ status: 'testing', decide: 'manual', decides_at: null });
+    // Every B clicked, no A: 0 of 5 against 5 of 5 is significant (z = 3.16).
+    const sample = h.push.messages.map((m) => m.payload as { title: string; token: string });
+    for (const p of sample) await deliver(p.token);
+    for (const p of sample.filter((p) => p.title === 'Sale B')) await click(p.token);
+    expect((await performance(id)).ab_test).toMatchObject({ leader_index: 1, significant: true });
 
     const [picked, again] = await Promise.all([
       h.t.request('POST', `/api/notifications/${id}/ab-test/winner`, { token: h.owner.token, body: { variant_index: 0 } }),
@@ -308,6 +313,8 @@ describe('A/B tests', () => {
     const titles = [...received().values()].map((messages) => messages[0]!.title);
     expect(titles).toHaveLength(20);
     expect(titles.filter((t) => t === `Sale ${winner === 0 ? 'A' : 'B'}`)).toHaveLength(15);
+    // Recorded: the winner's lead was significant only if the owner picked B, the variant ahead.
+    expect((await performance(id)).ab_test).toMatchObject({ significant: winner === 1, leader_index: winner });
     const late = await h.t.request('POST', `/api/notifications/${id}/ab-test/winner`, { token: h.owner.token, body: { variant_index: 1 - winner } });
     expect(late.status).toBe(409);
     expect(late.body.error.message).toContain('already decided');

@@ -178,7 +178,9 @@ export async function decideAbTest(ctx: Pick<AppContext, 'db' | 'clock'>, notifi
     const figures = await repo.variantFigures(trx, notificationId);
     const verdict = abVerdict(variantsOf(test).map((_, index) => figures.get(index) ?? { index, delivered: 0, clicked: 0 }));
     const winner = pick?.index ?? verdict.leader;
-    if (!(await repo.markDecided(trx, notificationId, { winner, significant: verdict.significant, by: pick ? 'manual' : 'auto', at: now }))) return false;
+    // Recorded: whether the winner's lead was significant; an owner's pick of a variant that was not ahead has none.
+    const significant = verdict.significant && winner === verdict.leader;
+    if (!(await repo.markDecided(trx, notificationId, { winner, significant, by: pick ? 'manual' : 'auto', at: now }))) return false;
     await insertRun(trx, {
       id: crypto.randomUUID(),
       notification_id: notificationId,

@@ -145,8 +145,9 @@ function SignificanceNote({ test, anyDelivered }: { test: AbTestPerformance; any
     </Alert>
   ) : (
     <p className="text-sm text-slate-700" data-testid="ab-significance">
-      Not significant yet: the difference between the best click rate and the runner-up’s could still be chance (two-proportion z-test, 95 % confidence)
-      {test.status === 'decided' ? ' when the winner was decided.' : '.'}
+      {test.status === 'decided'
+        ? 'Not significant: when the winner was decided, its lead over the runner-up could have been chance (two-proportion z-test, 95 % confidence).'
+        : 'Not significant yet: the difference between the best click rate and the runner-up’s could still be chance (two-proportion z-test, 95 % confidence).'}
     </p>
   );
 }

@@ -24,3 +24,4 @@ export * from './members';
 export * from './audit-log';
 export * from './webhooks';
 export * from './subscriber-imports';
+export * from './ab-tests';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { abTestInput, abTestPerformance, abTestSettings, abVariant, abVariantPerformance, abVariantsInput } from './ab-tests';
 import { envelope, httpUrl, optionalImageUrl } from './common';
 import { failureGroup, outcomeCounts, retryGroup } from './delivery-outcomes';
 import { localTimeProgress, notificationDelivery, notificationDeliveryResponse } from './local-time';
@@ -139,6 +140,9 @@ const notificationFields = z.object({
   delivery: notificationDelivery.optional(),
   /** "Send anyway": sent even inside the site's quiet hours. */
   quiet_hours_exempt: z.boolean({ message: 'quiet_hours_exempt must be true or false' }).optional(),
+  /** A/B test (ab-tests.ts): 2–4 variants; variant A becomes the notification's own content. Null removes them. */
+  variants: abVariantsInput.nullable().optional(),
+  ab_test: abTestInput.nullable().optional(),
 });
 export const notificationBody = notificationFields.extend({ type: notificationType.default('ONE_TIME') });
 export type NotificationBody = z.input<typeof notificationBody>;
@@ -201,6 +205,9 @@ export const notification = z.object({
   local_time_progress: localTimeProgress.nullable(),
   /** Subscribers held for the site's quiet hours, all its sends together (a wait, not an outcome: they join `counts` when it ends). */
   quiet_hours_deferred: z.number(),
+  /** A/B variants (null: a single message) and the test on a sample (null: every variant to everyone). */
+  variants: z.array(abVariant).nullable(),
+  ab_test: abTestSettings.nullable(),
   status: z.enum(NOTIFICATION_STATUSES),
   scheduled_at: z.string().nullable(),
   sent_at: z.string().nullable(),
@@ -282,6 +289,9 @@ export const performanceResponse = envelope(
      */
     skipped: z.object({ inactive: z.number(), frequency_cap: z.number(), quiet_hours_deferred: z.number() }),
     runs: z.array(runSummary),
+    /** A/B sends: each variant's figures (empty for a single message), and the test's state. */
+    variants: z.array(abVariantPerformance),
+    ab_test: abTestPerformance.nullable(),
   }),
 );
 export type NotificationPerformance = z.infer<typeof performanceResponse>['data'];

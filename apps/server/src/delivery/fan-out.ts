@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineJob } from '../jobs/queue';
+import { abFanOutFor } from './ab-split';
 import type { DeliveryDeps } from './engine-deps';
 import {
   completeRunIfFinished,
@@ -82,6 +83,8 @@ export async function fanOutRun(deps: DeliveryDeps, payload: { runId: string; re
   }
 
   if (!run.fanout_done) {
+    // An A/B notification's run takes its sample, everyone, or the rest, each with a variant (docs/delivery.md, "A/B tests").
+    const ab = await abFanOutFor(deps, run);
     let cursor = run.fanout_cursor;
     for (;;) {
       const page = await deps.deliveryPorts.selectAudiencePage(db, run, cursor, AUDIENCE_PAGE_SIZE);
@@ -94,8 +97,10 @@ export async function fanOutRun(deps: DeliveryDeps, payload: { runId: string; re
       const now = clock.now();
       cursor = subscriberIds[subscriberIds.length - 1]!;
       const pageCursor = cursor;
+      const picked = await ab?.pick(subscriberIds);
       await db.transaction().execute(async (trx) => {
-        const inserted = await insertPendingDeliveries(trx, run, subscriberIds, now);
+        const inserted = await insertPendingDeliveries(trx, run, picked?.subscriberIds ?? subscriberIds, now, picked?.variantOf);
+        await picked?.commit(trx);
         await recordFanoutPage(trx, run, pageCursor, inserted, now + config.deliveryLeaseMs);
       });
       await enqueueBatches(await pendingDeliveryIds(db, run.id, { subscriberIds, limit: subscriberIds.length }));

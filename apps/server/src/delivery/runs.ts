@@ -201,7 +201,14 @@ export async function markFanoutDone(db: Db, runId: string): Promise<void> {
 }
 
 /** One delivery row per (run, subscriber); a re-run of the same page inserts nothing new. */
-export async function insertPendingDeliveries(db: Db, run: Pick<RunRow, 'id' | 'notification_id' | 'site_id'>, subscriberIds: string[], now: number): Promise<number> {
+export async function insertPendingDeliveries(
+  db: Db,
+  run: Pick<RunRow, 'id' | 'notification_id' | 'site_id'>,
+  subscriberIds: string[],
+  now: number,
+  /** A/B sends: the variant of each subscriber (delivery/ab-split.ts). */
+  variantOf?: ReadonlyMap<string, number>,
+): Promise<number> {
   if (!subscriberIds.length) return 0;
   const result = await db
     .insertInto('deliveries')
@@ -221,6 +228,7 @@ export async function insertPendingDeliveries(db: Db, run: Pick<RunRow, 'id' | '
         sent_at: null,
         delivered_at: null,
         clicked_at: null,
+        variant_index: variantOf?.get(subscriberId) ?? null,
       })),
     )
     .onConflict((oc) => oc.columns(['run_id', 'subscriber_id']).doNothing())
@@ -240,12 +248,20 @@ export async function pendingDeliveryIds(db: Db, runId: string, options: { after
   return rows.map((r) => r.id);
 }
 
+/** A delivery claimed for sending, with its A/B variant (null: the notification's own content). */
+export interface ClaimedDeliveryRow {
+  id: number;
+  subscriber_id: string;
+  attempts: number;
+  variant_index: number | null;
+}
+
 /**
  * Claims deliveries for sending: pending, not leased by another worker, and
  * due. Two workers handed the same batch (a stalled BullMQ job re-run) cannot
  * both send a row: the second finds the lease taken.
  */
-export async function claimDeliveries(db: Db, ids: number[], now: number, leaseMs: number): Promise<Array<{ id: number; subscriber_id: string; attempts: number }>> {
+export async function claimDeliveries(db: Db, ids: number[], now: number, leaseMs: number): Promise<ClaimedDeliveryRow[]> {
   if (!ids.length) return [];
   return db
     .updateTable('deliveries')
@@ -254,7 +270,7 @@ export async function claimDeliveries(db: Db, ids: number[], now: number, leaseM
     .where('status', '=', 'pending')
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
     .where((eb) => eb.or([eb('next_attempt_at', 'is', null), eb('next_attempt_at', '<=', now)]))
-    .returning(['id', 'subscriber_id', 'attempts'])
+    .returning(['id', 'subscriber_id', 'attempts', 'variant_index'])
     .execute();
 }
 

@@ -7,6 +7,7 @@ import type { FailureReason } from '@herald/contracts';
 import { z } from 'zod';
 import type { NotificationRow, RunRow, SiteRow } from '../db/schema';
 import { defineJob } from '../jobs/queue';
+import { abVariantsOfBatch, abVariantTemplates } from './ab-split';
 import { createDeliveryToken } from './delivery-token';
 import type { DeliveryDeps } from './engine-deps';
 import { notificationContent, notificationTopic, siteVapidCredentials, subscriberVapidCredentials } from './notification-content';
@@ -42,6 +43,7 @@ export async function sendBatch(deps: DeliveryDeps, payload: { runId: string; de
   const claimedRows = await claim(db, payload.deliveryIds, clock.now(), config.deliveryLeaseMs);
   if (!claimedRows.length) return;
   const subscribers = new Map((await loadSubscribersForSending(db, claimedRows.map((c) => c.subscriber_id))).map((s) => [s.id, s]));
+  const variantOf = new Map(claimedRows.map((row) => [row.id, row.variant_index]));
   const claimed: ClaimedDelivery[] = claimedRows.map((row) => {
     const subscriber = subscribers.get(row.subscriber_id);
     return {
@@ -53,11 +55,15 @@ export async function sendBatch(deps: DeliveryDeps, payload: { runId: string; de
     };
   });
 
+  const variants = await abVariantsOfBatch(db, notification.id, claimedRows);
   const results = new ResultWriter(deps, run, notification.ttl_seconds);
   let template: ReturnType<typeof createPayloadTemplate>;
+  let variantTemplates: Map<number, ReturnType<typeof createPayloadTemplate>>;
   let vapidOf: ReturnType<typeof subscriberVapidCredentials>;
   try {
     template = createPayloadTemplate(notificationContent(notification, site), config.publicUrl);
+    // A/B sends: one template per variant the batch carries (docs/delivery.md, "A/B tests").
+    variantTemplates = abVariantTemplates(variants, notification, site, config.publicUrl);
     // Each push is signed with the key its subscriber subscribed with.
     vapidOf = subscriberVapidCredentials(siteVapidCredentials(site, ownerEmail, config.vapidSubject));
   } catch (error) {
@@ -88,7 +94,7 @@ export async function sendBatch(deps: DeliveryDeps, payload: { runId: string; de
         ref: c,
         endpoint: subscriber.endpoint,
         keys: { p256dh: subscriber.p256dh, auth: subscriber.auth },
-        payload: template.render(createDeliveryToken(secret, c.deliveryId)),
+        payload: (variantTemplates.get(variantOf.get(c.deliveryId) ?? -1) ?? template).render(createDeliveryToken(secret, c.deliveryId)),
         vapid: vapidOf(subscriber),
         // The notification's own options (docs/web-push.md, "TTL, Urgency and Topic").
         ttl: notification.ttl_seconds,

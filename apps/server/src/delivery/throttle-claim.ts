@@ -2,6 +2,7 @@
 // the scheduler's side, granting each minute its places, is throttle.ts).
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/schema';
+import type { ClaimedDeliveryRow } from './runs';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -14,7 +15,7 @@ export const THROTTLE_WINDOW_MS = 60_000;
  * grant is used up by the claim: a retry, or a delivery whose worker died,
  * waits for a place in a later minute.
  */
-export async function claimGrantedDeliveries(db: Db, ids: number[], now: number, leaseMs: number): Promise<Array<{ id: number; subscriber_id: string; attempts: number }>> {
+export async function claimGrantedDeliveries(db: Db, ids: number[], now: number, leaseMs: number): Promise<ClaimedDeliveryRow[]> {
   if (!ids.length) return [];
   return db
     .updateTable('deliveries')
@@ -26,6 +27,6 @@ export async function claimGrantedDeliveries(db: Db, ids: number[], now: number,
     .where('throttle_window', 'is not', null)
     .where('throttle_window', '<=', now)
     .where('throttle_window', '>', now - THROTTLE_WINDOW_MS)
-    .returning(['id', 'subscriber_id', 'attempts'])
+    .returning(['id', 'subscriber_id', 'attempts', 'variant_index'])
     .execute();
 }

@@ -11,6 +11,7 @@
 import crypto from 'node:crypto';
 import { insideQuietHours, nextWallTimeAfter, quietHoursEndAfter, type QuietHours } from '@herald/contracts';
 import type { NotificationRow, RunRow, SiteRow } from '../db/schema';
+import { hasAbTest } from './ab-split';
 import type { DeliveryDeps } from './engine-deps';
 import { insertRun, type RunForSending } from './runs';
 
@@ -96,6 +97,8 @@ export async function splitByZone(deps: DeliveryDeps, loaded: RunForSending): Pr
   const quietHours = quietHoursFor(site, notification);
   const localTime = notification.delivery_mode === 'subscriber_local_time' ? notification.local_time : null;
   if (localTime === null && quietHours === null) return run;
+  // An A/B send goes to its whole audience at once: a sample split by zone would not be random (docs/delivery.md, "A/B tests").
+  if (await hasAbTest(deps.db, run.notification_id)) return run;
 
   const { db, clock } = deps;
   const now = clock.now();

@@ -7,6 +7,7 @@ import { analyticsRoutes } from './analytics/routes';
 import { auditLogRoutes } from './audit-log/routes';
 import { authRoutes } from './auth/routes';
 import { membersRoutes } from './members/routes';
+import { abTestRoutes } from './notifications/ab-test-routes';
 import { notificationsRoutes } from './notifications/routes';
 import { promptsRoutes } from './prompts/routes';
 import { segmentsRoutes } from './segments/routes';
@@ -29,6 +30,7 @@ export const apiRoutes: Array<(ctx: AppContext) => FastifyPluginAsyncZod> = [
   subscribersRoutes,
   uploadsRoutes,
   notificationsRoutes,
+  abTestRoutes,
   trackingRoutes,
   segmentsRoutes,
   apiKeysRoutes,

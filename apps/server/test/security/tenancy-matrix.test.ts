@@ -313,6 +313,11 @@ const MATRIX: Record<string, RouteCase> = {
     attacks: (a) => [sweep(a, (id) => post(`/api/notifications/${id}/retry`))],
     phase: 2,
   },
+  'POST /api/notifications/{id}/ab-test/winner': {
+    needs: 'editor',
+    own: (x) => post(`/api/notifications/${x.notification.id}/ab-test/winner`, { variant_index: 0 }),
+    attacks: (a) => [sweep(a, (id) => post(`/api/notifications/${id}/ab-test/winner`, { variant_index: 0 }))],
+  },
   'GET /api/notifications/{id}/performance': {
     needs: 'viewer',
     own: (x) => get(`/api/notifications/${x.notification.id}/performance`),

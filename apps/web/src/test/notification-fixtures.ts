@@ -47,6 +47,8 @@ export function makeNotification(overrides: Partial<Notification> = {}): Notific
     quiet_hours_exempt: false,
     local_time_progress: null,
     quiet_hours_deferred: 0,
+    variants: null,
+    ab_test: null,
     status: 'draft',
     scheduled_at: null,
     sent_at: null,
@@ -82,6 +84,8 @@ export function makePerformance(overrides: Partial<NotificationPerformance> = {}
     retrying: [],
     skipped: { inactive: 0, frequency_cap: 0, quiet_hours_deferred: 0 },
     runs: [],
+    variants: [],
+    ab_test: null,
     ...overrides,
   };
 }

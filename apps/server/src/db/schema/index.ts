@@ -8,6 +8,7 @@ import type { SegmentsTable, SiteEventsTable, SubscribersTable, SubscriberTagsTa
 import type { SubscriberImportRejectsTable, SubscriberImportSeenTable, SubscriberImportsTable } from './imports';
 import type { RssFeedItemsTable, RssFeedsTable, WelcomeCampaignEnrollmentsTable, WelcomeCampaignsTable, WelcomeCampaignStepsTable } from './campaigns';
 import type {
+  AbTestsTable,
   DeliveriesTable,
   DeliveryStatsHourlyTable,
   NotificationFailuresTable,
@@ -48,6 +49,7 @@ export interface Database {
   notifications: NotificationsTable;
   notification_runs: NotificationRunsTable;
   deliveries: DeliveriesTable;
+  ab_tests: AbTestsTable;
   stats_hourly: StatsHourlyTable;
   notification_failures: NotificationFailuresTable;
   delivery_stats_hourly: DeliveryStatsHourlyTable;
@@ -83,6 +85,7 @@ export type SegmentRow = Selectable<SegmentsTable>;
 export type SiteEventRow = Selectable<SiteEventsTable>;
 export type NotificationRow = Selectable<NotificationsTable>;
 export type RunRow = Selectable<NotificationRunsTable>;
+export type AbTestRow = Selectable<AbTestsTable>;
 export type RecurringScheduleRow = Selectable<RecurringSchedulesTable>;
 export type NotificationTriggerRow = Selectable<NotificationTriggersTable>;
 export type WelcomeCampaignRow = Selectable<WelcomeCampaignsTable>;

@@ -127,6 +127,33 @@ export interface DeliveriesTable {
   delivered_at: Millis | null;
   clicked_at: Millis | null;
   created_at: Millis;
+  /** The A/B variant it carries (migration 0026); null: not an A/B send. */
+  variant_index: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+/** An A/B test of a one-time notification (migration 0026; docs/delivery.md, "A/B tests"). */
+export interface AbTestsTable {
+  notification_id: string;
+  site_id: string;
+  /** JSON array of 2–4 {title, message, destination_url, image_url}. */
+  variants: string;
+  /** Null: every variant to the whole audience, split evenly. */
+  sample_percent: number | null;
+  decide_after_minutes: number | null;
+  decide: ColumnType<'auto' | 'manual', 'auto' | 'manual' | undefined, 'auto' | 'manual'>;
+  status: ColumnType<'testing' | 'decided', 'testing' | 'decided' | undefined, 'testing' | 'decided'>;
+  winner_index: number | null;
+  decided_at: Millis | null;
+  decided_by: 'auto' | 'manual' | null;
+  significant: Flag | null;
+  /** The audience size the sample was drawn from, fixed at the sample's first fan-out page. */
+  sample_audience: number | null;
+  /** How many of that audience the sample's fan-out has looked at so far. */
+  sample_seen: Counter;
+  /** How many of them it put in the sample so far. */
+  sample_picked: Counter;
+  created_at: Millis;
+  updated_at: Millis;
 }
 
 /** Hourly rollup per site, kept up to date as events happen (dashboard reads only this). */

@@ -6,6 +6,7 @@ import type { Notification } from '@herald/contracts';
 import type { AppContext } from '../../context';
 import { conflict } from '../../platform/errors';
 import { recordAudit } from '../audit-log/record';
+import { copyAbTest } from './ab-test';
 import { audited, changeableNotification } from './access';
 import * as automation from './automation-repository';
 import { actionsOf, createNotification, deliveryOptionsOf } from './create';
@@ -105,6 +106,7 @@ export function createNotificationActions(ctx: AppContext) {
           });
         }
         if (existing.type === 'TRIGGERED' && trigger) await automation.upsertTrigger(trx, { ...trigger, notification_id: row.id, created_at: now, updated_at: now });
+        await copyAbTest(trx, existing.id, row, now);
         await recordAudit(ctx, audited(userId, row, 'duplicated', { detail: { from: existing.id } }), trx);
         return row;
       });

@@ -5,6 +5,7 @@ import type { AppContext } from '../../context';
 import type { RunRow } from '../../db/schema';
 import { iso, isoOrNull } from '../../platform/responses';
 import { recordAudit } from '../audit-log/record';
+import { abPerformance } from './ab-test';
 import { audited, ownedNotification } from './access';
 import { notificationReportCsv } from './report';
 import * as reports from './report-repository';
@@ -34,7 +35,12 @@ export function createNotificationReports(ctx: AppContext) {
      */
     async performance(userId: string, id: string): Promise<NotificationPerformance> {
       const row = await ownedNotification(db, userId, id, 'viewer');
-      const [runs, failures, retrying] = await Promise.all([reports.listRunsOfNotification(db, id), reports.failuresOfNotification(db, id), reports.retryingOfNotification(db, id)]);
+      const [runs, failures, retrying, ab] = await Promise.all([
+        reports.listRunsOfNotification(db, id),
+        reports.failuresOfNotification(db, id),
+        reports.retryingOfNotification(db, id),
+        abPerformance(db, id),
+      ]);
       const counts = outcomeCountsOf(row);
       return {
         notification_id: row.id,
@@ -62,6 +68,7 @@ export function createNotificationReports(ctx: AppContext) {
           sample_error: group.sample_error,
         })),
         runs: runs.map(toRunSummary),
+        ...ab,
       };
     },
   };

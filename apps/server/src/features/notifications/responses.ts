@@ -1,9 +1,11 @@
 // The API shape of a notification (spec §3), with its schedule or trigger.
 import type { LocalTimeProgress, Notification } from '@herald/contracts';
 import type { Kysely, Transaction } from 'kysely';
-import type { Database, NotificationRow, NotificationTriggerRow, RecurringScheduleRow } from '../../db/schema';
+import type { AbTestRow, Database, NotificationRow, NotificationTriggerRow, RecurringScheduleRow } from '../../db/schema';
 import { outcomeCountsOf } from '../../delivery/run-counters';
 import { iso, isoOrNull } from '../../platform/responses';
+import { abFieldsOf } from './ab-test';
+import { abTestsOfNotifications } from './ab-test-repository';
 import { actionsOf } from './create';
 import * as repo from './automation-repository';
 import { localTimeProgressOf } from './local-time-progress';
@@ -19,6 +21,8 @@ export interface NotificationAutomation {
   fireCount?: number;
   /** The zones of its latest send split by zone (local-time-progress.ts). */
   zoneProgress?: LocalTimeProgress;
+  /** Its A/B test (variants and settings), if it has one. */
+  abTest?: AbTestRow;
 }
 
 /** Spec §3 recurringSchedule; `nextRunAt` only while the schedule will fire (scheduled and active). */
@@ -69,22 +73,31 @@ export function toNotificationResponse(row: NotificationRow, automation: Notific
     stats: { total: row.total_count, sent: row.sent_count, delivered: row.delivered_count, clicked: row.clicked_count, failed: row.failed_count },
     counts: outcomeCountsOf(row),
     fire_count: row.type === 'TRIGGERED' ? (automation.fireCount ?? 0) : null,
+    ...abFieldsOf(automation.abTest),
   };
 }
 
-/** Maps notifications to responses with their schedules, triggers and firings: three queries for any number of rows (no N+1). */
+/** Maps notifications to responses with their schedules, triggers and firings: four queries for any number of rows (no N+1). */
 export async function toNotificationResponses(db: Kysely<Database> | Transaction<Database>, rows: NotificationRow[]): Promise<Notification[]> {
   const recurringIds = rows.filter((row) => row.type === 'RECURRING').map((row) => row.id);
   const triggeredIds = rows.filter((row) => row.type === 'TRIGGERED').map((row) => row.id);
   const localTimeIds = rows.filter((row) => row.delivery_mode === 'subscriber_local_time').map((row) => row.id);
-  const [schedules, triggers, fireCounts, zoneProgress] = await Promise.all([
+  const oneTimeIds = rows.filter((row) => row.type === 'ONE_TIME').map((row) => row.id);
+  const [schedules, triggers, fireCounts, zoneProgress, abTests] = await Promise.all([
     repo.schedulesOfNotifications(db, recurringIds),
     repo.triggersOfNotifications(db, triggeredIds),
     repo.runCountsOfNotifications(db, triggeredIds),
     localTimeProgressOf(db, localTimeIds),
+    abTestsOfNotifications(db, oneTimeIds),
   ]);
   return rows.map((row) =>
-    toNotificationResponse(row, { schedule: schedules.get(row.id), trigger: triggers.get(row.id), fireCount: fireCounts.get(row.id), zoneProgress: zoneProgress.get(row.id) }),
+    toNotificationResponse(row, {
+      schedule: schedules.get(row.id),
+      trigger: triggers.get(row.id),
+      fireCount: fireCounts.get(row.id),
+      zoneProgress: zoneProgress.get(row.id),
+      abTest: abTests.get(row.id),
+    }),
   );
 }
 

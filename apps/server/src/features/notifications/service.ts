@@ -20,6 +20,8 @@ import { iso } from '../../platform/responses';
 import { changedFields, recordAudit } from '../audit-log/record';
 import { requireSegmentOfSite } from '../segments/service';
 import { requireSiteRole } from '../sites/service';
+import { checkAbFields, contentOfVariantA, syncVariantA, variantRows, writeAbTest } from './ab-test';
+import { deleteAbTest, findAbTest } from './ab-test-repository';
 import { audited, changeableNotification, ownedNotification } from './access';
 import { createNotificationActions } from './actions';
 import * as automation from './automation-repository';
@@ -120,6 +122,7 @@ export function createNotificationsService(ctx: AppContext) {
       const site = await requireSiteRole(ctx, userId, siteId, 'editor');
       const type = body.type ?? 'ONE_TIME';
       checkTypeFields(type, body);
+      checkAbFields(type, body, false, body.delivery?.mode === 'subscriber_local_time');
       if (type === 'RECURRING' && !body.recurring_schedule) throw badRequest('Start date is required: a recurring notification needs recurring_schedule');
       if (type === 'TRIGGERED' && !body.trigger) throw badRequest('Event name is required: a triggered notification needs trigger');
       await checkSegment(site, body.segment_id);
@@ -145,6 +148,7 @@ export function createNotificationsService(ctx: AppContext) {
               icon_url: body.icon_url ?? null,
               image_url: body.image_url ?? null,
               actions: body.actions ?? [],
+              ...(body.variants ? contentOfVariantA(body.variants) : {}),
             },
             segmentId: body.segment_id ?? null,
             delivery: {
@@ -163,6 +167,10 @@ export function createNotificationsService(ctx: AppContext) {
           now,
           { check: (candidate) => checkPayloadFits(candidate, site, ctx.config.publicUrl) },
         );
+        if (body.variants) {
+          for (const variant of variantRows(row, body.variants)) checkPayloadFits(variant, site, ctx.config.publicUrl);
+          await writeAbTest(trx, row, body, now);
+        }
         if (scheduledAt !== null) await createOneTimeRun(trx, row, scheduledAt, now);
         if (schedule) await automation.insertSchedule(trx, schedule);
         if (body.trigger) {
@@ -189,6 +197,8 @@ export function createNotificationsService(ctx: AppContext) {
       const type = body.type ?? existing.type;
       if (type !== existing.type && existing.status !== 'draft') throw conflict('Only a draft can change its type');
       checkTypeFields(type, { ...body, throttle_per_minute: body.throttle_per_minute !== undefined ? body.throttle_per_minute : existing.throttle_per_minute });
+      const abTest = await findAbTest(db, id);
+      checkAbFields(type, body, abTest !== undefined, (body.delivery?.mode ?? existing.delivery_mode) === 'subscriber_local_time');
       if (type === 'RECURRING' && body.recurring_schedule === null) throw badRequest('A recurring notification needs its recurring_schedule');
       if (type === 'TRIGGERED' && body.trigger === null) throw badRequest('A triggered notification needs its trigger');
       if (body.segment_id !== undefined) await checkSegment(site, body.segment_id);
@@ -212,6 +222,7 @@ export function createNotificationsService(ctx: AppContext) {
       // A draft turned into a triggered notification cannot keep a local time.
       else if (type === 'TRIGGERED' && existing.delivery_mode !== 'at_once') Object.assign(changes, deliveryModeColumns(type, { mode: 'at_once' }));
       if (body.quiet_hours_exempt !== undefined) changes.quiet_hours_exempt = body.quiet_hours_exempt ? 1 : 0;
+      if (body.variants) Object.assign(changes, contentOfVariantA(body.variants));
 
       // One occurrence goes out with one content: a recurring send in progress is not changed half-way.
       if (type === 'RECURRING' && existing.status === 'scheduled' && contentChanged(existing, changes) && (await repo.hasRunInProgress(db, id))) {
@@ -262,6 +273,12 @@ export function createNotificationsService(ctx: AppContext) {
           }
         }
         checkPayloadFits({ ...existing, ...changes } as NotificationRow, site, ctx.config.publicUrl);
+        // A/B variants (docs/product.md, "A/B tests"): replaced, removed, or variant A kept in step with the content; gone with a change of type.
+        if (type !== 'ONE_TIME') await deleteAbTest(trx, id);
+        else if (body.variants !== undefined || body.ab_test !== undefined) {
+          if (body.variants) for (const variant of variantRows({ ...existing, ...changes } as NotificationRow, body.variants)) checkPayloadFits(variant, site, ctx.config.publicUrl);
+          await writeAbTest(trx, existing, body, now);
+        } else if (abTest) await syncVariantA(trx, id, changes, now);
         await repo.updateNotification(trx, id, changes);
         const { status: _status, ...fieldChanges } = changes;
         const fields = changedFields(existing, fieldChanges);

@@ -1,4 +1,8 @@
 import {
+  AB_SAMPLE_PERCENT_MAX,
+  AB_SAMPLE_PERCENT_MIN,
+  AB_VARIANTS_MAX,
+  AB_VARIANTS_MIN,
   API_KEY_PREFIX,
   INVITATION_TTL_DAYS,
   ROLE_LABELS,
@@ -113,8 +117,17 @@ describe('help articles match the product', () => {
     for (const label of ['Subscribed with', 'Send them the welcome campaign', 'Import subscribers', 'Download rejected rows (CSV)', 'Rows read', 'Imported', 'Updated', 'Rejected']) expect(importing, label).toContain(`**${label}**`);
   });
 
-  it('has 42 articles, each with a title, a summary and text', () => {
-    expect(HELP_ARTICLES).toHaveLength(42);
+  it('describes A/B tests as the form and the report name them (issue 14 §2)', () => {
+    const ab = text('ab-tests');
+    for (const label of ['A/B test this notification', 'Test on a sample, then the winner', 'Every variant to everyone', 'Sample size (%)', 'Decide after (minutes)', 'Automatically', 'By hand', 'Send this variant to the rest', 'Reached', 'Delivered', 'Clicks', 'Click rate', 'Not significant yet']) {
+      expect(ab, label).toContain(label);
+    }
+    expect(ab).toContain(`**${AB_VARIANTS_MIN} to ${AB_VARIANTS_MAX} variants**`);
+    expect(ab).toContain(`${AB_SAMPLE_PERCENT_MIN} to ${AB_SAMPLE_PERCENT_MAX} %`);
+  });
+
+  it('has 43 articles, each with a title, a summary and text', () => {
+    expect(HELP_ARTICLES).toHaveLength(43);
     for (const article of HELP_ARTICLES) expect(article.content.length, article.id).toBeGreaterThan(200);
   });
 

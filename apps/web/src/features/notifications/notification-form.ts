@@ -24,6 +24,7 @@ import {
   type RecurringInterval,
 } from '@herald/contracts';
 import { z } from 'zod';
+import { AB_DEFAULT_VALUES, AB_FORM_SHAPE, abFormValues, abTestBody, checkAbTestValues, type AbTestFormValues } from './ab-test-form';
 import { toZonedInputValue } from './zoned-time';
 
 // The notification form (spec §2 Notification form, §3 submitted payload,
@@ -35,7 +36,7 @@ export interface ActionButtonValues {
   url: string;
 }
 
-export interface NotificationFormValues {
+export interface NotificationFormValues extends AbTestFormValues {
   type: NotificationType;
   /** '' is "All Subscribers". */
   segment_id: string;
@@ -128,6 +129,7 @@ export const DEFAULT_FORM_VALUES: NotificationFormValues = {
   quiet_hours_exempt: false,
   local_time_enabled: false,
   local_time: '09:00',
+  ...AB_DEFAULT_VALUES,
 };
 
 /**
@@ -192,6 +194,7 @@ export function notificationFormSchema(timeZone: string) {
       quiet_hours_exempt: z.boolean(),
       local_time_enabled: z.boolean(),
       local_time: z.string(),
+      ...AB_FORM_SHAPE,
     })
     .superRefine((values, ctx) => {
       const check = (path: (string | number)[], message: string | null) => {
@@ -249,6 +252,8 @@ export function notificationFormSchema(timeZone: string) {
       }
       if (values.local_time_enabled && values.type !== 'TRIGGERED') {
         check(['local_time'], values.local_time === '' ? 'Pick the local time, e.g. 09:00' : firstIssue(timeOfDay('Local time'), values.local_time));
+        // The server's rule (docs/delivery.md, "A/B tests"): a sample drawn zone by zone would not be random.
+        if (values.type === 'ONE_TIME' && values.ab_enabled) check(['local_time'], 'An A/B test is sent to the whole audience at once: turn off the local time, or the A/B test');
       }
 
       if (values.topic_enabled) check(['topic'], values.topic.trim() === '' ? 'Name the campaign, e.g. flash-sale' : firstIssue(notificationTopicName, values.topic));
@@ -261,6 +266,8 @@ export function notificationFormSchema(timeZone: string) {
           delay !== '' && !/^\d+$/.test(delay) ? 'Delay must be a whole number of minutes' : firstIssue(triggerInput.shape.delay_minutes, delay === '' ? 0 : delay),
         );
       }
+
+      checkAbTestValues(values, check);
     });
 }
 
@@ -312,6 +319,7 @@ export function toNotificationBody(values: NotificationFormValues, initial: Noti
   if (localTime || initial.local_time_enabled) {
     body.delivery = localTime ? { mode: 'subscriber_local_time', local_time: values.local_time } : { mode: 'at_once' };
   }
+  Object.assign(body, abTestBody({ ...values, ...body }, initial.ab_enabled));
   if (values.type === 'RECURRING') {
     body.recurring_schedule = {
       interval_type: values.interval_type,
@@ -362,5 +370,6 @@ export function toFormValues(notification: Notification, timeZone: string): Noti
     quiet_hours_exempt: notification.quiet_hours_exempt,
     local_time_enabled: notification.delivery.mode === 'subscriber_local_time',
     local_time: notification.delivery.local_time ?? DEFAULT_FORM_VALUES.local_time,
+    ...abFormValues(notification),
   };
 }

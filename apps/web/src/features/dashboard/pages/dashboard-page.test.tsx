@@ -55,6 +55,8 @@ function recurring(id: string, title: string, intervalType: 'DAILY' | 'WEEKLY' |
     quiet_hours_exempt: false,
     local_time_progress: null,
     quiet_hours_deferred: 0,
+    variants: null,
+    ab_test: null,
     status: 'scheduled',
     scheduled_at: null,
     sent_at: null,

@@ -33,6 +33,7 @@ import {
   type NotificationFormValues,
 } from '../notification-form';
 import { INTERVAL_LABELS, intervalUnit, TYPE_LABELS } from '../notification-labels';
+import { AbTestCard } from './ab-test-card';
 import { DeliveryOptionsCard } from './delivery-options-card';
 import { LocalTimeFields } from './local-time-fields';
 import { NotificationPreview } from './notification-preview';
@@ -362,6 +363,7 @@ export function NotificationForm({ site, notification, initialType }: Notificati
             </CardContent>
           </Card>
 
+          {values.type === 'ONE_TIME' ? <AbTestCard control={form.control} register={form.register} errors={errors} values={values} /> : null}
           <DeliveryOptionsCard control={form.control} register={form.register} errors={errors} values={values} />
         </div>
 

@@ -9,6 +9,7 @@ import { notify } from '../../../lib/dialogs';
 import { useSegmentOptions } from '../../../lib/segment-options';
 import { downloadReport, usePerformanceQuery } from '../api';
 import { firedText, formatCount, formatPercent, repeatsText, triggerText, TYPE_LABELS } from '../notification-labels';
+import { AbTestReport } from './ab-test-report';
 import { NotificationActions } from './notification-actions';
 import { LocalTimeBadge, QuietHoursLine } from './local-time-badge';
 import { SendingProgress, StatusBadge } from './notification-badges';
@@ -92,6 +93,7 @@ export function NotificationView({ notification, site, timeZone }: NotificationV
       <div className="grid gap-6 lg:grid-cols-5">
         <div className="flex min-w-0 flex-col gap-6 lg:col-span-3">
           <PerformanceCard notification={notification} query={performance} recurring={notification.type === 'RECURRING'} timeZone={timeZone} />
+          {performance.data?.ab_test ? <AbTestReport notificationId={notification.id} performance={performance.data} timeZone={timeZone} canPick={site?.role !== 'viewer'} /> : null}
           {performance.data && (performance.data.failures.length > 0 || performance.data.counts.failed > 0) ? <FailuresCard performance={performance.data} /> : null}
 
           <Card>

@@ -67,6 +67,23 @@ describe('local-time delivery and quiet hours in the dashboard', () => {
     expect(api.callsTo(CREATE)[0]?.body).toMatchObject({ delivery: { mode: 'subscriber_local_time', local_time: '08:30' }, quiet_hours_exempt: true });
   });
 
+  it('an A/B test cannot be sent at local time: the form says so before saving', async () => {
+    const api = setUp({ [CREATE]: created });
+    captureDialogs();
+    const { user } = renderApp('/notifications/new');
+    await user.type(await screen.findByLabelText(/^Title/), 'Morning test');
+    await user.type(screen.getByLabelText(/^Message/), 'Which one?');
+    await user.type(screen.getByLabelText(/^Destination URL/), 'https://shop.acme.example/');
+    await user.click(screen.getByRole('switch', { name: "At the same local time in each subscriber's zone" }));
+    await user.click(screen.getByRole('switch', { name: 'A/B test this notification' }));
+    await user.type(screen.getByLabelText(/^Variant B title/), 'Other');
+    await user.type(screen.getByLabelText(/^Variant B message/), 'Other message');
+    await user.type(screen.getByLabelText(/^Variant B destination URL/), 'https://shop.acme.example/b');
+    await user.click(screen.getByRole('button', { name: 'Create Notification' }));
+    expect(await screen.findByText('An A/B test is sent to the whole audience at once: turn off the local time, or the A/B test')).toBeInTheDocument();
+    expect(api.callsTo(CREATE)).toHaveLength(0);
+  });
+
   it('a notification that does not use them sends neither', async () => {
     const api = setUp({ [CREATE]: created });
     captureDialogs();

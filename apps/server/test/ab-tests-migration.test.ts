@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../src/db/migrate';
 import { pushKeys } from './security/support/fixtures';
-import { insertOwnerAndSite, openDatabaseAt, type OldDatabase } from './support/old-schema';
+import { insertOneTimeSend, insertOwnerAndSite, openDatabaseAt, type OldDatabase } from './support/old-schema';
 
 // Migration 0026 on a database of 0023 (docs/delivery.md, "A/B tests"): an
 // existing delivery carries no variant, the ab_tests table takes a test, and
@@ -28,11 +28,7 @@ describe('migration 0026 on a database of 0023 with a sent notification', () => 
       .insertInto('subscribers')
       .values({ id: subscriber, site_id: site, endpoint, endpoint_hash: crypto.createHash('sha256').update(endpoint).digest('hex'), ...pushKeys(), is_active: 1, subscribed_at: T0, updated_at: T0 })
       .execute();
-    await db
-      .insertInto('notifications')
-      .values({ id: notification, site_id: site, type: 'ONE_TIME', source: 'dashboard', title: 'T', message: 'M', destination_url: 'https://shop.example/', status: 'completed', created_at: T0, updated_at: T0 })
-      .execute();
-    await db.insertInto('notification_runs').values({ id: run, notification_id: notification, site_id: site, dedupe_key: `once:${notification}`, status: 'completed', due_at: T0, created_at: T0 }).execute();
+    await insertOneTimeSend(db, { site, notification, run }, { notification: 'completed', run: 'completed' }, T0);
     await db.insertInto('deliveries').values({ run_id: run, notification_id: notification, site_id: site, subscriber_id: subscriber, status: 'sent', attempts: 1, sent_at: T0, created_at: T0 }).execute();
   });
   afterAll(async () => old?.close());

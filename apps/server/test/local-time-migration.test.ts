@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../src/db/migrate';
-import { insertOwnerAndSite, openDatabaseAt, type OldDatabase } from './support/old-schema';
+import { insertOneTimeSend, insertOwnerAndSite, openDatabaseAt, type OldDatabase } from './support/old-schema';
 
 // Migration 0025 on a database of 0023 (docs/delivery.md, "Local-time
 // delivery" and "Quiet hours"): existing notifications keep going at once and
@@ -21,11 +21,7 @@ describe('migration 0025 on a database of 0023 with a scheduled notification', (
     old = await openDatabaseAt('0023_frequency_cap');
     db = old.db;
     await insertOwnerAndSite(db, { user, site }, T0);
-    await db
-      .insertInto('notifications')
-      .values({ id: notification, site_id: site, type: 'ONE_TIME', source: 'dashboard', title: 'T', message: 'M', destination_url: 'https://shop.example/', status: 'scheduled', created_at: T0, updated_at: T0 })
-      .execute();
-    await db.insertInto('notification_runs').values({ id: run, notification_id: notification, site_id: site, dedupe_key: `once:${notification}`, status: 'pending', due_at: T0, created_at: T0 }).execute();
+    await insertOneTimeSend(db, { site, notification, run }, { notification: 'scheduled', run: 'pending' }, T0);
   });
   afterAll(async () => old?.close());
 

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../src/db/migrate';
-import { insertOwnerAndSite, openDatabaseAt, type OldDatabase } from './support/old-schema';
+import { insertOneTimeSend, insertOwnerAndSite, openDatabaseAt, type OldDatabase } from './support/old-schema';
 
 // Migration 0024 on a database of 0023 (docs/delivery.md, "Throttled sends"):
 // existing notifications are not throttled, and a run and its delivery in
@@ -22,14 +22,7 @@ describe('migration 0024 on a database of 0023 with a send in progress', () => {
     old = await openDatabaseAt('0023_frequency_cap');
     db = old.db;
     await insertOwnerAndSite(db, { user, site }, T0);
-    await db
-      .insertInto('notifications')
-      .values({ id: notification, site_id: site, type: 'ONE_TIME', source: 'dashboard', title: 'T', message: 'M', destination_url: 'https://shop.example/', status: 'sending', created_at: T0, updated_at: T0 })
-      .execute();
-    await db
-      .insertInto('notification_runs')
-      .values({ id: run, notification_id: notification, site_id: site, dedupe_key: `once:${notification}`, status: 'sending', due_at: T0, created_at: T0 })
-      .execute();
+    await insertOneTimeSend(db, { site, notification, run }, { notification: 'sending', run: 'sending' }, T0);
     await db
       .insertInto('subscribers')
       .values({ id: subscriber, site_id: site, endpoint: 'https://push.example/1', endpoint_hash: 'h1', p256dh: 'p', auth: 'a', is_active: 1, subscribed_at: T0, updated_at: T0 })

@@ -61,3 +61,20 @@ export async function insertOwnerAndSite(db: Kysely<any>, ids: { user: string; s
     .execute();
   return keys;
 }
+
+/** A one-time notification of the site and its run, in a given state, as every schema since 0019 knows them. */
+export async function insertOneTimeSend(
+  db: Kysely<any>,
+  ids: { site: string; notification: string; run: string },
+  status: { notification: string; run: string },
+  at: number,
+): Promise<void> {
+  await db
+    .insertInto('notifications')
+    .values({ id: ids.notification, site_id: ids.site, type: 'ONE_TIME', source: 'dashboard', title: 'T', message: 'M', destination_url: 'https://shop.example/', status: status.notification, created_at: at, updated_at: at })
+    .execute();
+  await db
+    .insertInto('notification_runs')
+    .values({ id: ids.run, notification_id: ids.notification, site_id: ids.site, dedupe_key: `once:${ids.notification}`, status: status.run, due_at: at, created_at: at })
+    .execute();
+}

@@ -60,6 +60,18 @@ export function checkAbFields(
   if (variants && localTime) throw badRequest('An A/B test is sent to the whole audience at once: turn off the local-time delivery, or remove the variants');
 }
 
+/** A test before its sample is drawn: nothing drawn, nothing decided (a new test, an edited one, a duplicate's). */
+const NOT_STARTED = {
+  status: 'testing',
+  winner_index: null,
+  decided_at: null,
+  decided_by: null,
+  significant: null,
+  sample_audience: null,
+  sample_seen: 0,
+  sample_picked: 0,
+} as const;
+
 /**
  * Stores (or replaces, or removes) the variants and the test of a draft or
  * scheduled notification. `variants` undefined: unchanged, unless `ab_test`
@@ -83,14 +95,7 @@ export async function writeAbTest(
     sample_percent: test?.sample_percent ?? null,
     decide_after_minutes: test?.decide_after_minutes ?? null,
     decide: test?.decide ?? 'auto',
-    status: 'testing',
-    winner_index: null,
-    decided_at: null,
-    decided_by: null,
-    significant: null,
-    sample_audience: null,
-    sample_seen: 0,
-    sample_picked: 0,
+    ...NOT_STARTED,
     created_at: now,
     updated_at: now,
   });
@@ -118,14 +123,7 @@ export async function copyAbTest(db: Db, fromId: string, to: Pick<NotificationRo
     ...existing,
     notification_id: to.id,
     site_id: to.site_id,
-    status: 'testing',
-    winner_index: null,
-    decided_at: null,
-    decided_by: null,
-    significant: null,
-    sample_audience: null,
-    sample_seen: 0,
-    sample_picked: 0,
+    ...NOT_STARTED,
     created_at: now,
     updated_at: now,
   });

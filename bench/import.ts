@@ -1,4 +1,4 @@
-// npm run bench:import [-- --rows 1000000] [-- --pg]   (or HERALD_BENCH_PG=1)
+// npm run bench:import [-- --rows 1000000] [-- --pg] [-- --batch 5000]   (or HERALD_BENCH_PG=1)
 //
 // Importing subscribers (docs/product.md, "Importing subscribers") through the
 // real service and job: a CSV of realistic browser subscriptions (FCM, Mozilla
@@ -28,7 +28,9 @@ import type { JobQueue } from '../apps/server/src/jobs/queue';
 import { openRuntime } from '../apps/server/src/runtime';
 import { startPgCluster } from '../apps/server/test/support/pg-cluster';
 
-const { values } = parseArgs({ options: { rows: { type: 'string', default: '1000000' }, pg: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { rows: { type: 'string', default: '1000000' }, pg: { type: 'boolean', default: false }, batch: { type: 'string' } } });
+/** `--batch N`: rows per transaction instead of the job's default (to compare sizes). */
+const BATCH = values.batch === undefined ? undefined : Number(values.batch);
 const ROWS = Number(values.rows);
 const WITH_PG = values.pg || process.env.HERALD_BENCH_PG === '1';
 const MB = 1024 * 1024;
@@ -83,6 +85,7 @@ async function importOn(label: string, file: string, size: number, env: Record<s
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `herald-bench-import-${label}-`));
   const runtime = await openRuntime(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', PUBLIC_URL: 'https://herald.bench', ...env }));
   const ctx = runtime.ctx;
+  if (BATCH !== undefined) ctx.subscriberImports = { batchSize: BATCH };
   try {
     const user = await createAuthService(ctx).createUser({ name: 'Bench', email: 'bench@example.com', password: 'bench-password', verified: true });
     const site = await createSitesService(ctx).create(user.id, { name: 'Bench shop', url: 'https://bench.example' });

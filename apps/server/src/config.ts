@@ -108,6 +108,9 @@ const envSchema = z.object({
   PUSH_TIMEOUT_MS: positiveInt('milliseconds').default(15000),
   RSS_FEEDS_PER_USER: positiveInt('feeds').max(100_000, 'must be at most 100000').default(50),
   RSS_CHECKS_PER_USER_PER_HOUR: positiveInt('checks').max(100_000, 'must be at most 100000').default(30),
+  // The public subscribe API's flood limits, per process (docs/security.md, "Public endpoints").
+  SUBSCRIBE_LIMIT_PER_SITE_PER_MINUTE: positiveInt('calls').max(10_000_000, 'must be at most 10000000').default(3000),
+  SUBSCRIBE_LIMIT_PER_ADDRESS_PER_MINUTE: positiveInt('calls').max(1_000_000, 'must be at most 1000000').default(60),
   // At most 1 TiB: the quota is compared in bytes, and a typo should not read as "unlimited".
   METRICS_PORT: port.optional(),
   SHUTDOWN_TIMEOUT_SECONDS: positiveInt('seconds').default(30),
@@ -169,6 +172,9 @@ export interface Config {
   rssFeedsPerUser: number;
   /** "Check now" calls one user may make per hour, over all their feeds. */
   rssChecksPerUserPerHour: number;
+  /** Public subscribe/unsubscribe calls per minute and process: to one site from all addresses, and from one address (an IPv6 /64). */
+  subscribeLimitPerSitePerMinute: number;
+  subscribeLimitPerAddressPerMinute: number;
   /** Bytes of uploaded images one user may keep (UPLOAD_QUOTA_MB × 1024 × 1024). */
   uploadQuotaBytes: number;
   /** A second port for /healthz, /readyz and /metrics (any role); unset: none. */
@@ -251,6 +257,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     pushTimeoutMs: e.PUSH_TIMEOUT_MS,
     rssFeedsPerUser: e.RSS_FEEDS_PER_USER,
     rssChecksPerUserPerHour: e.RSS_CHECKS_PER_USER_PER_HOUR,
+    subscribeLimitPerSitePerMinute: e.SUBSCRIBE_LIMIT_PER_SITE_PER_MINUTE,
+    subscribeLimitPerAddressPerMinute: e.SUBSCRIBE_LIMIT_PER_ADDRESS_PER_MINUTE,
     uploadQuotaBytes: e.UPLOAD_QUOTA_MB * 1024 * 1024,
     metricsPort: e.METRICS_PORT,
     metricsToken: e.METRICS_TOKEN || undefined,

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config';
 import { endpointHash } from '../src/delivery/push-endpoints';
 import { ManualClock } from '../src/platform/clock';
 import { createTestApp, type TestApp, type TestUser } from './support/test-app';
@@ -467,6 +468,34 @@ describe('public subscribe API', () => {
       expect(limited.body.error.message).toMatch(/Too many subscription requests for this site/);
       // Other sites are not affected.
       expect((await subscribe(site.id, { subscription: subscription() }, { address: '203.0.113.99' })).status).toBe(201);
+    });
+  });
+
+  describe('rate limits from the settings', () => {
+    let small: TestApp;
+    afterAll(async () => small?.close());
+
+    it('takes the per-site limit from SUBSCRIBE_LIMIT_PER_SITE_PER_MINUTE, and the per-address one from SUBSCRIBE_LIMIT_PER_ADDRESS_PER_MINUTE', async () => {
+      small = await createTestApp({ clock, env: { SUBSCRIBE_LIMIT_PER_SITE_PER_MINUTE: '5', SUBSCRIBE_LIMIT_PER_ADDRESS_PER_MINUTE: '2' } });
+      const someone = await small.createUser();
+      const shop = await small.createSite(someone.token);
+      const call = (address: string) =>
+        small.app.inject({ method: 'POST', url: `/api/public/sites/${shop.id}/subscribers`, remoteAddress: address, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ subscription: subscription() }) });
+      expect((await call('198.51.100.1')).statusCode).toBe(201);
+      expect((await call('198.51.100.1')).statusCode).toBe(201);
+      const byAddress = await call('198.51.100.1');
+      expect(byAddress.statusCode).toBe(429);
+      expect(byAddress.json().error.message).toMatch(/^Too many requests from your address/);
+      // The refused call counted against its address only: the site takes three more, its fifth.
+      for (const address of ['198.51.100.2', '198.51.100.3', '198.51.100.4']) expect((await call(address)).statusCode).toBe(201);
+      const bySite = await call('198.51.100.5');
+      expect(bySite.statusCode).toBe(429);
+      expect(bySite.json().error.message).toMatch(/^Too many subscription requests for this site/);
+      expect(Number(bySite.headers['retry-after'])).toBeGreaterThan(0);
+    });
+
+    it('refuses a limit that is not a positive whole number at start', () => {
+      expect(() => loadConfig({ DATA_DIR: '/tmp/unused', SUBSCRIBE_LIMIT_PER_SITE_PER_MINUTE: '0' })).toThrow(/SUBSCRIBE_LIMIT_PER_SITE_PER_MINUTE/);
     });
   });
 

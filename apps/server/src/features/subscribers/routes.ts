@@ -36,12 +36,18 @@ import { createSubscribersService, type SubscribersService } from './service';
  * Flood limits of the public subscribe/unsubscribe API, counted in this
  * process's memory (see MemoryRateLimiter: with N processes a client gets N
  * times these). A browser calls it a handful of times per visitor; the per-site
- * limit caps what many addresses together can write into one site.
+ * limit caps what many addresses together can write into one site. Both are
+ * settings (SUBSCRIBE_LIMIT_PER_SITE_PER_MINUTE, default 3000, and
+ * SUBSCRIBE_LIMIT_PER_ADDRESS_PER_MINUTE, default 60): a site expecting a
+ * bigger peak raises them. A browser refused here keeps its subscription and
+ * the SDK posts it again later (packages/sdk page/herald.ts, retryLater).
  */
-export const PUBLIC_SUBSCRIBER_LIMITS: { perAddress: MemoryRateLimit; perSite: MemoryRateLimit } = {
-  perAddress: { limit: 60, windowMs: 60_000, maxKeys: 50_000 },
-  perSite: { limit: 3_000, windowMs: 60_000, maxKeys: 20_000 },
-};
+function publicSubscriberLimits(config: AppContext['config']): { perAddress: MemoryRateLimit; perSite: MemoryRateLimit } {
+  return {
+    perAddress: { limit: config.subscribeLimitPerAddressPerMinute, windowMs: 60_000, maxKeys: 50_000 },
+    perSite: { limit: config.subscribeLimitPerSitePerMinute, windowMs: 60_000, maxKeys: 20_000 },
+  };
+}
 
 /**
  * The v1 erase by external id, per site key, counted in this process's memory:
@@ -66,7 +72,7 @@ function publicSubscriberRoutes(ctx: AppContext, subscribers: SubscribersService
     openCorsForPublicRoutes(app, [SUBSCRIBE_PATH, UNSUBSCRIBE_PATH]);
     acceptJsonSentAsText(app);
     limitPublicRequests(app, ctx.clock, {
-      ...PUBLIC_SUBSCRIBER_LIMITS,
+      ...publicSubscriberLimits(ctx.config),
       siteMessage: (seconds) => `Too many subscription requests for this site. Please try again in ${seconds} seconds.`,
     });
 

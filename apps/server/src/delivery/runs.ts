@@ -256,22 +256,30 @@ export interface ClaimedDeliveryRow {
   variant_index: number | null;
 }
 
+/** One minute: the unit a throttled send counts in (docs/delivery.md, "Throttled sends"). */
+export const THROTTLE_WINDOW_MS = 60_000;
+
 /**
  * Claims deliveries for sending: pending, not leased by another worker, and
  * due. Two workers handed the same batch (a stalled BullMQ job re-run) cannot
  * both send a row: the second finds the lease taken.
+ *
+ * A throttled run's deliveries (`throttled`) are claimed only within the
+ * minute they were granted (delivery/throttle.ts), and the claim uses the
+ * grant up: a retry, or a delivery whose worker died, waits for a place in
+ * a later minute.
  */
-export async function claimDeliveries(db: Db, ids: number[], now: number, leaseMs: number): Promise<ClaimedDeliveryRow[]> {
+export async function claimDeliveries(db: Db, ids: number[], now: number, leaseMs: number, { throttled = false }: { throttled?: boolean } = {}): Promise<ClaimedDeliveryRow[]> {
   if (!ids.length) return [];
-  return db
+  let claim = db
     .updateTable('deliveries')
-    .set((eb) => ({ lease_until: now + leaseMs, next_attempt_at: null, attempts: eb('attempts', '+', 1) }))
+    .set((eb) => ({ lease_until: now + leaseMs, next_attempt_at: null, attempts: eb('attempts', '+', 1), ...(throttled ? { throttle_window: null } : {}) }))
     .where('id', 'in', ids)
     .where('status', '=', 'pending')
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
-    .where((eb) => eb.or([eb('next_attempt_at', 'is', null), eb('next_attempt_at', '<=', now)]))
-    .returning(['id', 'subscriber_id', 'attempts', 'variant_index'])
-    .execute();
+    .where((eb) => eb.or([eb('next_attempt_at', 'is', null), eb('next_attempt_at', '<=', now)]));
+  if (throttled) claim = claim.where('throttle_window', 'is not', null).where('throttle_window', '<=', now).where('throttle_window', '>', now - THROTTLE_WINDOW_MS);
+  return claim.returning(['id', 'subscriber_id', 'attempts', 'variant_index']).execute();
 }
 
 /** Keeps a working batch's claims (and its run) leased; rows already recorded are left alone. */

@@ -16,7 +16,6 @@ import type { SendAllSummary } from './push-client-options';
 import type { PushMessage } from './push-message';
 import { pushServiceOf } from './push-services';
 import { retryWhileClaimsHold, sortOutcomes, writeOutcomes, type ClaimedDelivery, type DeliveryOutcome } from './record-outcomes';
-import { claimGrantedDeliveries } from './throttle-claim';
 import { claimDeliveries, completeRunIfFinished, extendRunLease, hasPendingDeliveries, loadRunForSending, loadSubscribersForSending, recentPushesOf, renewLeases } from './runs';
 
 export const sendBatchJob = defineJob(
@@ -39,8 +38,7 @@ export async function sendBatch(deps: DeliveryDeps, payload: { runId: string; de
   const { run, notification, site, ownerEmail } = loaded;
 
   // A throttled send's deliveries go only in the minute they were granted (docs/delivery.md, "Throttled sends").
-  const claim = notification.throttle_per_minute === null ? claimDeliveries : claimGrantedDeliveries;
-  const claimedRows = await claim(db, payload.deliveryIds, clock.now(), config.deliveryLeaseMs);
+  const claimedRows = await claimDeliveries(db, payload.deliveryIds, clock.now(), config.deliveryLeaseMs, { throttled: notification.throttle_per_minute !== null });
   if (!claimedRows.length) return;
   const subscribers = new Map((await loadSubscribersForSending(db, claimedRows.map((c) => c.subscriber_id))).map((s) => [s.id, s]));
   const variantOf = new Map(claimedRows.map((row) => [row.id, row.variant_index]));

@@ -18,9 +18,8 @@ import type { Database } from '../db/schema';
 import type { JobQueue } from '../jobs/queue';
 import type { DueWorkSource } from '../jobs/scheduler';
 import { BATCH_SIZE } from './fan-out';
-import { extendRunLease } from './runs';
+import { extendRunLease, THROTTLE_WINDOW_MS } from './runs';
 import { sendBatchJob } from './send-batch';
-import { THROTTLE_WINDOW_MS } from './throttle-claim';
 
 type Db = Kysely<Database> | Transaction<Database>;
 

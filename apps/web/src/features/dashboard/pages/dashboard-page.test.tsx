@@ -6,7 +6,7 @@ import { deferred, fail, mockApi, ok } from '../../../test/fetch-mock';
 import { makeSite, makeUser, signIn } from '../../../test/fixtures';
 import { captureDialogs, renderApp } from '../../../test/render-app';
 import { recurrenceText } from '../dashboard-format';
-import { makeCounts, makeRecent } from '../../../test/notification-fixtures';
+import { makeCounts, makeNotification, makeRecent } from '../../../test/notification-fixtures';
 
 const site = makeSite({ id: 'site-1', name: 'Acme Store', settings: { ...makeSite().settings, timezone: 'Asia/Tokyo', valueCurrency: 'EUR' } });
 
@@ -33,43 +33,18 @@ function dashboard(overrides: Partial<DashboardData> = {}): DashboardData {
 }
 
 function recurring(id: string, title: string, intervalType: 'DAILY' | 'WEEKLY' | 'MONTHLY', intervalValue: number, isActive: boolean): Notification {
-  return {
+  return makeNotification({
     id,
     site_id: 'site-1',
     type: 'RECURRING',
-    source: 'dashboard',
     title,
     message: 'Our picks of the week',
     destination_url: 'https://shop.acme.example/picks',
-    icon_url: null,
-    image_url: null,
-    segment_id: null,
-    actions: [],
-    ttl_seconds: 86_400,
-    urgency: 'normal',
-    topic: null,
-    require_interaction: false,
-    frequency_cap_exempt: false,
-    throttle_per_minute: null,
-    delivery: { mode: 'at_once', local_time: null },
-    quiet_hours_exempt: false,
-    local_time_progress: null,
-    quiet_hours_deferred: 0,
-    variants: null,
-    ab_test: null,
     status: 'scheduled',
-    scheduled_at: null,
-    sent_at: null,
-    completed_at: null,
     created_at: '2026-05-01T00:00:00.000Z',
     updated_at: '2026-05-01T00:00:00.000Z',
-    last_error: null,
     recurringSchedule: { intervalType, intervalValue, startDate: '2026-05-01T09:00:00', endDate: null, isActive, nextRunAt: null },
-    trigger: null,
-    stats: { total: 0, sent: 0, delivered: 0, clicked: 0, failed: 0 },
-    counts: makeCounts(),
-    fire_count: null,
-  };
+  });
 }
 
 type Routes = Parameters<typeof mockApi>[0];

@@ -18,6 +18,8 @@ export interface AppContext {
   config: Config;
   db: Kysely<Database>;
   dbKind: DatabaseKind;
+  /** A bulk write (an import) holds this while it runs: SQLite checkpoints its WAL on another thread meanwhile (db/wal-checkpoints.ts). */
+  holdBackgroundCheckpoints: () => () => void;
   clock: Clock;
   mailer: Mailer;
   /** The process's one password hasher: it bounds how many hashes run at once. */

@@ -39,7 +39,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   const log = createLogger(config);
   // Before anything is created: the database, the secret and the mail outbox are private (docs/security.md).
   protectDataDirectory(config, log);
-  const database = openDatabase(config.database);
+  const database = openDatabase(config.database, { onBackgroundError: (err) => log.warn({ err }, 'the SQLite checkpoint thread failed; the server connection checkpoints by itself') });
   if (options.migrate !== false) {
     const applied = await migrateToLatest(database);
     if (applied.length) log.info({ applied }, 'database migrated');
@@ -53,6 +53,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     config,
     db: database.db,
     dbKind: database.kind,
+    holdBackgroundCheckpoints: () => database.holdBackgroundCheckpoints(),
     clock: options.clock ?? systemClock,
     mailer,
     passwords: new PasswordHasher(),

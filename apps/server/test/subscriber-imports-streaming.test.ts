@@ -70,12 +70,26 @@ describe.each(['never', 'always'] as const)('the import job (reader thread: %s)'
     const { importId, attempt } = await claim();
     expect(importId).toBe(id);
     const seen: Array<{ bytes: number; rows: number; status: string }> = [];
+    // While it runs the import holds checkpoints on another thread (docs/storage.md), and lets go at the end.
+    const holds: string[] = [];
+    const holdBackgroundCheckpoints = t.ctx.holdBackgroundCheckpoints;
+    t.ctx.holdBackgroundCheckpoints = () => {
+      holds.push('hold');
+      const release = holdBackgroundCheckpoints();
+      return () => {
+        holds.push('release');
+        release();
+      };
+    };
     await runImport(t.ctx, importId, attempt, {
       onBatch: async () => {
         const row = await progress(id);
         seen.push({ bytes: row.bytes_read, rows: row.rows_read, status: row.status });
+        expect(holds).toEqual(['hold']);
       },
     });
+    t.ctx.holdBackgroundCheckpoints = holdBackgroundCheckpoints;
+    expect(holds).toEqual(['hold', 'release']);
     // One observation per batch of 200 rows, then the last (empty) commit.
     expect(seen.length).toBeGreaterThanOrEqual(ROWS / 200);
     expect(seen[0]).toMatchObject({ rows: 200, status: 'running' });

@@ -7,6 +7,7 @@ import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config';
 import type { Database } from './schema';
+import { walCheckpointsFor } from './wal-checkpoints';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 
@@ -15,6 +16,12 @@ export interface DatabaseHandle {
   kind: DatabaseKind;
   /** The SQLite file (undefined on PostgreSQL). */
   file?: string;
+  /**
+   * For a bulk write (an import): on SQLite, WAL checkpoints run on another
+   * thread until the returned function is called (wal-checkpoints.ts); on
+   * PostgreSQL, nothing to do.
+   */
+  holdBackgroundCheckpoints(): () => void;
   close(): Promise<void>;
 }
 
@@ -23,7 +30,7 @@ export interface DatabaseHandle {
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));
 
-export function openDatabase(database: Config['database'], options: { poolSize?: number } = {}): DatabaseHandle {
+export function openDatabase(database: Config['database'], options: { poolSize?: number; onBackgroundError?: (error: unknown) => void } = {}): DatabaseHandle {
   if (database.kind === 'postgres') {
     const pool = new pg.Pool({
       connectionString: database.url,
@@ -39,7 +46,7 @@ export function openDatabase(database: Config['database'], options: { poolSize?:
     // and the transaction is rolled back; the caller sees that failure.
     pool.on('connect', (client) => client.on('error', () => undefined));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, kind: 'postgres', close: () => db.destroy() };
+    return { db, kind: 'postgres', holdBackgroundCheckpoints: () => () => undefined, close: () => db.destroy() };
   }
 
   fs.mkdirSync(path.dirname(database.file), { recursive: true });
@@ -49,7 +56,17 @@ export function openDatabase(database: Config['database'], options: { poolSize?:
   sqlite.pragma('busy_timeout = 10000');
   sqlite.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  return { db, kind: 'sqlite', file: database.file, close: () => db.destroy() };
+  const checkpoints = walCheckpointsFor(sqlite, database.file, options.onBackgroundError);
+  return {
+    db,
+    kind: 'sqlite',
+    file: database.file,
+    holdBackgroundCheckpoints: () => checkpoints.hold(),
+    close: async () => {
+      await checkpoints.close();
+      await db.destroy();
+    },
+  };
 }
 
 const STATEMENT_CACHE_SIZE = 500;

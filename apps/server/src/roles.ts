@@ -44,6 +44,9 @@ export async function runRole(config: Config, role: Role, options: RoleOptions =
   }
   const runtime = await openRuntime(config);
   const { ctx } = runtime;
+  // For as long as the role runs, SQLite checkpoints its WAL on another thread, so
+  // no request or send waits for a checkpoint's disk syncs (docs/storage.md); closing the runtime ends it.
+  ctx.holdBackgroundCheckpoints();
   const stopRecordingSecret = keepRecordingSecretFingerprint(ctx);
   let app: FastifyInstance | undefined;
   let engine: Engine | undefined;

@@ -1,5 +1,5 @@
-// WAL checkpoints on another thread while a bulk write runs (docs/storage.md,
-// "SQLite checkpoints during imports").
+// WAL checkpoints on another thread while an import or a process role holds
+// them (docs/storage.md, "SQLite checkpoints on another thread").
 //
 // In WAL mode SQLite copies committed pages back into the database file
 // ("checkpoint") on the connection that commits, by default once the WAL
@@ -7,7 +7,7 @@
 // file to disk each time. A million-row import dirties thousands of index
 // pages per batch, so nearly every commit paid a checkpoint and two fsyncs
 // on the main thread: bench:import measured about a third of the SQLite
-// import in those commits. While a bulk write holds it, a worker thread with
+// import in those commits. While something holds it, a worker thread with
 // its own connection checkpoints (PASSIVE: never blocks the writer) every
 // CHECKPOINT_EVERY_MS, and the main connection checkpoints itself only past
 // SAFETY_NET_PAGES, should that thread fall behind or die.
@@ -52,6 +52,8 @@ export function walCheckpointsFor(sqlite: Pick<SQLite.Database, 'pragma'>, file:
     running = undefined;
     if (!ending) return;
     sqlite.pragma(`wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT_PAGES}`);
+    // Unreferenced while it runs; referenced now so that the process waits for its last checkpoint and close.
+    ending.worker.ref();
     ending.worker.postMessage('stop');
     await ending.exited;
   };

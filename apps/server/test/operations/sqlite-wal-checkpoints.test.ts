@@ -1,7 +1,7 @@
-// SQLite WAL checkpoints on another thread while a bulk write holds them
-// (db/wal-checkpoints.ts, docs/storage.md "SQLite checkpoints during
-// imports"). A SQLite engine feature: it runs on SQLite whatever
-// HERALD_TEST_DB says.
+// SQLite WAL checkpoints on another thread while an import or a process
+// role holds them (db/wal-checkpoints.ts, docs/storage.md "SQLite
+// checkpoints on another thread"). A SQLite engine feature: it runs on
+// SQLite whatever HERALD_TEST_DB says.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

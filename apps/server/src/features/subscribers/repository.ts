@@ -9,11 +9,24 @@ export async function siteExists(db: Db, siteId: string): Promise<boolean> {
   return (await db.selectFrom('sites').select('id').where('id', '=', siteId).executeTakeFirst()) !== undefined;
 }
 
-/** The site's key (not retired) with this public key, or its primary key when none is named: the key a subscription was made with. */
-export async function findSubscribeKey(db: Db, siteId: string, publicKey: string | undefined): Promise<{ id: string } | undefined> {
-  let query = db.selectFrom('site_vapid_keys').select('id').where('site_id', '=', siteId).where('retired_at', 'is', null);
-  query = publicKey === undefined ? query.where('is_primary', '=', 1) : query.where('public_key', '=', publicKey);
-  return query.executeTakeFirst();
+/**
+ * The site (undefined when there is none) and its key (not retired) with
+ * this public key, or its primary key when none is named: the key a
+ * subscription was made with. One statement: it runs on every subscribe.
+ */
+export async function findSubscribeKey(db: Db, siteId: string, publicKey: string | undefined): Promise<{ keyId: string | null } | undefined> {
+  const row = await db
+    .selectFrom('sites')
+    .leftJoin('site_vapid_keys as key', (join) =>
+      join
+        .onRef('key.site_id', '=', 'sites.id')
+        .on('key.retired_at', 'is', null)
+        .on((eb) => (publicKey === undefined ? eb('key.is_primary', '=', 1) : eb('key.public_key', '=', publicKey))),
+    )
+    .select('key.id as key_id')
+    .where('sites.id', '=', siteId)
+    .executeTakeFirst();
+  return row && { keyId: row.key_id };
 }
 
 export function findSubscriberByEndpointHash(db: Db, siteId: string, hash: string): Promise<SubscriberRow | undefined> {

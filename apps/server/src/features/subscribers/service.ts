@@ -7,7 +7,7 @@ import type { Database, SubscriberRow } from '../../db/schema';
 import { countryOfAddress } from '../../platform/country-of-address';
 import { badRequest, notFound } from '../../platform/errors';
 import { iso, isoOrNull } from '../../platform/responses';
-import { addToHourlyStats, addToPromptStats, adjustActiveSubscriberCount } from '../analytics/site-counters';
+import { addToHourlyStats, adjustActiveSubscriberCount } from '../analytics/site-counters';
 import { checkSiteRole } from '../../platform/site-roles';
 import { recordAudit } from '../audit-log/record';
 import { requireSiteRole } from '../sites/service';
@@ -16,6 +16,7 @@ import { runSubscriberCreatedHooks, runSubscriberRemovedHooks, type SubscriberRe
 import { endpointHash } from '../../delivery/push-endpoints';
 import { checkPushSubscription, knownTimezone, languageTag } from './push-subscription';
 import * as repo from './repository';
+import { groupCommit, SubscribeTally } from './subscribe-batches';
 import { USER_AGENT_MAX_LENGTH, describeUserAgent } from './user-agent';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -47,14 +48,10 @@ export function toSubscriberResponse(row: SubscriberRow, tags: string[]): Subscr
 
 // ---------------------------------------------------------------------------
 // Active-state changes. Each one keeps sites.active_subscriber_count exact and
-// adds to stats_hourly, in the transaction that made the change. The change
+// adds to stats_hourly, in the transaction that made the change (subscribes
+// add theirs up and write them at the end of it: subscribe-batches.ts). The change
 // itself is a conditional UPDATE (… WHERE is_active = 0/1), so of two
 // concurrent calls only one sees a row change and counts it.
-
-async function countActivation(trx: Db, siteId: string, now: number): Promise<void> {
-  await adjustActiveSubscriberCount(trx, siteId, 1);
-  await addToHourlyStats(trx, siteId, now, { subscribed: 1 });
-}
 
 async function countDeactivation(trx: Db, siteId: string, now: number): Promise<void> {
   await adjustActiveSubscriberCount(trx, siteId, -1);
@@ -127,6 +124,19 @@ export interface SubscribeResult {
   created: boolean;
 }
 
+/** A checked subscription, ready to be stored. */
+interface SubscriptionWrite {
+  siteId: string;
+  endpoint: string;
+  hash: string;
+  /** The endpoint the browser had before (pushsubscriptionchange), hashed. */
+  previousHash: string | undefined;
+  refresh: repo.SubscriberRefresh;
+  now: number;
+  prompt: string | undefined;
+  vapidKey: { id: string; named: boolean };
+}
+
 /** A key as the browser may give it (standard base64, padded or not) in the stored base64url form. */
 function base64url(key: string): string {
   return key.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
@@ -145,25 +155,16 @@ export function createSubscribersService(ctx: AppContext) {
     return { days: STALE_SUBSCRIBER_DAYS, since: iso(since), active, stale };
   }
 
-  async function upsertSubscription(
-    trx: Db,
-    siteId: string,
-    endpoint: string,
-    hash: string,
-    previousHash: string | undefined,
-    refresh: repo.SubscriberRefresh,
-    now: number,
-    prompt: string | undefined,
-    vapidKey: { id: string; named: boolean },
-  ): Promise<SubscribeResult> {
+  async function upsertSubscription(trx: Db, subscription: SubscriptionWrite, tally: SubscribeTally): Promise<SubscribeResult> {
+    const { siteId, endpoint, hash, previousHash, refresh, now, prompt, vapidKey } = subscription;
     // The key the subscription was made with: a new row and a moved one take
     // it; a known endpoint changes key only when the browser named it (an
     // endpoint is bound to the key it was made with).
     const keyed = { ...refresh, vapid_key_id: vapidKey.id };
     const known = vapidKey.named ? keyed : refresh;
     // A prompt converts when it brings a subscriber in (new, or back after unsubscribing); a refresh is not one.
-    const countConversion = async () => {
-      if (prompt) await addToPromptStats(trx, siteId, now, prompt, { subscribed: 1 });
+    const countConversion = () => {
+      if (prompt) tally.conversion(siteId, now, prompt);
     };
     if (previousHash && previousHash !== hash) {
       const previous = await repo.findSubscriberByEndpointHash(trx, siteId, previousHash);
@@ -172,7 +173,7 @@ export function createSubscribersService(ctx: AppContext) {
         if (!current) {
           // pushsubscriptionchange: the same subscriber, a new endpoint.
           await repo.moveSubscriberEndpoint(trx, previous.id, endpoint, hash, keyed);
-          if (await repo.activateSubscriber(trx, previous.id)) await countActivation(trx, siteId, now);
+          if (await repo.activateSubscriber(trx, previous.id)) tally.activation(siteId, now);
           return { subscriber: { id: previous.id }, created: false };
         }
         // The new endpoint was stored already (the page re-subscribed before
@@ -196,14 +197,14 @@ export function createSubscribersService(ctx: AppContext) {
       unsubscribed_at: null,
     });
     if (created) {
-      await countActivation(trx, siteId, now);
-      await countConversion();
+      tally.activation(siteId, now);
+      countConversion();
       return { subscriber: { id }, created: true };
     }
     const reactivatedId = await repo.reactivateSubscriber(trx, siteId, hash, known);
     if (reactivatedId) {
-      await countActivation(trx, siteId, now);
-      await countConversion();
+      tally.activation(siteId, now);
+      countConversion();
       return { subscriber: { id: reactivatedId }, created: false };
     }
     const refreshedId = await repo.refreshSubscriber(trx, siteId, hash, known);
@@ -211,6 +212,40 @@ export function createSubscribersService(ctx: AppContext) {
     if (!refreshedId) throw notFound('Site');
     return { subscriber: { id: refreshedId }, created: false };
   }
+
+  /** One subscription in its own transaction, with its counters. */
+  async function writeSubscription(subscription: SubscriptionWrite): Promise<SubscribeResult> {
+    const attempt = () =>
+      db.transaction().execute(async (trx) => {
+        const tally = new SubscribeTally();
+        const result = await upsertSubscription(trx, subscription, tally);
+        await tally.write(trx);
+        return result;
+      });
+    try {
+      return await attempt();
+    } catch (error) {
+      // PostgreSQL only: a concurrent call stored the new endpoint between
+      // our read and our move, or two calls for the same browser's old and
+      // new endpoints locked rows in opposite order. The retry sees the
+      // committed state and takes the other branch.
+      if (!isUniqueViolation(error) && !isDeadlock(error)) throw error;
+      return attempt();
+    }
+  }
+
+  /** Subscriptions arriving together, in one transaction with their counters added up (subscribe-batches.ts). */
+  const writeInBatch = groupCommit<SubscriptionWrite, SubscribeResult>(
+    (subscriptions) =>
+      db.transaction().execute(async (trx) => {
+        const tally = new SubscribeTally();
+        const results: SubscribeResult[] = [];
+        for (const subscription of subscriptions) results.push(await upsertSubscription(trx, subscription, tally));
+        await tally.write(trx);
+        return results;
+      }),
+    writeSubscription,
+  );
 
   return {
     /**
@@ -221,14 +256,14 @@ export function createSubscribersService(ctx: AppContext) {
      */
     async subscribe(siteId: string, input: SubscribeBody, client: SubscribeClient): Promise<SubscribeResult> {
       const checked = checkPushSubscription(input.subscription, config.extraPushOrigins);
-      if (!(await repo.siteExists(db, siteId))) throw notFound('Site');
       const namedKey = input.vapid_public_key?.trim() ? base64url(input.vapid_public_key.trim()) : undefined;
-      const key = await repo.findSubscribeKey(db, siteId, namedKey);
-      if (!key) {
+      const site = await repo.findSubscribeKey(db, siteId, namedKey);
+      if (!site) throw notFound('Site');
+      if (!site.keyId) {
         if (namedKey !== undefined) throw badRequest('vapid_public_key is not one of this site’s VAPID keys: subscribe with the key in the snippet (data-vapid-key)', 'unknown_vapid_key');
         throw notFound('Site');
       }
-      const vapidKey = { id: key.id, named: namedKey !== undefined };
+      const vapidKey = { id: site.keyId, named: namedKey !== undefined };
 
       const now = clock.now();
       const userAgent = client.userAgent?.slice(0, USER_AGENT_MAX_LENGTH) || null;
@@ -249,18 +284,9 @@ export function createSubscribersService(ctx: AppContext) {
       const previousEndpoint = input.previous_endpoint?.trim();
       const previousHash = previousEndpoint ? endpointHash(previousEndpoint) : undefined;
 
-      const attempt = () => db.transaction().execute((trx) => upsertSubscription(trx, siteId, checked.endpoint, hash, previousHash, refresh, now, input.prompt ?? undefined, vapidKey));
-      let result: SubscribeResult;
-      try {
-        result = await attempt();
-      } catch (error) {
-        // PostgreSQL only: a concurrent call stored the new endpoint between
-        // our read and our move, or two calls for the same browser's old and
-        // new endpoints locked rows in opposite order. The retry sees the
-        // committed state and takes the other branch.
-        if (!isUniqueViolation(error) && !isDeadlock(error)) throw error;
-        result = await attempt();
-      }
+      const subscription: SubscriptionWrite = { siteId, endpoint: checked.endpoint, hash, previousHash, refresh, now, prompt: input.prompt ?? undefined, vapidKey };
+      // A moved endpoint (rare) may deactivate another subscriber, changing counters mid-transaction: it goes alone.
+      const result = previousHash ? await writeSubscription(subscription) : await writeInBatch(subscription);
 
       if (result.created) {
         await runSubscriberCreatedHooks(ctx.subscriberCreatedHooks, { subscriberId: result.subscriber.id, siteId, subscribedAt: now }, ctx.log);

@@ -67,10 +67,25 @@ function browserName(parsed: string | undefined, os: string): string {
   return parsed;
 }
 
+/**
+ * User-Agent headers repeat (one per browser version and platform), and
+ * parsing one was an eighth of a subscribe's time in a profile of the
+ * public API: the names of the most recently seen ones are kept.
+ */
+const DESCRIBED_CACHE_SIZE = 2000;
+const described = new Map<string, { browser: string; os: string }>();
+
 /** Browser and OS names of a User-Agent header, "Unknown" for what cannot be identified. */
 export function describeUserAgent(userAgent: string | undefined): { browser: string; os: string } {
   if (!userAgent) return { browser: UNKNOWN, os: UNKNOWN };
-  const parsed = UAParser(userAgent.slice(0, USER_AGENT_MAX_LENGTH));
+  const header = userAgent.slice(0, USER_AGENT_MAX_LENGTH);
+  const known = described.get(header);
+  if (known) return known;
+  const parsed = UAParser(header);
   const os = operatingSystemName(parsed.os.name);
-  return { browser: browserName(parsed.browser.name, os), os };
+  const names = Object.freeze({ browser: browserName(parsed.browser.name, os), os });
+  // Oldest first out: a Map keeps insertion order.
+  if (described.size >= DESCRIBED_CACHE_SIZE) described.delete(described.keys().next().value!);
+  described.set(header, names);
+  return names;
 }

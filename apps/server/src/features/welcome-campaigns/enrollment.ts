@@ -26,6 +26,9 @@ const MINUTE_MS = 60_000;
  */
 export function enrolInWelcomeCampaign(ctx: AppContext): SubscriberCreatedHook {
   return async (event: SubscriberCreatedEvent) => {
+    // Most sites have no active campaign: one read, no transaction, on every
+    // subscribe. A campaign started meanwhile is seen by the locked read inside.
+    if (!(await repo.findActiveCampaignOfSite(ctx.db, event.siteId))) return;
     const enrolled = await ctx.db.transaction().execute((trx) => enrolNewSubscribers(ctx, trx, event.siteId, [event]));
     // Step 1 is due now: let this process's scheduler pick it up without waiting for its next tick.
     if (enrolled) ctx.wakeScheduler();

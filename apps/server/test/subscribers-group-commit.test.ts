@@ -1,0 +1,129 @@
+import crypto from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { groupCommit } from '../src/features/subscribers/subscribe-batches';
+import { ManualClock } from '../src/platform/clock';
+import { createTestApp, type TestApp } from './support/test-app';
+
+// Subscribes arriving together are written in one transaction with their
+// counters added up (features/subscribers/subscribe-batches.ts,
+// docs/storage.md "Subscribes are group-committed"). Every accepted
+// subscription must be stored and counted exactly once, whatever batch it
+// went in, and one bad subscription must not take the others down.
+
+const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+
+function subscriptionBody(endpoint: string, prompt?: string) {
+  const ecdh = crypto.createECDH('prime256v1');
+  return { subscription: { endpoint, keys: { p256dh: ecdh.generateKeys().toString('base64url'), auth: crypto.randomBytes(16).toString('base64url') } }, ...(prompt ? { prompt } : {}) };
+}
+const endpoint = () => `https://fcm.googleapis.com/fcm/send/${crypto.randomBytes(30).toString('base64url')}`;
+
+describe('group commit of public subscribes', () => {
+  let t: TestApp;
+  const clock = new ManualClock(Date.UTC(2026, 2, 10, 9, 15));
+  let sites: Array<{ id: string }>;
+  let address = 0;
+
+  const subscribe = (siteId: string, body: unknown) =>
+    t.app.inject({
+      method: 'POST',
+      url: `/api/public/sites/${siteId}/subscribers`,
+      remoteAddress: `127.1.${Math.floor(++address / 250)}.${(address % 250) + 1}`,
+      headers: { 'content-type': 'application/json', 'user-agent': CHROME },
+      payload: JSON.stringify(body),
+    });
+
+  beforeAll(async () => {
+    t = await createTestApp({ clock });
+    const owner = await t.createUser();
+    sites = [await t.createSite(owner.token), await t.createSite(owner.token, { name: 'Second', url: 'https://second.example' })];
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('stores and counts every one of many concurrent subscribes to two sites once, a repeated endpoint included', async () => {
+    const repeated = endpoint();
+    const calls = Array.from({ length: 60 }, (_, i) => {
+      const site = sites[i % 2]!;
+      // The same browser subscribing three times at once to the first site: one subscriber.
+      const body = i === 10 || i === 20 || i === 30 ? subscriptionBody(repeated, 'slide') : subscriptionBody(endpoint(), i % 3 === 0 ? 'bell' : undefined);
+      return subscribe(site.id, body);
+    });
+    const answers = await Promise.all(calls);
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual([...Array(2).fill(200), ...Array(58).fill(201)]);
+    const ids = new Set(answers.map((answer) => answer.json().data.subscriber.id));
+    expect(ids.size).toBe(58);
+
+    for (const [index, site] of sites.entries()) {
+      const stored = await t.ctx.db.selectFrom('subscribers').select((eb) => eb.fn.countAll<number>().as('n')).where('site_id', '=', site.id).where('is_active', '=', 1).executeTakeFirstOrThrow();
+      const counted = await t.ctx.db.selectFrom('sites').select('active_subscriber_count').where('id', '=', site.id).executeTakeFirstOrThrow();
+      const hourly = await t.ctx.db.selectFrom('stats_hourly').select('subscribed').where('site_id', '=', site.id).execute();
+      const expected = index === 0 ? 28 : 30;
+      expect(Number(stored.n)).toBe(expected);
+      expect(Number(counted.active_subscriber_count)).toBe(expected);
+      expect(hourly.reduce((sum, row) => sum + Number(row.subscribed), 0)).toBe(expected);
+    }
+    // Conversions: "bell" on every third call that was not the repeated one, "slide" once (the repeated browser came in once).
+    const prompts = await t.ctx.db.selectFrom('prompt_stats').select(['site_id', 'prompt', 'subscribed']).execute();
+    const bellCalls = Array.from({ length: 60 }, (_, i) => i).filter((i) => i % 3 === 0 && ![10, 20, 30].includes(i));
+    const byKey = new Map(prompts.map((row) => [`${row.site_id}:${row.prompt}`, Number(row.subscribed)]));
+    expect(byKey.get(`${sites[0]!.id}:slide`)).toBe(1);
+    expect(byKey.get(`${sites[0]!.id}:bell`)).toBe(bellCalls.filter((i) => i % 2 === 0).length);
+    expect(byKey.get(`${sites[1]!.id}:bell`)).toBe(bellCalls.filter((i) => i % 2 === 1).length);
+  });
+
+  it('a subscribe for a site that is gone is answered 404 while the others in flight are stored', async () => {
+    const before = await t.ctx.db.selectFrom('subscribers').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const answers = await Promise.all([
+      ...Array.from({ length: 10 }, () => subscribe(sites[0]!.id, subscriptionBody(endpoint()))),
+      subscribe(crypto.randomUUID(), subscriptionBody(endpoint())),
+      ...Array.from({ length: 10 }, () => subscribe(sites[1]!.id, subscriptionBody(endpoint()))),
+    ]);
+    expect(answers.map((answer) => answer.statusCode)).toEqual([...Array(10).fill(201), 404, ...Array(10).fill(201)]);
+    const after = await t.ctx.db.selectFrom('subscribers').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    expect(Number(after.n) - Number(before.n)).toBe(20);
+  });
+});
+
+describe('groupCommit', () => {
+  it('writes the calls that arrive while a batch is written together, in order, and the first one at once', async () => {
+    const batches: number[][] = [];
+    const write = groupCommit<number, string>(
+      async (items) => {
+        batches.push(items);
+        return items.map((item) => `stored ${item}`);
+      },
+      async (item) => {
+        batches.push([item]);
+        return `stored ${item}`;
+      },
+    );
+    const results = await Promise.all(Array.from({ length: 5 }, (_, i) => write(i)));
+    expect(results).toEqual(['stored 0', 'stored 1', 'stored 2', 'stored 3', 'stored 4']);
+    expect(batches).toEqual([[0, 1, 2, 3, 4]]);
+    // Alone: written as one.
+    expect(await write(9)).toBe('stored 9');
+    expect(batches.at(-1)).toEqual([9]);
+  });
+
+  it('a batch that fails is rolled back as a whole and each of its calls is written alone: only the bad one fails', async () => {
+    const stored: number[] = [];
+    const write = groupCommit<number, number>(
+      async (items) => {
+        if (items.includes(3)) throw new Error('a bad one in the batch');
+        stored.push(...items);
+        return items;
+      },
+      async (item) => {
+        if (item === 3) throw new Error('three is bad');
+        stored.push(item);
+        return item;
+      },
+    );
+    const settled = await Promise.allSettled([1, 2, 3, 4].map((item) => write(item)));
+    expect(settled.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect((settled[2] as PromiseRejectedResult).reason).toEqual(new Error('three is bad'));
+    expect(stored).toEqual([1, 2, 4]);
+  });
+});

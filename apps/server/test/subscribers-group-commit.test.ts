@@ -126,4 +126,44 @@ describe('groupCommit', () => {
     expect((settled[2] as PromiseRejectedResult).reason).toEqual(new Error('three is bad'));
     expect(stored).toEqual([1, 2, 4]);
   });
+
+  it('writes up to `concurrency` batches at once, and never more', async () => {
+    let running = 0;
+    let most = 0;
+    const gates: Array<() => void> = [];
+    const write = groupCommit<number, number>(
+      async (items) => {
+        running += 1;
+        most = Math.max(most, running);
+        await new Promise<void>((resolve) => gates.push(resolve));
+        running -= 1;
+        return items;
+      },
+      async (item) => {
+        running += 1;
+        most = Math.max(most, running);
+        await new Promise<void>((resolve) => gates.push(resolve));
+        running -= 1;
+        return item;
+      },
+      { concurrency: 2 },
+    );
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    // Three waves, each arriving while the batches before it are still being written.
+    const calls = [write(0)];
+    await turn();
+    for (let i = 1; i < 6; i++) calls.push(write(i));
+    await turn();
+    await turn();
+    for (let i = 6; i < 12; i++) calls.push(write(i));
+    let answered = false;
+    const all = Promise.all(calls).finally(() => (answered = true));
+    // Open the gates as writes arrive, until every call is answered.
+    for (let turns = 0; turns < 200 && !answered; turns++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      gates.splice(0).forEach((open) => open());
+    }
+    expect(await all).toEqual(Array.from({ length: 12 }, (_, i) => i));
+    expect(most).toBe(2);
+  });
 });

@@ -245,6 +245,10 @@ export function createSubscribersService(ctx: AppContext) {
         return results;
       }),
     writeSubscription,
+    // PostgreSQL: a few batches at once on the pool's connections; a batch
+    // locks the shared counter rows only at its end, until its commit.
+    // SQLite has one connection: one batch at a time.
+    { concurrency: ctx.dbKind === 'postgres' ? 4 : 1 },
   );
 
   return {

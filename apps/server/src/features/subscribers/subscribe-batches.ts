@@ -60,13 +60,20 @@ interface Waiting<Item, Result> {
 
 /**
  * Group commit. `writeBatch` writes several items in one transaction;
- * `writeOne` writes one alone (with its own retries). A batch that fails is
+ * `writeOne` writes one alone (with its own retries); up to `concurrency`
+ * batches are written at once (a database with several connections). A batch that fails is
  * rolled back as a whole, so each of its items is then written alone, one
  * after another, and fails or succeeds on its own.
  */
-export function groupCommit<Item, Result>(writeBatch: (items: Item[]) => Promise<Result[]>, writeOne: (item: Item) => Promise<Result>): (item: Item) => Promise<Result> {
+export function groupCommit<Item, Result>(
+  writeBatch: (items: Item[]) => Promise<Result[]>,
+  writeOne: (item: Item) => Promise<Result>,
+  options: { concurrency?: number } = {},
+): (item: Item) => Promise<Result> {
   const queue: Array<Waiting<Item, Result>> = [];
-  let writing = false;
+  /** Batches written at once, each taking what is queued when it starts. */
+  const concurrency = Math.max(1, options.concurrency ?? 1);
+  let writing = 0;
 
   const settle = async (waiting: Waiting<Item, Result>) => {
     try {
@@ -96,15 +103,15 @@ export function groupCommit<Item, Result>(writeBatch: (items: Item[]) => Promise
         await nextTurn();
       }
     } finally {
-      writing = false;
+      writing -= 1;
     }
   };
 
   return (item) =>
     new Promise<Result>((resolve, reject) => {
       queue.push({ item, resolve, reject });
-      if (writing) return;
-      writing = true;
+      if (writing >= concurrency) return;
+      writing += 1;
       // Started on the event loop's next turn, not now: on SQLite a batch runs
       // to its end without giving the loop a turn (the driver is synchronous), so
       // requests already read from sockets could otherwise never join it.

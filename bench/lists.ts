@@ -11,7 +11,9 @@
 // sends (apps/web: subscribers/api.ts, notifications/api.ts, segments/api.ts,
 // lib/audience.ts): --requests sequential calls after a warm-up, p50/p95
 // printed next to the target (p95 < 50 ms; the CSV export's first byte < 1 s,
-// and the server's memory while it streams the whole file).
+// and the server's memory while a client in another process reads the whole
+// file).
+import { spawn } from 'node:child_process';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
@@ -148,27 +150,39 @@ async function runOn(kind: DatabaseKind, cluster: PgCluster | undefined): Promis
   }
 }
 
-/** The CSV export read to its end: time to first byte and to the end, and how far the server's memory rose meanwhile (same process). */
+/**
+ * The CSV export read to its end by a client in another process (in this one,
+ * the server's synchronous SQLite reads would hold the client's event loop and
+ * delay its first byte): time to first byte and to the end, and how far this
+ * process's memory (the server's) rose meanwhile.
+ */
 async function exportRun(server: BenchServer): Promise<Row> {
-  globalThis.gc?.();
+  const client = `
+    const started = performance.now();
+    const response = await fetch(process.argv[1], { headers: { authorization: process.argv[2] } });
+    if (response.status !== 200) throw new Error('export answered ' + response.status);
+    let firstByte = 0, bytes = 0, lines = 0;
+    for await (const chunk of response.body) {
+      if (!firstByte) firstByte = performance.now() - started;
+      bytes += chunk.byteLength;
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+    }
+    console.log(JSON.stringify({ firstByte, total: performance.now() - started, bytes, lines }));`;
   const rssBefore = process.memoryUsage().rss;
   let rssPeak = rssBefore;
-  const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 20);
-  const started = performance.now();
-  const response = await fetch(`${server.address}/api/sites/${server.siteId}/subscribers/export`, { headers: server.headers });
-  if (response.status !== 200 || !response.body) throw new Error(`export answered ${response.status}`);
-  let firstByte = 0;
-  let bytes = 0;
-  let lines = 0;
-  for await (const chunk of response.body) {
-    const part = chunk as Uint8Array;
-    if (!firstByte) firstByte = performance.now() - started;
-    bytes += part.byteLength;
-    for (const byte of part) if (byte === 10) lines++;
-  }
-  const total = performance.now() - started;
+  const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 50);
+  const output = await new Promise<string>((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', client, `${server.address}/api/sites/${server.siteId}/subscribers/export`, server.headers.authorization], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let text = '';
+    child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`the export client exited with ${code}`))));
+  });
   clearInterval(sampler);
-  const note = `${fmt(lines - 1)} rows, ${(bytes / 1e6).toFixed(0)} MB in ${(total / 1000).toFixed(1)} s; memory +${((rssPeak - rssBefore) / 1e6).toFixed(0)} MB`;
+  const { firstByte, total, bytes, lines } = JSON.parse(output) as { firstByte: number; total: number; bytes: number; lines: number };
+  const note = `${fmt(lines - 1)} rows, ${(bytes / 1e6).toFixed(0)} MB in ${(total / 1000).toFixed(1)} s; server memory +${((rssPeak - rssBefore) / 1e6).toFixed(0)} MB`;
   console.log(
     `    ${'subscribers CSV export: first byte'.padEnd(44)} ${ms(firstByte).padEnd(25)} ${firstByte < EXPORT_FIRST_BYTE_TARGET_MS ? 'met' : 'NOT met'} (${note})`,
   );
@@ -191,7 +205,7 @@ async function main(): Promise<void> {
     console.log(`\n${kind}: page`.padEnd(48) + 'p50        p95        target      met');
     for (const row of rows) {
       console.log(
-        [`  ${row.page}`.padEnd(46), ms(row.p50).padEnd(10), ms(row.p95).padEnd(10), `< ${fmt(row.target)} ms`.padEnd(11), row.p95 < row.target ? 'yes' : 'NO'].join(' '),
+        [`  ${row.page}`.padEnd(46), ms(row.p50).padEnd(10), ms(row.p95).padEnd(10), `< ${fmt(row.target)} ms`.padEnd(11), row.p95 < row.target ? 'yes' : 'NO', row.note ?? ''].join(' '),
       );
     }
     const met = rows.filter((row) => row.p95 < row.target).length;

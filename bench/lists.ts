@@ -84,11 +84,18 @@ async function runOn(kind: DatabaseKind, cluster: PgCluster | undefined): Promis
     await analyze(server.runtime.ctx.db, kind);
 
     const api = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> => {
-      const response = await fetch(`${address}/api${path}`, {
+      const init = {
         method,
         headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
+      };
+      let response: Response;
+      try {
+        response = await fetch(`${address}/api${path}`, init);
+      } catch {
+        // A kept-alive connection the server closed while seeding held its event loop: one new attempt (nothing was answered).
+        response = await fetch(`${address}/api${path}`, init);
+      }
       const text = await response.text();
       if (response.status !== 200 && response.status !== 201) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
       return (JSON.parse(text) as { data: unknown }).data;

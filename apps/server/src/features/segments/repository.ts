@@ -5,7 +5,7 @@ import { membershipsOf } from '../../db/membership';
 import type { Database, SegmentRow, SegmentsTable } from '../../db/schema';
 import type { WithMemberRole } from '../../platform/site-roles';
 import type { SegmentUse } from './segment-uses';
-import { applySegmentRules } from './segment-rules';
+import { applySegmentRules, hasRules } from './segment-rules';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -92,6 +92,11 @@ export async function countActiveSubscribersByZone(
 
 /** Active subscribers of the site matching the rules at `now` (spec §3 estimated_count). */
 export async function countMatchingSubscribers(db: Db, siteId: string, rules: SegmentRules, now: number): Promise<number> {
+  if (!hasRules(rules)) {
+    // Everyone active: sites.active_subscriber_count, kept exact with every change of active state, rather than counting a million rows.
+    const site = await db.selectFrom('sites').select('active_subscriber_count').where('id', '=', siteId).executeTakeFirst();
+    return Number(site?.active_subscriber_count ?? 0);
+  }
   const query = db
     .selectFrom('subscribers')
     .select((eb) => eb.fn.countAll<number>().as('n'))

@@ -40,6 +40,12 @@ export function segmentRuleConditions(eb: ExpressionBuilder<Database, 'subscribe
   return conditions;
 }
 
+/** True when segmentRuleConditions adds any condition: rules that add none match every active subscriber. */
+export function hasRules(rules: SegmentRules): boolean {
+  const countries = rules.country ? countryCodesOf(rules.country) : [];
+  return Boolean(rules.browser || rules.os || countries.length || rules.subscribed_days_ago !== undefined || rules.tags?.length);
+}
+
 /**
  * Narrows a query over `subscribers` to those matching the segment's rules
  * at `now` (epoch ms, from the clock — or the run's start when sending).

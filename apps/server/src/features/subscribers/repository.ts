@@ -238,14 +238,54 @@ function applyFilters<O>(query: SelectQueryBuilder<Database, 'subscribers', O>, 
   return filtered;
 }
 
-/** One page of a site's subscribers, newest first. */
-export function listSubscribers(db: Db, siteId: string, filters: SubscriberFilters, offset: number, limit: number): Promise<SubscriberRow[]> {
-  return applyFilters(db.selectFrom('subscribers').selectAll('subscribers'), siteId, filters)
-    .orderBy('subscribers.subscribed_at', 'desc')
-    .orderBy('subscribers.id', 'desc')
-    .offset(offset)
-    .limit(limit)
+/**
+ * A page of a site's subscribers in list order (newest first: subscribed_at,
+ * then id) or, for a page near the end, the reverse (list-page.ts). The page's
+ * ids are found first on index subscribers_site_subscribed_id, so a deep offset
+ * steps over index entries rather than rows; then the rows are read by id.
+ */
+export async function listSubscribers(
+  db: Db,
+  siteId: string,
+  filters: SubscriberFilters,
+  page: { offset: number; limit: number; order: 'newest' | 'oldest' },
+): Promise<SubscriberRow[]> {
+  const direction = page.order === 'newest' ? 'desc' : 'asc';
+  const ids = await applyFilters(db.selectFrom('subscribers').select('subscribers.id'), siteId, filters)
+    .orderBy('subscribers.subscribed_at', direction)
+    .orderBy('subscribers.id', direction)
+    .offset(page.offset)
+    .limit(page.limit)
     .execute();
+  if (!ids.length) return [];
+  return db
+    .selectFrom('subscribers')
+    .selectAll()
+    .where(
+      'id',
+      'in',
+      ids.map((row) => row.id),
+    )
+    .orderBy('subscribed_at', direction)
+    .orderBy('id', direction)
+    .execute();
+}
+
+/** The site's inactive subscribers (a range of index subscribers_site_active_id). */
+export async function countInactiveSubscribers(db: Db, siteId: string): Promise<number> {
+  const row = await db
+    .selectFrom('subscribers')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('site_id', '=', siteId)
+    .where('is_active', '=', 0)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** sites.active_subscriber_count: kept exact with every change of active state (service.ts, "Active-state changes"). */
+export async function activeSubscriberCounter(db: Db, siteId: string): Promise<number> {
+  const row = await db.selectFrom('sites').select('active_subscriber_count').where('id', '=', siteId).executeTakeFirst();
+  return Number(row?.active_subscriber_count ?? 0);
 }
 
 /** Where the CSV export stopped: the last subscriber written (oldest first: subscribed_at, then id). */
@@ -256,7 +296,7 @@ export interface ExportCursor {
 
 /**
  * One keyset page of the CSV export, oldest first, with the list's filters
- * (index subscribers_site_subscribed): each page starts after the last row of
+ * (index subscribers_site_subscribed_id): each page starts after the last row of
  * the one before, so the export never holds the table and never skips or
  * repeats a row when subscribers arrive meanwhile.
  */

@@ -12,6 +12,7 @@ import { checkSiteRole } from '../../platform/site-roles';
 import { recordAudit } from '../audit-log/record';
 import { requireSiteRole } from '../sites/service';
 import { countryCodesNamed } from './country-names';
+import { subscriberListPage, subscriberListTotal } from './list-page';
 import { runSubscriberCreatedHooks, runSubscriberRemovedHooks, type SubscriberRemovedHook } from './hooks';
 import { endpointHash } from '../../delivery/push-endpoints';
 import { checkPushSubscription, knownTimezone, languageTag } from './push-subscription';
@@ -314,10 +315,8 @@ export function createSubscribersService(ctx: AppContext) {
     ): Promise<SubscribersList> {
       await requireSiteRole(ctx, userId, siteId, 'viewer');
       const filters = subscriberFilters(query);
-      const [rows, total] = await Promise.all([
-        repo.listSubscribers(db, siteId, filters, (query.page - 1) * query.limit, query.limit),
-        repo.countSubscribers(db, siteId, filters),
-      ]);
+      const total = await subscriberListTotal(db, siteId, filters);
+      const rows = await subscriberListPage(db, siteId, filters, (query.page - 1) * query.limit, query.limit, total);
       const tags = await repo.tagsOfSubscribers(
         db,
         rows.map((row) => row.id),

@@ -132,6 +132,10 @@ const envSchema = z.object({
   UPLOAD_QUOTA_MB: positiveInt('megabytes').max(1_048_576, 'must be at most 1048576 (1 TiB)').default(200),
   // docs/security.md, "Audit log": how long entries are kept.
   AUDIT_LOG_RETENTION_DAYS: positiveInt('days').max(36_500, 'must be at most 36500').default(365),
+  // docs/storage.md, "Retention". At least 7: the frequency cap counts the pushes of up to a week back from the rows.
+  DELIVERY_RETENTION_DAYS: positiveInt('days').min(7, 'must be at least 7 (the frequency cap looks a week back)').max(36_500, 'must be at most 36500').default(30),
+  SITE_EVENT_RETENTION_DAYS: positiveInt('days').max(36_500, 'must be at most 36500').default(30),
+  FEED_ITEM_RETENTION_DAYS: positiveInt('days').max(36_500, 'must be at most 36500').default(180),
 });
 
 export interface Config {
@@ -186,6 +190,11 @@ export interface Config {
   /** Hosts `herald doctor` connects to instead of the four push services (a proxy's view, or tests). */
   doctorPushHosts: Array<{ host: string; port: number }>;
   auditLogRetentionDays: number;
+  /** Delivery rows of runs finished longer ago are compacted (docs/storage.md, "Retention"). */
+  deliveryRetentionDays: number;
+  siteEventRetentionDays: number;
+  /** Feed items seen longer ago that the feed no longer lists are forgotten. */
+  feedItemRetentionDays: number;
 }
 
 export class ConfigError extends Error {
@@ -265,5 +274,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
     doctorPushHosts: e.DOCTOR_PUSH_HOSTS,
     auditLogRetentionDays: e.AUDIT_LOG_RETENTION_DAYS,
+    deliveryRetentionDays: e.DELIVERY_RETENTION_DAYS,
+    siteEventRetentionDays: e.SITE_EVENT_RETENTION_DAYS,
+    feedItemRetentionDays: e.FEED_ITEM_RETENTION_DAYS,
   };
 }

@@ -3,11 +3,16 @@
 // failed, expired, skipped, pending) and the failure reason codes, so the
 // lines of each outcome add up to the counts the dashboard shows. Streamed a
 // page at a time: a send to a million subscribers never sits in memory.
+// Deliveries retention compacted (docs/storage.md, "Retention") are one line
+// per group instead, with no subscriber: `deliveries` says how many it
+// stands for (1 on every other line), `delivered` and `clicked` how many of
+// them had those beacons, so the columns still add up to the counts.
 import type { Kysely } from 'kysely';
 import type { Database, DeliveryStatus } from '../../db/schema';
 import { pushServiceOf } from '../../delivery/push-services';
 import { csvLine } from '../../platform/csv';
 import { isoOrNull } from '../../platform/responses';
+import { compactedGroupsOfRun } from '../retention/compacted';
 import * as repo from './report-repository';
 
 const PAGE = 1000;
@@ -27,6 +32,9 @@ export const REPORT_COLUMNS = [
   'sent_at',
   'delivered_at',
   'clicked_at',
+  'deliveries',
+  'delivered',
+  'clicked',
 ] as const;
 
 /** The API's outcome word for a delivery state: a 404/410 ("gone") is "expired". */
@@ -59,12 +67,21 @@ export async function* notificationReportCsv(db: Kysely<Database>, notificationI
             isoOrNull(row.sent_at),
             isoOrNull(row.delivered_at),
             isoOrNull(row.clicked_at),
+            1,
+            row.delivered_at === null ? 0 : 1,
+            row.clicked_at === null ? 0 : 1,
           ]);
         }
         if (chunk) yield chunk;
         if (rows.length < PAGE) break;
         afterSubscriber = rows[rows.length - 1]!.subscriber_id;
       }
+      let compacted = '';
+      for (const group of await compactedGroupsOfRun(db, run.id)) {
+        const empty = [null, null, null, null];
+        compacted += csvLine([isoOrNull(run.due_at), null, null, null, null, group.push_service || null, OUTCOME[group.status], group.reason || null, ...empty, null, null, group.count, group.delivered, group.clicked]);
+      }
+      if (compacted) yield compacted;
     }
     if (runs.length < PAGE) return;
     afterRun = runs[runs.length - 1]!.id;

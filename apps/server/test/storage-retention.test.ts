@@ -72,7 +72,7 @@ describe('delivery retention', () => {
     const beacon = (type: string, token: string) => h.t.request('POST', '/api/public/events', { body: { type, token }, headers: { origin: 'https://push-shop.example' } });
     const db = h.t.ctx.db;
 
-    const subscribers = [];
+    const subscribers: Array<Awaited<ReturnType<DeliveryHarness['subscribe']>>> = [];
     for (let i = 0; i < 8; i++) subscribers.push(await h.subscribe());
     // One expires (410), one is refused (403: failed, rejected); the rest accept.
     h.push.setAnswer({ status: 410 }, subscribers[0]!.subscription.id);
@@ -111,8 +111,9 @@ describe('delivery retention', () => {
       return rows.length === 8 && rows.filter((row) => row.status === 'pending').length === 1 && rows.some((row) => row.reason === 'server_error') ? true : undefined;
     }, { timeoutMs: 15_000 });
     await h.engine.scheduler!.stop();
-    // No job left running or waiting: nothing but the test touches the database from here.
-    const idle = async () => Object.values(await h.engine.queue.jobCounts()).every((lane) => !lane.active && !lane.waiting);
+    // No job left running, waiting or delayed (the retry's job claims nothing while the clock stands still; only the
+    // scheduler's recovery sweep would queue it again): nothing but the test touches the database from here.
+    const idle = async () => Object.values(await h.engine.queue.jobCounts()).every((lane) => !lane.active && !lane.waiting && !lane.delayed);
     await waitFor(async () => ((await idle()) ? true : undefined), { timeoutMs: 10_000 });
     expect((await db.selectFrom('notification_runs').select('status').where('notification_id', '=', liveId).executeTakeFirstOrThrow()).status).toBe('sending');
 
@@ -157,6 +158,13 @@ describe('delivery retention', () => {
         dashboard: await read(`/api/sites/${h.site.id}/analytics/dashboard?days=90`),
         delivery: await read(`/api/sites/${h.site.id}/analytics/delivery?days=90`),
         list: await read(`/api/sites/${h.site.id}/notifications`),
+        // The subscriber-level view: each one's data export (last sent, delivered, clicked).
+        last: await Promise.all(
+          subscribers.map(async ({ subscriberId }) => {
+            const { subscriber } = await read(`/api/subscribers/${subscriberId}/export`);
+            return [subscriber.last_sent_at, subscriber.last_delivered_at, subscriber.last_clicked_at];
+          }),
+        ),
       };
     }
 
@@ -171,6 +179,14 @@ describe('delivery retention', () => {
     expect(atStart.plain.counts).toMatchObject({ targeted: 7, sent: 6, failed: 1, expired: 0, skipped: 0, delivered: 3, clicked: 1 });
     const rowsOf = (ids: string[]) => db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('notification_id', 'in', ids).executeTakeFirstOrThrow();
     expect(Number((await rowsOf([abId, plainId])).n)).toBe(15);
+    // The export names the latest accepted push and click of each subscriber (the refused and the expired have none).
+    const allRows = await db.selectFrom('deliveries').select(['subscriber_id', 'sent_at', 'clicked_at']).execute();
+    const latest = (id: string, key: 'sent_at' | 'clicked_at') => {
+      const times = allRows.filter((row) => row.subscriber_id === id && row[key] !== null).map((row) => row[key]!);
+      return times.length ? new Date(Math.max(...times)).toISOString() : null;
+    };
+    expect(atStart.last.map(([sent, , clicked]: Array<string | null>) => [sent, clicked])).toEqual(subscribers.map(({ subscriberId }) => [latest(subscriberId, 'sent_at'), latest(subscriberId, 'clicked_at')]));
+    expect(atStart.last.filter(([sent]: Array<string | null>) => sent !== null)).toHaveLength(6);
 
     // 20 days on: within the retention, nothing is removed.
     await advance(20 * DAY);
@@ -184,6 +200,7 @@ describe('delivery retention', () => {
     expect(removed).toBe(15);
     expect(Number((await rowsOf([abId, plainId])).n)).toBe(0);
     expect(await liveRows()).toHaveLength(8);
+    expect((await db.selectFrom('notification_runs').select('status').where('notification_id', '=', liveId).executeTakeFirstOrThrow()).status).toBe('sending');
     expect(await compactOldDeliveries(h.t.ctx, clock.now())).toBe(0);
     const after = await figures();
     expect(after).toEqual(before);

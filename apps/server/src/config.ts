@@ -1,6 +1,7 @@
 // Every environment variable Herald reads, parsed and validated once at start.
 // A bad value stops the process with one line per problem, naming the variable.
 import path from 'node:path';
+import { DELIVERY_RETENTION_DEFAULT_DAYS, DELIVERY_RETENTION_MIN_DAYS } from '@herald/contracts';
 import { z } from 'zod';
 import { checkVapidSubject } from './delivery/vapid';
 
@@ -132,8 +133,11 @@ const envSchema = z.object({
   UPLOAD_QUOTA_MB: positiveInt('megabytes').max(1_048_576, 'must be at most 1048576 (1 TiB)').default(200),
   // docs/security.md, "Audit log": how long entries are kept.
   AUDIT_LOG_RETENTION_DAYS: positiveInt('days').max(36_500, 'must be at most 36500').default(365),
-  // docs/storage.md, "Retention". At least 7: the frequency cap counts the pushes of up to a week back from the rows.
-  DELIVERY_RETENTION_DAYS: positiveInt('days').min(7, 'must be at least 7 (the frequency cap looks a week back)').max(36_500, 'must be at most 36500').default(30),
+  // docs/storage.md, "Retention".
+  DELIVERY_RETENTION_DAYS: positiveInt('days')
+    .min(DELIVERY_RETENTION_MIN_DAYS, `must be at least ${DELIVERY_RETENTION_MIN_DAYS} (the frequency cap looks a week back)`)
+    .max(36_500, 'must be at most 36500')
+    .default(DELIVERY_RETENTION_DEFAULT_DAYS),
   SITE_EVENT_RETENTION_DAYS: positiveInt('days').max(36_500, 'must be at most 36500').default(30),
   FEED_ITEM_RETENTION_DAYS: positiveInt('days').max(36_500, 'must be at most 36500').default(180),
 });

@@ -220,6 +220,12 @@ describe('delivery retention', () => {
     expect(kept).toHaveLength(expectedLast.size);
     for (const row of kept) expect({ sent: row.last_sent_at, clicked: row.last_clicked_at }, row.id).toEqual(expectedLast.get(row.id));
 
+    // Nothing is left to send again of a compacted send: "Retry" says so and changes nothing.
+    expect(after.plain.status).toBe('completed_with_errors');
+    const retry = await api('POST', `/api/notifications/${plainId}/retry`);
+    expect(retry.status).toBe(409);
+    expect(retry.body.error.message).toBe('There is nothing to retry');
+
     // A beacon for a removed delivery is answered and counts nothing; the live send's still count.
     const old = await beacon('clicked', abTokens[3]!.token);
     expect(old.status).toBe(200);

@@ -7,6 +7,7 @@
 // per group instead, with no subscriber: `deliveries` says how many it
 // stands for (1 on every other line), `delivered` and `clicked` how many of
 // them had those beacons, so the columns still add up to the counts.
+import { REPORT_COUNT_COLUMNS } from '@herald/contracts';
 import type { Kysely } from 'kysely';
 import type { Database, DeliveryStatus } from '../../db/schema';
 import { pushServiceOf } from '../../delivery/push-services';
@@ -32,9 +33,7 @@ export const REPORT_COLUMNS = [
   'sent_at',
   'delivered_at',
   'clicked_at',
-  'deliveries',
-  'delivered',
-  'clicked',
+  ...REPORT_COUNT_COLUMNS,
 ] as const;
 
 /** The API's outcome word for a delivery state: a 404/410 ("gone") is "expired". */

@@ -83,4 +83,31 @@ describe('migration 0027 on a database of 0026 with a finished send', () => {
       ]),
     );
   });
+
+  it('compacts a triggered notification’s runs of one delivery each many per transaction, into one row per group', async () => {
+    const typed = db as unknown as Kysely<Database>;
+    const triggered = crypto.randomUUID();
+    await typed
+      .insertInto('notifications')
+      .values({ id: triggered, site_id: ids.site, type: 'TRIGGERED', source: 'dashboard', title: 'T', message: 'M', destination_url: 'https://shop.example/', icon_url: null, image_url: null, actions: null, topic: null, throttle_per_minute: null, segment_id: null, status: 'scheduled', scheduled_at: null, sent_at: null, completed_at: null, last_error: null, created_at: T0, updated_at: T0 })
+      .execute();
+    for (let i = 0; i < 30; i++) {
+      const run = crypto.randomUUID();
+      const subscriber = subscribers[i % subscribers.length]!;
+      await typed
+        .insertInto('notification_runs')
+        .values({ id: run, notification_id: triggered, site_id: ids.site, dedupe_key: `trigger:${triggered}:${subscriber}:${i}`, status: 'completed', due_at: T0 + i, segment_id: null, subscriber_id: subscriber, after_run_id: null, fanout_cursor: null, fanout_done: 1, lease_owner: null, lease_until: null, started_at: T0 + i, finished_at: T0 + i, last_error: null, throttle_window_start: null, created_at: T0 })
+        .execute();
+      await typed
+        .insertInto('deliveries')
+        .values({ run_id: run, notification_id: triggered, site_id: ids.site, subscriber_id: subscriber, status: 'sent', attempts: 1, next_attempt_at: null, lease_until: null, throttle_window: null, error: null, reason: null, push_service: null, sent_at: T0 + i, delivered_at: null, clicked_at: null, created_at: T0 })
+        .execute();
+    }
+    const ctx = { db: typed, config: { deliveryRetentionDays: 30 } as Config };
+    // One transaction's budget takes all 30 runs.
+    expect(await compactOldDeliveries(ctx, T0 + 31 * DAY, { everyMs: 0, batchSize: 1_000, maxBatches: 1 })).toBe(30);
+    expect(await typed.selectFrom('compacted_deliveries').select(['status', 'push_service', 'count']).where('notification_id', '=', triggered).execute()).toEqual([{ status: 'sent', push_service: 'fcm', count: 30 }]);
+    const marked = await typed.selectFrom('notification_runs').select('deliveries_compacted_at').where('notification_id', '=', triggered).execute();
+    expect(marked.every((run) => run.deliveries_compacted_at === T0 + 31 * DAY)).toBe(true);
+  });
 });

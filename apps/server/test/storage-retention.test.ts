@@ -139,6 +139,7 @@ describe('delivery retention', () => {
         const header = csvCells(lines[0]!);
         const totals: Record<string, number> = {};
         for (const cells of lines.slice(1).map(csvCells)) {
+          expect(cells).toHaveLength(header.length);
           const n = Number(cells[header.indexOf('deliveries')]);
           const key = `${cells[header.indexOf('outcome')]}/${cells[header.indexOf('reason')]}/${cells[header.indexOf('push_service')]}`;
           totals[key] = (totals[key] ?? 0) + n;
@@ -204,6 +205,11 @@ describe('delivery retention', () => {
     expect(await compactOldDeliveries(h.t.ctx, clock.now())).toBe(0);
     const after = await figures();
     expect(after).toEqual(before);
+    // Kept per notification, not per run or delivery: one row per group (accepted, refused).
+    expect(await db.selectFrom('compacted_deliveries').select(['status', 'reason', 'count']).where('notification_id', '=', plainId).orderBy('status').execute()).toEqual([
+      { status: 'failed', reason: 'rejected', count: 1 },
+      { status: 'sent', reason: '', count: 6 },
+    ]);
     // The CSV still adds up to the counts, one line per group of removed deliveries.
     expect(after.ab.csv).toMatchObject({ 'sent//other': 6, 'failed/rejected/other': 1, 'expired/gone/other': 1, delivered: 5, clicked: 2 });
     const compactedRuns = await db.selectFrom('notification_runs').select(['notification_id', 'deliveries_compacted_at']).where('notification_id', 'in', [abId, plainId, liveId]).execute();

@@ -3,12 +3,14 @@ import { sql, type Kysely } from 'kysely';
 // Delivery retention (docs/storage.md, "Retention"; docs/delivery.md,
 // "Retention"): delivery rows of finished runs are kept
 // DELIVERY_RETENTION_DAYS, then compacted.
-// - compacted_deliveries: per run, A/B variant (-1: none), state, reason ('':
-//   none) and push service ('': none), how many deliveries compaction removed
-//   and how many of them had a delivered / clicked beacon. Written in the
-//   transaction that deletes the rows it counts, so every figure read from
-//   rows (A/B variant figures, the CSV report's lines) is rows + these, exactly
-//   once whatever crashes. Goes with its run (and so its notification).
+// - compacted_deliveries: per notification, A/B variant (-1: none), state,
+//   reason ('': none) and push service ('': none), how many deliveries
+//   compaction removed and how many of them had a delivered / clicked beacon.
+//   Per notification, not per run: a trigger or welcome step is a run per
+//   subscriber, and a row per run would be as many rows as it removes.
+//   Written in the transaction that deletes the rows it counts, so every
+//   figure read from rows (A/B variant figures, the CSV report's lines) is
+//   rows + these, exactly once whatever crashes. Goes with its notification.
 // - notification_runs.deliveries_compacted_at: when compaction took the run
 //   (a claim: a retry never reopens a run whose rows are being removed); the
 //   partial index lists finished runs not yet taken, oldest first.
@@ -20,8 +22,7 @@ import { sql, type Kysely } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('compacted_deliveries')
-    .addColumn('run_id', 'text', (c) => c.notNull().references('notification_runs.id').onDelete('cascade'))
-    .addColumn('notification_id', 'text', (c) => c.notNull())
+    .addColumn('notification_id', 'text', (c) => c.notNull().references('notifications.id').onDelete('cascade'))
     .addColumn('variant_index', 'integer', (c) => c.notNull())
     .addColumn('status', 'text', (c) => c.notNull())
     .addColumn('reason', 'text', (c) => c.notNull())
@@ -29,9 +30,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('count', 'integer', (c) => c.notNull())
     .addColumn('delivered', 'integer', (c) => c.notNull())
     .addColumn('clicked', 'integer', (c) => c.notNull())
-    .addPrimaryKeyConstraint('compacted_deliveries_pk', ['run_id', 'variant_index', 'status', 'reason', 'push_service'])
+    .addPrimaryKeyConstraint('compacted_deliveries_pk', ['notification_id', 'variant_index', 'status', 'reason', 'push_service'])
     .execute();
-  await db.schema.createIndex('compacted_deliveries_notification').on('compacted_deliveries').columns(['notification_id', 'variant_index']).execute();
   await db.schema.alterTable('notification_runs').addColumn('deliveries_compacted_at', 'bigint').execute();
   await db.schema
     .createIndex('notification_runs_to_compact')

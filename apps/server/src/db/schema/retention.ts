@@ -3,12 +3,12 @@
 import type { DeliveryStatus } from './sending';
 
 /**
- * Per run, A/B variant, state, reason and push service: the deliveries
- * compaction removed, and how many of them were delivered / clicked. Written
- * in the transaction that deletes them, so rows + these count each delivery once.
+ * Per notification, A/B variant, state, reason and push service: the
+ * deliveries compaction removed, and how many of them were delivered /
+ * clicked. Written in the transaction that deletes them, so rows + these
+ * count each delivery once.
  */
 export interface CompactedDeliveriesTable {
-  run_id: string;
   notification_id: string;
   /** -1: not an A/B send. */
   variant_index: number;

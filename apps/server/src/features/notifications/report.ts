@@ -4,7 +4,7 @@
 // lines of each outcome add up to the counts the dashboard shows. Streamed a
 // page at a time: a send to a million subscribers never sits in memory.
 // Deliveries retention compacted (docs/storage.md, "Retention") are one line
-// per group instead, with no subscriber: `deliveries` says how many it
+// per group at the end instead, with no run or subscriber: `deliveries` says how many it
 // stands for (1 on every other line), `delivered` and `clicked` how many of
 // them had those beacons, so the columns still add up to the counts.
 import { REPORT_COUNT_COLUMNS } from '@herald/contracts';
@@ -13,7 +13,7 @@ import type { Database, DeliveryStatus } from '../../db/schema';
 import { pushServiceOf } from '../../delivery/push-services';
 import { csvLine } from '../../platform/csv';
 import { isoOrNull } from '../../platform/responses';
-import { compactedGroupsOfRun } from '../retention/compacted';
+import { compactedGroupsOfNotification } from '../retention/compacted';
 import * as repo from './report-repository';
 
 const PAGE = 1000;
@@ -75,14 +75,16 @@ export async function* notificationReportCsv(db: Kysely<Database>, notificationI
         if (rows.length < PAGE) break;
         afterSubscriber = rows[rows.length - 1]!.subscriber_id;
       }
-      let compacted = '';
-      for (const group of await compactedGroupsOfRun(db, run.id)) {
-        const empty = [null, null, null, null];
-        compacted += csvLine([isoOrNull(run.due_at), null, null, null, null, group.push_service || null, OUTCOME[group.status], group.reason || null, ...empty, null, null, group.count, group.delivered, group.clicked]);
-      }
-      if (compacted) yield compacted;
     }
-    if (runs.length < PAGE) return;
+    if (runs.length < PAGE) break;
     afterRun = runs[runs.length - 1]!.id;
   }
+  // Deliveries retention compacted: one line per group, no run or subscriber.
+  let compacted = '';
+  for (const group of await compactedGroupsOfNotification(db, notificationId)) {
+    const noSubscriber = [null, null, null, null];
+    const noAttempt = [null, null, null, null, null, null];
+    compacted += csvLine([null, ...noSubscriber, group.push_service || null, OUTCOME[group.status], group.reason || null, ...noAttempt, group.count, group.delivered, group.clicked]);
+  }
+  if (compacted) yield compacted;
 }

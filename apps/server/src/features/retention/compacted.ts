@@ -22,12 +22,12 @@ export function compactedVariantFigures(db: Db, notificationId: string) {
     .execute();
 }
 
-/** A run's compacted groups, for the CSV report (one line each). */
-export function compactedGroupsOfRun(db: Db, runId: string) {
+/** A notification's compacted groups, for the CSV report (one line each). */
+export function compactedGroupsOfNotification(db: Db, notificationId: string) {
   return db
     .selectFrom('compacted_deliveries')
     .select(['variant_index', 'status', 'reason', 'push_service', 'count', 'delivered', 'clicked'])
-    .where('run_id', '=', runId)
+    .where('notification_id', '=', notificationId)
     .orderBy('status')
     .orderBy('reason')
     .orderBy('push_service')

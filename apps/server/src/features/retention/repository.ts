@@ -1,9 +1,10 @@
 // SQL of delivery retention (docs/storage.md, "Retention"): the finished runs
-// whose delivery rows are past the retention, and the batch that turns up to
-// `limit` of a run's rows into counts (compacted_deliveries) and the
-// subscribers' last-* columns, in one transaction.
-import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Database, DeliveryStatus, RunStatus } from '../../db/schema';
+// whose delivery rows are past the retention, and the step that turns up to
+// `limit` of their rows into their notifications' counts
+// (compacted_deliveries) and the subscribers' last-* columns, in one
+// transaction.
+import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
+import type { CompactedDeliveriesTable, Database, DeliveryStatus, RunStatus } from '../../db/schema';
 import { pushServiceOf } from '../../delivery/push-services';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -12,19 +13,21 @@ type Db = Kysely<Database> | Transaction<Database>;
 const FINISHED: RunStatus[] = ['completed', 'completed_with_errors', 'failed', 'cancelled'];
 
 /** Finished runs, oldest first, that finished before `cutoff` and whose rows are not all compacted (partial index notification_runs_to_compact). */
-export function runsToCompact(db: Db, cutoff: number, limit: number) {
-  return db
+export async function runsToCompact(db: Db, cutoff: number, limit: number): Promise<string[]> {
+  const rows = await db
     .selectFrom('notification_runs')
-    .select(['id', 'notification_id'])
+    .select('id')
     .where('deliveries_compacted_at', 'is', null)
     .where('finished_at', '<', cutoff)
     .where('status', 'in', FINISHED)
     .orderBy('finished_at')
     .limit(limit)
     .execute();
+  return rows.map((row) => row.id);
 }
 
 interface RemovedDelivery {
+  notification_id: string;
   subscriber_id: string;
   status: DeliveryStatus;
   reason: string | null;
@@ -36,29 +39,31 @@ interface RemovedDelivery {
 }
 
 /**
- * One compaction step of a run, in one transaction: deletes up to `limit` of
- * its delivery rows (only while the run is still finished and older than
- * `cutoff`: a retried run is sending again and keeps its rows), adds what they
- * were to compacted_deliveries and moves the subscribers' last_sent_at /
- * last_clicked_at forward. Rows and counts change together, so a crash loses
- * nothing and counts nothing twice. The step that finds fewer than `limit`
- * rows marks the run compacted. Returns how many rows it removed.
+ * One compaction step, in one transaction: deletes up to `limit` delivery
+ * rows of the given runs, of those still finished before `cutoff` (a retried
+ * run is sending again and keeps its rows), adds what they were to their
+ * notifications' compacted_deliveries and moves the subscribers'
+ * last_sent_at / last_clicked_at forward. Rows and counts change together,
+ * so a crash loses nothing and counts nothing twice. Several runs at once: a
+ * trigger or welcome step is a run of one delivery. A step that finds fewer
+ * than `limit` rows has emptied every one of those runs and marks them.
+ * Returns how many rows it removed.
  */
-export async function compactRunStep(db: Kysely<Database>, run: { id: string; notification_id: string }, cutoff: number, limit: number, now: number): Promise<number> {
+export async function compactStep(db: Kysely<Database>, runIds: string[], cutoff: number, limit: number, now: number): Promise<number> {
   return db.transaction().execute(async (trx) => {
-    const batch = trx.selectFrom('deliveries').select('id').where('run_id', '=', run.id).limit(limit);
-    const stillFinished = trx.selectFrom('notification_runs').select('id').where('id', '=', run.id).where('status', 'in', FINISHED).where('finished_at', '<', cutoff);
+    const stillFinished = trx.selectFrom('notification_runs').select('id').where('id', 'in', runIds).where('status', 'in', FINISHED).where('finished_at', '<', cutoff);
+    const batch = trx.selectFrom('deliveries').select('id').where('run_id', 'in', stillFinished).limit(limit);
     const removed: RemovedDelivery[] = await trx
       .deleteFrom('deliveries')
       .where('id', 'in', batch)
       .where('run_id', 'in', stillFinished)
-      .returning(['subscriber_id', 'status', 'reason', 'push_service', 'variant_index', 'sent_at', 'delivered_at', 'clicked_at'])
+      .returning(['notification_id', 'subscriber_id', 'status', 'reason', 'push_service', 'variant_index', 'sent_at', 'delivered_at', 'clicked_at'])
       .execute();
     await namePushServices(trx, removed);
-    await addToCompacted(trx, run, removed);
+    await addToCompacted(trx, removed);
     await moveLastActivity(trx, removed);
     if (removed.length < limit) {
-      await trx.updateTable('notification_runs').set({ deliveries_compacted_at: now }).where('id', '=', run.id).where('status', 'in', FINISHED).execute();
+      await trx.updateTable('notification_runs').set({ deliveries_compacted_at: now }).where('id', 'in', runIds).where('status', 'in', FINISHED).where('finished_at', '<', cutoff).execute();
     }
     return removed.length;
   });
@@ -79,26 +84,29 @@ async function namePushServices(trx: Transaction<Database>, removed: RemovedDeli
   }
 }
 
-async function addToCompacted(trx: Transaction<Database>, run: { id: string; notification_id: string }, removed: readonly RemovedDelivery[]): Promise<void> {
-  const groups = new Map<string, { variant_index: number; status: DeliveryStatus; reason: string; push_service: string; count: number; delivered: number; clicked: number }>();
+type CompactedGroup = Insertable<CompactedDeliveriesTable>;
+
+async function addToCompacted(trx: Transaction<Database>, removed: readonly RemovedDelivery[]): Promise<void> {
+  const groups = new Map<string, CompactedGroup>();
   for (const row of removed) {
     const variant = row.variant_index ?? -1;
     const reason = row.reason ?? '';
     const pushService = row.push_service ?? '';
-    const key = `${variant} ${row.status} ${reason} ${pushService}`;
-    const group = groups.get(key) ?? { variant_index: variant, status: row.status, reason, push_service: pushService, count: 0, delivered: 0, clicked: 0 };
+    const key = `${row.notification_id} ${variant} ${row.status} ${reason} ${pushService}`;
+    const group = groups.get(key) ?? { notification_id: row.notification_id, variant_index: variant, status: row.status, reason, push_service: pushService, count: 0, delivered: 0, clicked: 0 };
     group.count += 1;
     if (row.delivered_at !== null) group.delivered += 1;
     if (row.clicked_at !== null) group.clicked += 1;
     groups.set(key, group);
   }
-  // Sorted: two compactions of one run take the same rows in the same order (PostgreSQL).
-  for (const group of [...groups.values()].sort((a, b) => a.variant_index - b.variant_index || cmp(a.status, b.status) || cmp(a.reason, b.reason) || cmp(a.push_service, b.push_service))) {
+  // Sorted: two compactions of one notification's runs take its rows in the same order (PostgreSQL).
+  const order = (a: CompactedGroup, b: CompactedGroup) => cmp(a.notification_id, b.notification_id) || a.variant_index - b.variant_index || cmp(a.status, b.status) || cmp(a.reason, b.reason) || cmp(a.push_service, b.push_service);
+  for (const group of [...groups.values()].sort(order)) {
     await trx
       .insertInto('compacted_deliveries')
-      .values({ run_id: run.id, notification_id: run.notification_id, ...group })
+      .values(group)
       .onConflict((oc) =>
-        oc.columns(['run_id', 'variant_index', 'status', 'reason', 'push_service']).doUpdateSet((eb) => ({
+        oc.columns(['notification_id', 'variant_index', 'status', 'reason', 'push_service']).doUpdateSet((eb) => ({
           count: eb('compacted_deliveries.count', '+', eb.ref('excluded.count')),
           delivered: eb('compacted_deliveries.delivered', '+', eb.ref('excluded.delivered')),
           clicked: eb('compacted_deliveries.clicked', '+', eb.ref('excluded.clicked')),

@@ -22,29 +22,30 @@ export interface DeliveryRetentionOptions {
   maxBatches: number;
 }
 
+/** Runs a step takes rows from: a send's runs have thousands of rows each, a trigger's or a welcome step's one. */
+const RUNS_PER_STEP = 500;
+
 const RETENTION_DEFAULTS: DeliveryRetentionOptions = { everyMs: 60_000, batchSize: 1_000, maxBatches: 40 };
 
 /**
  * Compacts what is past the retention, up to `maxBatches` steps that remove
- * rows; returns how many delivery rows it removed (0: nothing is left to do). Two schedulers doing it at once each remove
- * different rows (a row is deleted once), so nothing is counted twice.
+ * rows; returns how many delivery rows it removed (0: nothing is left to
+ * do). Two schedulers doing it at once each remove different rows (a row is
+ * deleted once), so nothing is counted twice.
  */
 export async function compactOldDeliveries(ctx: Pick<AppContext, 'db' | 'config'>, now: number, options: DeliveryRetentionOptions = RETENTION_DEFAULTS): Promise<number> {
   const cutoff = now - ctx.config.deliveryRetentionDays * DAY_MS;
   let removed = 0;
   let steps = 0;
   while (steps < options.maxBatches) {
-    const runs = await repo.runsToCompact(ctx.db, cutoff, 20);
+    const runs = await repo.runsToCompact(ctx.db, cutoff, RUNS_PER_STEP);
     if (!runs.length) break;
-    for (const run of runs) {
-      for (;;) {
-        const count = await repo.compactRunStep(ctx.db, run, cutoff, options.batchSize, now);
-        // A step that found no row only marked the run done: it costs nothing against the budget.
-        if (count > 0) steps += 1;
-        removed += count;
-        if (count < options.batchSize || steps >= options.maxBatches) break;
-      }
-      if (steps >= options.maxBatches) break;
+    for (;;) {
+      const count = await repo.compactStep(ctx.db, runs, cutoff, options.batchSize, now);
+      // A step that found no row only marked runs done: it costs nothing against the budget.
+      if (count > 0) steps += 1;
+      removed += count;
+      if (count < options.batchSize || steps >= options.maxBatches) break;
     }
   }
   return removed;

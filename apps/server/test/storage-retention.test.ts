@@ -230,7 +230,7 @@ describe('delivery retention', () => {
     expect(after.plain.status).toBe('completed_with_errors');
     const retry = await api('POST', `/api/notifications/${plainId}/retry`);
     expect(retry.status).toBe(409);
-    expect(retry.body.error.message).toBe('There is nothing to retry');
+    expect(retry.body.error.message).toBe("There is nothing to retry: deliveries are kept 30 days after a send finished, and this send's are now totals");
 
     // A beacon for a removed delivery is answered and counts nothing; the live send's still count.
     const old = await beacon('clicked', abTokens[3]!.token);

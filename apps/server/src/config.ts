@@ -1,6 +1,7 @@
 // Every environment variable Herald reads, parsed and validated once at start.
 // A bad value stops the process with one line per problem, naming the variable.
 import path from 'node:path';
+import { DELIVERY_RETENTION_DEFAULT_DAYS, DELIVERY_RETENTION_MIN_DAYS } from '@herald/contracts';
 import { z } from 'zod';
 import { checkVapidSubject } from './delivery/vapid';
 
@@ -132,6 +133,13 @@ const envSchema = z.object({
   UPLOAD_QUOTA_MB: positiveInt('megabytes').max(1_048_576, 'must be at most 1048576 (1 TiB)').default(200),
   // docs/security.md, "Audit log": how long entries are kept.
   AUDIT_LOG_RETENTION_DAYS: positiveInt('days').max(36_500, 'must be at most 36500').default(365),
+  // docs/storage.md, "Retention".
+  DELIVERY_RETENTION_DAYS: positiveInt('days')
+    .min(DELIVERY_RETENTION_MIN_DAYS, `must be at least ${DELIVERY_RETENTION_MIN_DAYS} (the frequency cap looks a week back)`)
+    .max(36_500, 'must be at most 36500')
+    .default(DELIVERY_RETENTION_DEFAULT_DAYS),
+  SITE_EVENT_RETENTION_DAYS: positiveInt('days').max(36_500, 'must be at most 36500').default(30),
+  FEED_ITEM_RETENTION_DAYS: positiveInt('days').max(36_500, 'must be at most 36500').default(180),
 });
 
 export interface Config {
@@ -186,6 +194,11 @@ export interface Config {
   /** Hosts `herald doctor` connects to instead of the four push services (a proxy's view, or tests). */
   doctorPushHosts: Array<{ host: string; port: number }>;
   auditLogRetentionDays: number;
+  /** Delivery rows of runs finished longer ago are compacted (docs/storage.md, "Retention"). */
+  deliveryRetentionDays: number;
+  siteEventRetentionDays: number;
+  /** Feed items seen longer ago that the feed no longer lists are forgotten. */
+  feedItemRetentionDays: number;
 }
 
 export class ConfigError extends Error {
@@ -265,5 +278,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
     doctorPushHosts: e.DOCTOR_PUSH_HOSTS,
     auditLogRetentionDays: e.AUDIT_LOG_RETENTION_DAYS,
+    deliveryRetentionDays: e.DELIVERY_RETENTION_DAYS,
+    siteEventRetentionDays: e.SITE_EVENT_RETENTION_DAYS,
+    feedItemRetentionDays: e.FEED_ITEM_RETENTION_DAYS,
   };
 }

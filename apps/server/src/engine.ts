@@ -12,6 +12,7 @@ import { auditLogRetentionSource } from './features/audit-log/service';
 import { expiredRecordsPurgeSource } from './features/auth/expired-records-purge';
 import { abTestDecisionSource } from './features/notifications/ab-test';
 import { recurringScheduleSource } from './features/notifications/recurring-runs';
+import { deliveryRetentionSource } from './features/retention/service';
 import { registerRssFeedJobs, rssFeedsDueWork } from './features/rss-feeds/poll-job';
 import { siteEventRetentionSource } from './features/site-events/service';
 import { registerSubscriberImportJobs, subscriberImportsDueWork } from './features/subscriber-imports/job';
@@ -31,7 +32,7 @@ export function registerFeatureJobs(ctx: AppContext, queue: JobQueue): void {
 }
 
 export function featureDueWorkSources(ctx: AppContext, queue: JobQueue): DueWorkSource[] {
-  return [dripStepGuard(ctx), recurringScheduleSource(ctx), rssFeedsDueWork(ctx, queue), siteEventRetentionSource(ctx), expiredRecordsPurgeSource(ctx), auditLogRetentionSource(ctx), webhooksDueWork(ctx, queue), subscriberImportsDueWork(ctx, queue), throttledSendsSource(ctx, queue), abTestDecisionSource(ctx)];
+  return [dripStepGuard(ctx), recurringScheduleSource(ctx), rssFeedsDueWork(ctx, queue), siteEventRetentionSource(ctx), expiredRecordsPurgeSource(ctx), auditLogRetentionSource(ctx), deliveryRetentionSource(ctx), webhooksDueWork(ctx, queue), subscriberImportsDueWork(ctx, queue), throttledSendsSource(ctx, queue), abTestDecisionSource(ctx)];
 }
 
 export interface EngineOptions {

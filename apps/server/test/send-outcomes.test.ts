@@ -150,7 +150,7 @@ describe('send outcomes: a mix of answers, counted and explained', () => {
     const text = String(csv.body);
     const lines = text.replace(/^\uFEFF/, '').trimEnd().split('\r\n');
     const header = csvCells(lines[0]!);
-    expect(header).toEqual(['run_due_at', 'subscriber_id', 'browser', 'os', 'country', 'push_service', 'outcome', 'reason', 'error', 'attempts', 'next_attempt_at', 'sent_at', 'delivered_at', 'clicked_at']);
+    expect(header).toEqual(['run_due_at', 'subscriber_id', 'browser', 'os', 'country', 'push_service', 'outcome', 'reason', 'error', 'attempts', 'next_attempt_at', 'sent_at', 'delivered_at', 'clicked_at', 'deliveries', 'delivered', 'clicked']);
     const rows = lines.slice(1).map(csvCells);
     expect(rows).toHaveLength(13);
     const outcomeOf = (row: string[]) => row[header.indexOf('outcome')]!;

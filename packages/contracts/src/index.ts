@@ -25,3 +25,4 @@ export * from './audit-log';
 export * from './webhooks';
 export * from './subscriber-imports';
 export * from './ab-tests';
+export * from './retention';

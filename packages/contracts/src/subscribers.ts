@@ -225,6 +225,10 @@ export const subscriberDataExport = z.object({
     subscribed_at: z.string(),
     last_seen_at: z.string().nullable(),
     last_delivered_at: z.string().nullable(),
+    /** The latest push its push service accepted, including pushes whose rows retention has compacted (docs/product.md, "Retention"). */
+    last_sent_at: z.string().nullable(),
+    /** The latest click, the same way. */
+    last_clicked_at: z.string().nullable(),
     unsubscribed_at: z.string().nullable(),
     updated_at: z.string(),
   }),

@@ -262,6 +262,9 @@ export function generateAudience(random: SeededRandom, options: AudienceOptions)
         last_seen_at: lastSeenAt,
         // Set from the played-back history's delivered beacons (history.ts).
         last_delivered_at: null,
+        // Filled when retention compacts the history's old delivery rows (features/retention).
+        last_sent_at: null,
+        last_clicked_at: null,
         unsubscribed_at: unsubscribedAt,
         updated_at: Math.max(lastSeenAt, unsubscribedAt ?? 0),
       },

@@ -122,7 +122,7 @@ export const TRIGGERED = {
     perDay: 2,
   },
   createdDaysAgo: 35,
-  /** Site events are kept 30 days (SITE_EVENT_RETENTION_MS): the demo's are younger. */
+  /** Site events are kept 30 days (SITE_EVENT_RETENTION_DAYS): the demo's are younger. */
   eventDays: 29,
   /** Events the shop's pages track that no notification listens for (yet). */
   browserEvents: { event: 'wishlist_added', perDay: 1.5 },

@@ -28,6 +28,7 @@ import * as m0023 from './0023_frequency_cap';
 import * as m0024 from './0024_throttled_sends';
 import * as m0025 from './0025_local_time_and_quiet_hours';
 import * as m0026 from './0026_ab_tests';
+import * as m0027 from './0027_delivery_retention';
 import * as m0029 from './0029_subscriber_list_order';
 
 interface MigrationModule {
@@ -61,6 +62,7 @@ const modules: Record<string, MigrationModule> = {
   '0024_throttled_sends': m0024,
   '0025_local_time_and_quiet_hours': m0025,
   '0026_ab_tests': m0026,
+  '0027_delivery_retention': m0027,
   '0029_subscriber_list_order': m0029,
 };
 

@@ -31,6 +31,10 @@ export interface SubscribersTable {
   last_seen_at: Millis | null;
   /** The latest delivered beacon of a push to it (stale subscribers have none for 90+ days). */
   last_delivered_at: Millis | null;
+  /** The latest accepted push among its delivery rows compaction removed (migration 0027): live rows may hold a later one. */
+  last_sent_at: ColumnType<Millis | null, Millis | null | undefined, Millis | null>;
+  /** The latest click among its delivery rows compaction removed (migration 0027): live rows may hold a later one. */
+  last_clicked_at: ColumnType<Millis | null, Millis | null | undefined, Millis | null>;
   unsubscribed_at: Millis | null;
   updated_at: Millis;
 }

@@ -18,6 +18,7 @@ import type {
   RecurringSchedulesTable,
   StatsHourlyTable,
 } from './sending';
+import type { CompactedDeliveriesTable } from './retention';
 import type { PromptStatsTable, SiteApiKeysTable, SitesTable, SiteVapidKeysTable, TestDeviceLinksTable } from './sites';
 import type { AuditLogTable, SiteInvitationsTable, SiteMembersTable } from './teams';
 import type { WebhookAttemptsTable, WebhookClickTalliesTable, WebhookDeliveriesTable, WebhooksTable } from './webhooks';
@@ -26,6 +27,7 @@ export type * from './accounts';
 export type * from './audience';
 export type * from './campaigns';
 export type * from './imports';
+export type * from './retention';
 export type * from './sending';
 export type * from './sites';
 export type * from './teams';
@@ -49,6 +51,7 @@ export interface Database {
   notifications: NotificationsTable;
   notification_runs: NotificationRunsTable;
   deliveries: DeliveriesTable;
+  compacted_deliveries: CompactedDeliveriesTable;
   ab_tests: AbTestsTable;
   stats_hourly: StatsHourlyTable;
   notification_failures: NotificationFailuresTable;

@@ -101,6 +101,8 @@ export interface NotificationRunsTable {
   /** Pushes granted in that minute, retries included. */
   throttle_window_used: Counter;
   created_at: Millis;
+  /** When retention took the run to compact its delivery rows (migration 0027); null: its rows are all there. */
+  deliveries_compacted_at: ColumnType<Millis | null, Millis | null | undefined, Millis | null>;
 }
 
 /** gone = expired (404/410); skipped = not sent, the subscriber was inactive by then. */

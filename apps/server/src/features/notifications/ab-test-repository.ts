@@ -3,6 +3,7 @@
 // whose decision is due, and the decision's compare-and-set.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { AbTestRow, Database, RunRow } from '../../db/schema';
+import { compactedVariantFigures } from '../retention/compacted';
 import { oneTimeRunKey } from './one-time-run';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -50,7 +51,7 @@ export interface VariantFigures {
   clicked: number;
 }
 
-/** Each variant's figures from the notification's deliveries (index on notification_id, variant_index). */
+/** Each variant's figures from the notification's deliveries (index on notification_id, variant_index) and their compacted counts. */
 export async function variantFigures(db: Db, notificationId: string): Promise<Map<number, VariantFigures>> {
   const rows = await db
     .selectFrom('deliveries')
@@ -64,7 +65,13 @@ export async function variantFigures(db: Db, notificationId: string): Promise<Ma
     .where('variant_index', 'is not', null)
     .groupBy('variant_index')
     .execute();
-  return new Map(rows.map((row) => [row.variant_index!, { index: row.variant_index!, reach: Number(row.reach ?? 0), delivered: Number(row.delivered), clicked: Number(row.clicked) }]));
+  const figures = new Map(rows.map((row) => [row.variant_index!, { index: row.variant_index!, reach: Number(row.reach ?? 0), delivered: Number(row.delivered), clicked: Number(row.clicked) }]));
+  // Plus the rows retention compacted (docs/storage.md, "Retention").
+  for (const old of await compactedVariantFigures(db, notificationId)) {
+    const live = figures.get(old.variant_index) ?? { index: old.variant_index, reach: 0, delivered: 0, clicked: 0 };
+    figures.set(old.variant_index, { index: old.variant_index, reach: live.reach + Number(old.reach ?? 0), delivered: live.delivered + Number(old.delivered ?? 0), clicked: live.clicked + Number(old.clicked ?? 0) });
+  }
+  return figures;
 }
 
 /**

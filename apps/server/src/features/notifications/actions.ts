@@ -127,6 +127,8 @@ export function createNotificationActions(ctx: AppContext) {
         // A send split by zone (docs/delivery.md, "Local-time delivery") retries what failed in every zone.
         let reopened = 0;
         for (const failedRun of run?.zone_send_id ? await runsOfZoneSend(trx, run.zone_send_id) : run ? [run] : []) reopened += await repo.reopenFailedRun(trx, failedRun, now);
+        // Retention compacted the send's rows (docs/storage.md, "Retention"): say so rather than nothing.
+        if (!reopened && run?.deliveries_compacted_at != null) throw conflict(`There is nothing to retry: deliveries are kept ${ctx.config.deliveryRetentionDays} days after a send finished, and this send's are now totals`);
         if (!reopened) throw conflict('There is nothing to retry');
         await repo.updateNotification(trx, id, { status: 'sending', last_error: null, completed_at: null, updated_at: now });
         await recordAudit(ctx, audited(userId, existing, 'retried'), trx);

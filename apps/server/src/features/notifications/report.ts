@@ -3,11 +3,17 @@
 // failed, expired, skipped, pending) and the failure reason codes, so the
 // lines of each outcome add up to the counts the dashboard shows. Streamed a
 // page at a time: a send to a million subscribers never sits in memory.
+// Deliveries retention compacted (docs/storage.md, "Retention") are one line
+// per group at the end instead, with no run or subscriber: `deliveries` says how many it
+// stands for (1 on every other line), `delivered` and `clicked` how many of
+// them had those beacons, so the columns still add up to the counts.
+import { REPORT_COUNT_COLUMNS } from '@herald/contracts';
 import type { Kysely } from 'kysely';
 import type { Database, DeliveryStatus } from '../../db/schema';
 import { pushServiceOf } from '../../delivery/push-services';
 import { csvLine } from '../../platform/csv';
 import { isoOrNull } from '../../platform/responses';
+import { compactedGroupsOfNotification } from '../retention/compacted';
 import * as repo from './report-repository';
 
 const PAGE = 1000;
@@ -27,6 +33,7 @@ export const REPORT_COLUMNS = [
   'sent_at',
   'delivered_at',
   'clicked_at',
+  ...REPORT_COUNT_COLUMNS,
 ] as const;
 
 /** The API's outcome word for a delivery state: a 404/410 ("gone") is "expired". */
@@ -59,6 +66,9 @@ export async function* notificationReportCsv(db: Kysely<Database>, notificationI
             isoOrNull(row.sent_at),
             isoOrNull(row.delivered_at),
             isoOrNull(row.clicked_at),
+            1,
+            row.delivered_at === null ? 0 : 1,
+            row.clicked_at === null ? 0 : 1,
           ]);
         }
         if (chunk) yield chunk;
@@ -66,7 +76,15 @@ export async function* notificationReportCsv(db: Kysely<Database>, notificationI
         afterSubscriber = rows[rows.length - 1]!.subscriber_id;
       }
     }
-    if (runs.length < PAGE) return;
+    if (runs.length < PAGE) break;
     afterRun = runs[runs.length - 1]!.id;
   }
+  // Deliveries retention compacted: one line per group, no run or subscriber.
+  let compacted = '';
+  for (const group of await compactedGroupsOfNotification(db, notificationId)) {
+    const noSubscriber = [null, null, null, null];
+    const noAttempt = [null, null, null, null, null, null];
+    compacted += csvLine([null, ...noSubscriber, group.push_service || null, OUTCOME[group.status], group.reason || null, ...noAttempt, group.count, group.delivered, group.clicked]);
+  }
+  if (compacted) yield compacted;
 }

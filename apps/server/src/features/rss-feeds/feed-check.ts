@@ -22,8 +22,6 @@ import * as repo from './repository';
 export const CHECK_LEASE_MS = 2 * 60_000;
 /** At most this many drafts per check (see planNewItems). */
 export const DRAFTS_PER_CHECK = 50;
-/** Items seen this long ago that the feed no longer lists are forgotten. */
-const SEEN_ITEM_RETENTION_MS = 180 * 86_400_000;
 
 export type CheckDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'log' | 'wakeScheduler'> & { outbound: OutboundHttp };
 
@@ -246,7 +244,8 @@ async function fetchAndProcess(deps: CheckDeps, feed: RssFeedRow, site: SiteRow)
   await repo.pruneSeenItems(
     db,
     feed.id,
-    now - SEEN_ITEM_RETENTION_MS,
+    // Items seen FEED_ITEM_RETENTION_DAYS ago that the feed no longer lists are forgotten: a listed one never is (dedupe).
+    now - deps.config.feedItemRetentionDays * 86_400_000,
     entries.map((e) => e.itemKey),
   );
   await repo.finishCheck(db, feed.id, feed.url, { ...validators, last_fetched_at: now, last_error: null, last_item_guid: newestItemId });

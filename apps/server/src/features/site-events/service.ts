@@ -77,8 +77,6 @@ async function applyTagChange(trx: Db, siteId: string, subscriberId: string, cha
 
 /** One person rarely has more browsers than this; an external id shared wider is a site bug, not an audience. */
 const MAX_SUBSCRIBERS_PER_EXTERNAL_ID = 100;
-/** Events are kept this long for the "recent events" list (run dedupe keys, which make sends idempotent, stay with the runs). */
-export const SITE_EVENT_RETENTION_MS = 30 * 86_400_000;
 
 export function toSiteEventResponse(row: SiteEventRow): SiteEvent {
   return {
@@ -296,11 +294,13 @@ const RETENTION_SWEEP_EVERY_MS = 60 * 60_000;
 const RETENTION_DELETE_BATCH = 5_000;
 
 /**
- * A due-work source that deletes events older than SITE_EVENT_RETENTION_MS,
+ * A due-work source that deletes events older than SITE_EVENT_RETENTION_DAYS
+ * (kept for the "recent events" list; run dedupe keys, which make sends
+ * idempotent, stay with the runs),
  * at most once an hour per scheduler and in bounded batches. Deleting is
  * idempotent, so two schedulers doing it at once is harmless.
  */
-export function siteEventRetentionSource(ctx: Pick<AppContext, 'db'>): DueWorkSource {
+export function siteEventRetentionSource(ctx: Pick<AppContext, 'db' | 'config'>): DueWorkSource {
   let lastSweepAt = -Infinity;
   return {
     name: 'site-event-retention',
@@ -308,7 +308,7 @@ export function siteEventRetentionSource(ctx: Pick<AppContext, 'db'>): DueWorkSo
       if (now - lastSweepAt < RETENTION_SWEEP_EVERY_MS) return;
       lastSweepAt = now;
       for (let batch = 0; batch < 20; batch++) {
-        const deleted = await repo.deleteEventsReceivedBefore(ctx.db, now - SITE_EVENT_RETENTION_MS, RETENTION_DELETE_BATCH);
+        const deleted = await repo.deleteEventsReceivedBefore(ctx.db, now - ctx.config.siteEventRetentionDays * 86_400_000, RETENTION_DELETE_BATCH);
         if (deleted < RETENTION_DELETE_BATCH) return;
       }
     },

@@ -152,6 +152,9 @@ export function createSubscriberPrivacy(ctx: AppContext) {
           subscribed_at: iso(row.subscribed_at),
           last_seen_at: isoOrNull(row.last_seen_at),
           last_delivered_at: isoOrNull(row.last_delivered_at),
+          // The subscriber row keeps what retention compacted; the rows still here may be later.
+          last_sent_at: isoOrNull(latestOf(row.last_sent_at, deliveries.map((delivery) => delivery.sent_at))),
+          last_clicked_at: isoOrNull(latestOf(row.last_clicked_at, deliveries.map((delivery) => delivery.clicked_at))),
           unsubscribed_at: isoOrNull(row.unsubscribed_at),
           updated_at: iso(row.updated_at),
         },
@@ -209,3 +212,10 @@ export function createSubscriberPrivacy(ctx: AppContext) {
 }
 
 export type SubscriberPrivacy = ReturnType<typeof createSubscriberPrivacy>;
+
+/** The latest of a kept time and the times of the remaining rows; null when none. */
+function latestOf(kept: number | null, times: ReadonlyArray<number | null>): number | null {
+  let latest = kept;
+  for (const at of times) if (at !== null && (latest === null || at > latest)) latest = at;
+  return latest;
+}

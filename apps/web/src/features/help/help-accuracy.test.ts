@@ -1,5 +1,7 @@
 import {
   AB_SAMPLE_PERCENT_MAX,
+  DELIVERY_RETENTION_DEFAULT_DAYS,
+  REPORT_COUNT_COLUMNS,
   AB_SAMPLE_PERCENT_MIN,
   AB_VARIANTS_MAX,
   AB_VARIANTS_MIN,
@@ -85,6 +87,13 @@ describe('help articles match the product', () => {
     expect(text('list-hygiene')).toContain('**Delivery → Clean up**');
   });
 
+
+  it('says how long a delivery’s line is kept and names the CSV report’s count columns (issue 15 §1)', () => {
+    const tracking = text('delivery-tracking');
+    expect(tracking).toContain(`**${DELIVERY_RETENTION_DEFAULT_DAYS} days**`);
+    expect(tracking).toContain('`DELIVERY_RETENTION_DAYS`');
+    for (const column of REPORT_COUNT_COLUMNS) expect(tracking, column).toContain(`**${column}**`);
+  });
 
   it('names the delivery options as the notification form does (issue 14 §6)', () => {
     const options = text('delivery-options');

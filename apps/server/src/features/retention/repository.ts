@@ -1,0 +1,142 @@
+// SQL of delivery retention (docs/storage.md, "Retention"): the finished runs
+// whose delivery rows are past the retention, and the step that turns up to
+// `limit` of their rows into their notifications' counts
+// (compacted_deliveries) and the subscribers' last-* columns, in one
+// transaction.
+import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
+import type { CompactedDeliveriesTable, Database, DeliveryStatus, RunStatus } from '../../db/schema';
+import { pushServiceOf } from '../../delivery/push-services';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** A run in one of these states sends nothing more: its rows only serve reports. */
+const FINISHED: RunStatus[] = ['completed', 'completed_with_errors', 'failed', 'cancelled'];
+
+/** Finished runs, oldest first, that finished before `cutoff` and whose rows are not all compacted (partial index notification_runs_to_compact). */
+export async function runsToCompact(db: Db, cutoff: number, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('notification_runs')
+    .select('id')
+    .where('deliveries_compacted_at', 'is', null)
+    .where('finished_at', '<', cutoff)
+    .where('status', 'in', FINISHED)
+    .orderBy('finished_at')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+interface RemovedDelivery {
+  notification_id: string;
+  subscriber_id: string;
+  status: DeliveryStatus;
+  reason: string | null;
+  push_service: string | null;
+  variant_index: number | null;
+  sent_at: number | null;
+  delivered_at: number | null;
+  clicked_at: number | null;
+}
+
+/**
+ * One compaction step, in one transaction: deletes up to `limit` delivery
+ * rows of the given runs, of those still finished before `cutoff` (a retried
+ * run is sending again and keeps its rows), adds what they were to their
+ * notifications' compacted_deliveries and moves the subscribers'
+ * last_sent_at / last_clicked_at forward. Rows and counts change together,
+ * so a crash loses nothing and counts nothing twice. Several runs at once: a
+ * trigger or welcome step is a run of one delivery. A step that finds fewer
+ * than `limit` rows has emptied every one of those runs and marks them.
+ * Returns how many rows it removed.
+ */
+export async function compactStep(db: Kysely<Database>, runIds: string[], cutoff: number, limit: number, now: number): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const stillFinished = trx.selectFrom('notification_runs').select('id').where('id', 'in', runIds).where('status', 'in', FINISHED).where('finished_at', '<', cutoff);
+    const batch = trx.selectFrom('deliveries').select('id').where('run_id', 'in', stillFinished).limit(limit);
+    const removed: RemovedDelivery[] = await trx
+      .deleteFrom('deliveries')
+      .where('id', 'in', batch)
+      .where('run_id', 'in', stillFinished)
+      .returning(['notification_id', 'subscriber_id', 'status', 'reason', 'push_service', 'variant_index', 'sent_at', 'delivered_at', 'clicked_at'])
+      .execute();
+    await namePushServices(trx, removed);
+    await addToCompacted(trx, removed);
+    await moveLastActivity(trx, removed);
+    if (removed.length < limit) {
+      await trx.updateTable('notification_runs').set({ deliveries_compacted_at: now }).where('id', 'in', runIds).where('status', 'in', FINISHED).where('finished_at', '<', cutoff).execute();
+    }
+    return removed.length;
+  });
+}
+
+/**
+ * An accepted delivery's row names no push service (the report reads it from
+ * the subscriber's endpoint): named here, so the compacted group says the
+ * same as the report's lines did.
+ */
+async function namePushServices(trx: Transaction<Database>, removed: RemovedDelivery[]): Promise<void> {
+  const unnamed = [...new Set(removed.filter((row) => row.push_service === null).map((row) => row.subscriber_id))];
+  if (!unnamed.length) return;
+  const endpoints = new Map((await trx.selectFrom('subscribers').select(['id', 'endpoint']).where('id', 'in', unnamed).execute()).map((row) => [row.id, row.endpoint]));
+  for (const row of removed) {
+    const endpoint = endpoints.get(row.subscriber_id);
+    if (row.push_service === null && endpoint) row.push_service = pushServiceOf(endpoint);
+  }
+}
+
+type CompactedGroup = Insertable<CompactedDeliveriesTable>;
+
+async function addToCompacted(trx: Transaction<Database>, removed: readonly RemovedDelivery[]): Promise<void> {
+  const groups = new Map<string, CompactedGroup>();
+  for (const row of removed) {
+    const variant = row.variant_index ?? -1;
+    const reason = row.reason ?? '';
+    const pushService = row.push_service ?? '';
+    const key = `${row.notification_id} ${variant} ${row.status} ${reason} ${pushService}`;
+    const group = groups.get(key) ?? { notification_id: row.notification_id, variant_index: variant, status: row.status, reason, push_service: pushService, count: 0, delivered: 0, clicked: 0 };
+    group.count += 1;
+    if (row.delivered_at !== null) group.delivered += 1;
+    if (row.clicked_at !== null) group.clicked += 1;
+    groups.set(key, group);
+  }
+  // Sorted: two compactions of one notification's runs take its rows in the same order (PostgreSQL).
+  const order = (a: CompactedGroup, b: CompactedGroup) => cmp(a.notification_id, b.notification_id) || a.variant_index - b.variant_index || cmp(a.status, b.status) || cmp(a.reason, b.reason) || cmp(a.push_service, b.push_service);
+  for (const group of [...groups.values()].sort(order)) {
+    await trx
+      .insertInto('compacted_deliveries')
+      .values(group)
+      .onConflict((oc) =>
+        oc.columns(['notification_id', 'variant_index', 'status', 'reason', 'push_service']).doUpdateSet((eb) => ({
+          count: eb('compacted_deliveries.count', '+', eb.ref('excluded.count')),
+          delivered: eb('compacted_deliveries.delivered', '+', eb.ref('excluded.delivered')),
+          clicked: eb('compacted_deliveries.clicked', '+', eb.ref('excluded.clicked')),
+        })),
+      )
+      .execute();
+  }
+}
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** UPDATE … FROM a list of values (SQLite 3.33+ and PostgreSQL): one statement for the batch's subscribers, in id order. */
+async function moveLastActivity(trx: Transaction<Database>, removed: readonly RemovedDelivery[]): Promise<void> {
+  const latest = new Map<string, { sent: number | null; clicked: number | null }>();
+  for (const row of removed) {
+    if (row.sent_at === null && row.clicked_at === null) continue;
+    const seen = latest.get(row.subscriber_id) ?? { sent: null, clicked: null };
+    latest.set(row.subscriber_id, { sent: maxOf(seen.sent, row.sent_at), clicked: maxOf(seen.clicked, row.clicked_at) });
+  }
+  if (!latest.size) return;
+  const values = [...latest.entries()]
+    .sort(([a], [b]) => cmp(a, b))
+    .map(([id, at]) => sql`(${id}, cast(${at.sent} as bigint), cast(${at.clicked} as bigint))`);
+  await sql`
+    with v(id, sent, clicked) as (values ${sql.join(values)})
+    update subscribers set
+      last_sent_at = case when v.sent is not null and (subscribers.last_sent_at is null or subscribers.last_sent_at < v.sent) then v.sent else subscribers.last_sent_at end,
+      last_clicked_at = case when v.clicked is not null and (subscribers.last_clicked_at is null or subscribers.last_clicked_at < v.clicked) then v.clicked else subscribers.last_clicked_at end
+    from v
+    where subscribers.id = v.id`.execute(trx);
+}
+
+const maxOf = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));

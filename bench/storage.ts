@@ -1,0 +1,205 @@
+// npm run bench:storage [-- --rows 100000] [-- --sends 10] [-- --batch 1000] [-- --pg]   (or HERALD_BENCH_PG=1)
+//
+// Bytes on disk per delivery (docs/storage.md, "Retention"): `--rows`
+// deliveries over `--sends` finished sends, written the way the engine writes
+// them (inserted pending at fan-out, 1,000 a statement; then each batch of
+// 250 set to its outcome; then delivered beacons for 60 % and clicks for 5 %),
+// on SQLite and, with --pg, on a throwaway PostgreSQL cluster. Prints the
+// deliveries table and each of its indexes per row, as written and after
+// VACUUM (FULL on PostgreSQL), against the same table with the index
+// migration 0027 dropped (deliveries_subscriber) put back: the baseline of the
+// same run. Then compacts everything (the sends finished 40 days ago) as the
+// retention source does, 1,000 rows a transaction (--batch), and prints how long each
+// transaction held the database (the longest is what a send's writes could
+// wait), and the bytes that remain for good (compacted_deliveries).
+// No pass/fail: figures.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { sql, type Kysely } from 'kysely';
+import pg from 'pg';
+import { loadConfig } from '../apps/server/src/config';
+import type { Database } from '../apps/server/src/db/schema';
+import { createAuthService } from '../apps/server/src/features/auth/service';
+import { compactOldDeliveries } from '../apps/server/src/features/retention/service';
+import { createSitesService } from '../apps/server/src/features/sites/service';
+import { openRuntime } from '../apps/server/src/runtime';
+import { startPgCluster } from '../apps/server/test/support/pg-cluster';
+
+const { values } = parseArgs({ options: { rows: { type: 'string', default: '100000' }, sends: { type: 'string', default: '10' }, pg: { type: 'boolean', default: false }, batch: { type: 'string', default: '1000' } } });
+const ROWS = Number(values.rows);
+const SENDS = Number(values.sends);
+const BATCH = Number(values.batch);
+const WITH_PG = values.pg || process.env.HERALD_BENCH_PG === '1';
+if (!Number.isInteger(ROWS) || ROWS < SENDS || !Number.isInteger(SENDS) || SENDS < 1) throw new Error('--rows and --sends must be whole numbers, rows ≥ sends ≥ 1');
+const SUBSCRIBERS = Math.ceil(ROWS / SENDS);
+const DAY = 86_400_000;
+
+type Kind = 'sqlite' | 'postgres';
+
+/** Bytes of a table and of each of its indexes. */
+async function sizes(db: Kysely<Database>, kind: Kind, table: string): Promise<{ table: number; indexes: Record<string, number> }> {
+  if (kind === 'sqlite') {
+    const rows = await sql<{ name: string; type: string; bytes: number }>`
+      select m.name, m.type, coalesce((select sum(pgsize) from dbstat d where d.name = m.name), 0) as bytes
+      from sqlite_master m where m.tbl_name = ${table} and m.type in ('table', 'index')`.execute(db);
+    const indexes: Record<string, number> = {};
+    let tableBytes = 0;
+    for (const row of rows.rows) {
+      if (row.type === 'table') tableBytes = Number(row.bytes);
+      else indexes[row.name] = Number(row.bytes);
+    }
+    return { table: tableBytes, indexes };
+  }
+  const main = await sql<{ bytes: string }>`select pg_table_size(${table}::regclass) as bytes`.execute(db);
+  const rows = await sql<{ name: string; bytes: string }>`select indexrelid::regclass::text as name, pg_relation_size(indexrelid) as bytes from pg_index where indrelid = ${table}::regclass`.execute(db);
+  return { table: Number(main.rows[0]!.bytes), indexes: Object.fromEntries(rows.rows.map((row) => [row.name, Number(row.bytes)])) };
+}
+
+const total = (s: { table: number; indexes: Record<string, number> }) => s.table + Object.values(s.indexes).reduce((a, b) => a + b, 0);
+const perRow = (bytes: number, rows: number) => (bytes / rows).toFixed(1);
+
+function describe(label: string, s: { table: number; indexes: Record<string, number> }, rows: number): string {
+  const parts = Object.entries(s.indexes)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, bytes]) => `${name} ${perRow(bytes, rows)}`);
+  return `${label}: ${perRow(total(s), rows)} B/delivery (table ${perRow(s.table, rows)}; ${parts.join(', ')})`;
+}
+
+async function vacuum(db: Kysely<Database>, kind: Kind, full: boolean): Promise<void> {
+  if (kind === 'sqlite') await sql`vacuum`.execute(db);
+  else if (full) await sql`vacuum full deliveries`.execute(db);
+  else await sql`vacuum deliveries`.execute(db);
+}
+
+async function writeDeliveries(db: Kysely<Database>, siteId: string, subscriberIds: string[], finishedAt: number): Promise<void> {
+  for (let s = 0; s < SENDS; s++) {
+    const notificationId = crypto.randomUUID();
+    const runId = crypto.randomUUID();
+    const at = finishedAt + s * 60_000;
+    await db
+      .insertInto('notifications')
+      .values({ id: notificationId, site_id: siteId, type: 'ONE_TIME', source: 'dashboard', title: 'Bench', message: 'Bench', destination_url: 'https://bench.example/', icon_url: null, image_url: null, actions: null, topic: null, throttle_per_minute: null, segment_id: null, status: 'completed', scheduled_at: null, sent_at: at, completed_at: at, last_error: null, created_at: at, updated_at: at })
+      .execute();
+    await db
+      .insertInto('notification_runs')
+      .values({ id: runId, notification_id: notificationId, site_id: siteId, dedupe_key: `once:${notificationId}`, status: 'completed', due_at: at, segment_id: null, subscriber_id: null, after_run_id: null, fanout_cursor: null, fanout_done: 1, lease_owner: null, lease_until: null, started_at: at, finished_at: at, last_error: null, throttle_window_start: null, created_at: at })
+      .execute();
+    const audience = subscriberIds.slice(0, Math.min(subscriberIds.length, ROWS - s * SUBSCRIBERS));
+    // Fan-out: pending rows, a page at a time.
+    for (let i = 0; i < audience.length; i += 1000) {
+      await db
+        .insertInto('deliveries')
+        .values(audience.slice(i, i + 1000).map((subscriberId) => ({ run_id: runId, notification_id: notificationId, site_id: siteId, subscriber_id: subscriberId, status: 'pending' as const, next_attempt_at: null, lease_until: null, throttle_window: null, error: null, reason: null, push_service: null, sent_at: null, delivered_at: null, clicked_at: null, created_at: at })))
+        .execute();
+    }
+    // Batches of 250: claimed (attempts, lease), then their outcome; 3 % fail, 1 % expire.
+    const ids = (await db.selectFrom('deliveries').select('id').where('run_id', '=', runId).orderBy('id').execute()).map((row) => row.id);
+    for (let i = 0; i < ids.length; i += 250) {
+      const batch = ids.slice(i, i + 250);
+      await db.transaction().execute(async (trx) => {
+        await trx.updateTable('deliveries').set((eb) => ({ attempts: eb('attempts', '+', 1), lease_until: at + 60_000 })).where('id', 'in', batch).execute();
+        const failed = batch.filter((id) => id % 100 === 7 || id % 100 === 42 || id % 100 === 77);
+        const gone = batch.filter((id) => id % 100 === 13);
+        const sent = batch.filter((id) => !failed.includes(id) && !gone.includes(id));
+        await trx.updateTable('deliveries').set({ status: 'sent', sent_at: at + 1_000, lease_until: null }).where('id', 'in', sent).execute();
+        if (failed.length) await trx.updateTable('deliveries').set({ status: 'failed', reason: 'server_error', push_service: 'fcm', error: 'Push service answered 500: internal error', lease_until: null }).where('id', 'in', failed).execute();
+        if (gone.length) await trx.updateTable('deliveries').set({ status: 'gone', reason: 'gone', push_service: 'mozilla', error: 'Push service answered 410: gone', lease_until: null }).where('id', 'in', gone).execute();
+      });
+    }
+    // Beacons: delivered for 60 %, clicked for 5 % (set-based here; the engine writes them one by one).
+    await db.updateTable('deliveries').set({ delivered_at: at + 5_000 }).where('run_id', '=', runId).where('status', '=', 'sent').where(sql<boolean>`id % 10 < 6`).execute();
+    await db.updateTable('deliveries').set({ clicked_at: at + 9_000 }).where('run_id', '=', runId).where('status', '=', 'sent').where(sql<boolean>`id % 20 = 0`).execute();
+  }
+}
+
+async function benchOn(kind: Kind, env: Record<string, string>): Promise<void> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `herald-bench-storage-${kind}-`));
+  const runtime = await openRuntime(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', PUBLIC_URL: 'https://herald.bench', ...env }));
+  const { db } = runtime.ctx;
+  try {
+    const user = await createAuthService(runtime.ctx).createUser({ name: 'Bench', email: 'bench@example.com', password: 'bench-password', verified: true });
+    const site = await createSitesService(runtime.ctx).create(user.id, { name: 'Bench shop', url: 'https://bench.example' });
+    const now = Date.now();
+    const subscriberIds: string[] = [];
+    for (let i = 0; i < SUBSCRIBERS; i += 1000) {
+      const rows = Array.from({ length: Math.min(1000, SUBSCRIBERS - i) }, () => {
+        const id = crypto.randomUUID();
+        subscriberIds.push(id);
+        const endpoint = `https://fcm.googleapis.com/fcm/send/${crypto.randomBytes(96).toString('base64url')}`;
+        return { id, site_id: site.id, endpoint, endpoint_hash: crypto.createHash('sha256').update(endpoint).digest('hex'), p256dh: 'p', auth: 'a', browser: 'Chrome', os: 'Windows', country: 'DE', language: 'de-DE', timezone: 'Europe/Berlin', user_agent: null, external_id: null, is_active: 1, subscribed_at: now - 90 * DAY, last_seen_at: null, last_delivered_at: null, unsubscribed_at: null, updated_at: now - 90 * DAY };
+      });
+      await db.insertInto('subscribers').values(rows).execute();
+    }
+    subscriberIds.sort();
+    const started = performance.now();
+    await writeDeliveries(db, site.id, subscriberIds, now - 40 * DAY);
+    const rows = Number((await db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    console.log(`${kind}: ${rows.toLocaleString('en')} deliveries over ${SENDS} sends to ${SUBSCRIBERS.toLocaleString('en')} subscribers written in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+    // The same run's baseline: the index 0027 dropped, put back for the measure.
+    await db.schema.createIndex('deliveries_subscriber').on('deliveries').column('subscriber_id').execute();
+    const asWritten = await sizes(db, kind, 'deliveries');
+    const oldIndex = asWritten.indexes.deliveries_subscriber ?? 0;
+    await vacuum(db, kind, true);
+    const compact = await sizes(db, kind, 'deliveries');
+    const oldIndexCompact = compact.indexes.deliveries_subscriber ?? 0;
+    await db.schema.dropIndex('deliveries_subscriber').execute();
+    console.log(describe(`${kind} as written, with 0026's indexes`, asWritten, rows));
+    console.log(describe(`${kind} after VACUUM${kind === 'postgres' ? ' FULL' : ''}, with 0026's indexes`, compact, rows));
+    const before = total(asWritten);
+    const after = before - oldIndex;
+    console.log(
+      `${kind}: without deliveries_subscriber (migration 0027): ${perRow(after, rows)} B/delivery as written (${(after / before).toFixed(3)}× of ${perRow(before, rows)}), ` +
+        `${perRow(total(compact) - oldIndexCompact, rows)} after VACUUM (${((total(compact) - oldIndexCompact) / total(compact)).toFixed(3)}× of ${perRow(total(compact), rows)})`,
+    );
+    console.log(`${kind}: per million deliveries kept: ${((total(compact) - oldIndexCompact) * (1_000_000 / rows) / 1024 / 1024).toFixed(0)} MiB (table + indexes, compact)`);
+
+    // Compaction, a transaction at a time, timed.
+    const steps: number[] = [];
+    const compactStarted = performance.now();
+    let removed = 0;
+    for (;;) {
+      const stepStarted = performance.now();
+      const count = await compactOldDeliveries(runtime.ctx, Date.now(), { everyMs: 0, batchSize: BATCH, maxBatches: 1 });
+      steps.push(performance.now() - stepStarted);
+      removed += count;
+      if (count === 0) break;
+    }
+    const seconds = (performance.now() - compactStarted) / 1000;
+    const sorted = [...steps].sort((a, b) => a - b);
+    console.log(
+      `${kind}: compaction removed ${removed.toLocaleString('en')} rows in ${seconds.toFixed(1)} s (${Math.round(removed / seconds).toLocaleString('en')} rows/s); ` +
+        `per transaction of ≤ ${BATCH.toLocaleString('en')} rows: median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} ms, longest ${sorted.at(-1)!.toFixed(0)} ms`,
+    );
+    await vacuum(db, kind, false);
+    const left = await sizes(db, kind, 'deliveries');
+    const kept = await sizes(db, kind, 'compacted_deliveries');
+    const groups = Number((await db.selectFrom('compacted_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    console.log(`${kind}: after compaction and VACUUM, deliveries hold ${total(left).toLocaleString('en')} bytes${kind === 'postgres' ? ' (free for new rows; the files shrink only with VACUUM FULL)' : ''}; compacted_deliveries ${groups} rows, ${total(kept).toLocaleString('en')} bytes: ${perRow(total(kept), rows)} B per removed delivery kept for good`);
+  } finally {
+    await runtime.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  console.log(`bench:storage: ${ROWS.toLocaleString('en')} deliveries, ${os.availableParallelism()} cores, node ${process.version}`);
+  await benchOn('sqlite', {});
+  if (WITH_PG) {
+    const cluster = await startPgCluster();
+    try {
+      const admin = new pg.Client({ connectionString: cluster.adminUrl });
+      await admin.connect();
+      await admin.query('create database bench');
+      await admin.end();
+      await benchOn('postgres', { DATABASE_URL: cluster.adminUrl.replace(/\/postgres$/, '/bench') });
+    } finally {
+      cluster.stop();
+    }
+  }
+}
+
+await main();

@@ -205,6 +205,12 @@ export const notification = z.object({
   local_time_progress: localTimeProgress.nullable(),
   /** Subscribers held for the site's quiet hours, all its sends together (a wait, not an outcome: they join `counts` when it ends). */
   quiet_hours_deferred: z.number(),
+  /**
+   * True once retention turned this failed (or partly failed) send's
+   * per-subscriber deliveries into totals (docs/storage.md, "Retention"):
+   * every figure stays, but there is nothing left to retry.
+   */
+  deliveries_compacted: z.boolean(),
   /** A/B variants (null: a single message) and the test on a sample (null: every variant to everyone). */
   variants: z.array(abVariant).nullable(),
   ab_test: abTestSettings.nullable(),

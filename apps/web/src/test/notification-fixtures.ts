@@ -47,6 +47,7 @@ export function makeNotification(overrides: Partial<Notification> = {}): Notific
     quiet_hours_exempt: false,
     local_time_progress: null,
     quiet_hours_deferred: 0,
+    deliveries_compacted: false,
     variants: null,
     ab_test: null,
     status: 'draft',

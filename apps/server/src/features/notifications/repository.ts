@@ -94,6 +94,32 @@ export function latestRunOfNotification(db: Db, notificationId: string): Promise
   return db.selectFrom('notification_runs').selectAll().where('notification_id', '=', notificationId).orderBy('created_at', 'desc').orderBy('id').limit(1).executeTakeFirst();
 }
 
+/**
+ * Of these notifications, those whose latest run retention compacted (docs/storage.md,
+ * "Retention"): its deliveries are totals, so Retry has nothing to send again.
+ */
+export async function compactedNotifications(db: Db, notificationIds: string[]): Promise<Set<string>> {
+  if (!notificationIds.length) return new Set();
+  const rows = await db
+    .selectFrom('notification_runs as run')
+    .select('run.notification_id')
+    .where('run.notification_id', 'in', notificationIds)
+    .where('run.deliveries_compacted_at', 'is not', null)
+    // The latest run, as Retry takes it (latestRunOfNotification).
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('notification_runs as later')
+            .select('later.id')
+            .whereRef('later.notification_id', '=', 'run.notification_id')
+            .where((eb) => eb.or([eb('later.created_at', '>', eb.ref('run.created_at')), eb.and([eb('later.created_at', '=', eb.ref('run.created_at')), eb('later.id', '<', eb.ref('run.id'))])])),
+        ),
+      ),
+    )
+    .execute();
+  return new Set(rows.map((row) => row.notification_id));
+}
+
 export function findRunByKey(db: Db, dedupeKey: string): Promise<RunRow | undefined> {
   return db.selectFrom('notification_runs').selectAll().where('dedupe_key', '=', dedupeKey).executeTakeFirst();
 }

@@ -9,7 +9,7 @@ import { abTestsOfNotifications } from './ab-test-repository';
 import { actionsOf } from './create';
 import * as repo from './automation-repository';
 import { localTimeProgressOf } from './local-time-progress';
-import { findNotification } from './repository';
+import { compactedNotifications, findNotification } from './repository';
 
 // The outcome counts are the engine's (delivery/run-counters.ts); the report reads them from here too.
 export { outcomeCountsOf };
@@ -23,6 +23,8 @@ export interface NotificationAutomation {
   zoneProgress?: LocalTimeProgress;
   /** Its A/B test (variants and settings), if it has one. */
   abTest?: AbTestRow;
+  /** A failed (or partly failed) send whose latest run retention compacted: nothing to retry. */
+  deliveriesCompacted?: boolean;
 }
 
 /** Spec §3 recurringSchedule; `nextRunAt` only while the schedule will fire (scheduled and active). */
@@ -61,6 +63,7 @@ export function toNotificationResponse(row: NotificationRow, automation: Notific
     quiet_hours_exempt: row.quiet_hours_exempt === 1,
     local_time_progress: automation.zoneProgress ?? null,
     quiet_hours_deferred: row.quiet_hours_deferred_count,
+    deliveries_compacted: automation.deliveriesCompacted ?? false,
     status: row.status,
     scheduled_at: isoOrNull(row.scheduled_at),
     sent_at: isoOrNull(row.sent_at),
@@ -77,18 +80,21 @@ export function toNotificationResponse(row: NotificationRow, automation: Notific
   };
 }
 
-/** Maps notifications to responses with their schedules, triggers and firings: four queries for any number of rows (no N+1). */
+/** Maps notifications to responses with their schedules, triggers, firings, zones, A/B tests and compaction: six queries for any number of rows (no N+1). */
 export async function toNotificationResponses(db: Kysely<Database> | Transaction<Database>, rows: NotificationRow[]): Promise<Notification[]> {
   const recurringIds = rows.filter((row) => row.type === 'RECURRING').map((row) => row.id);
   const triggeredIds = rows.filter((row) => row.type === 'TRIGGERED').map((row) => row.id);
   const localTimeIds = rows.filter((row) => row.delivery_mode === 'subscriber_local_time').map((row) => row.id);
   const oneTimeIds = rows.filter((row) => row.type === 'ONE_TIME').map((row) => row.id);
-  const [schedules, triggers, fireCounts, zoneProgress, abTests] = await Promise.all([
+  // Only a send that failed in part could be retried: only those are asked whether their rows are totals now.
+  const retryableIds = rows.filter((row) => row.status === 'failed' || row.status === 'completed_with_errors').map((row) => row.id);
+  const [schedules, triggers, fireCounts, zoneProgress, abTests, compacted] = await Promise.all([
     repo.schedulesOfNotifications(db, recurringIds),
     repo.triggersOfNotifications(db, triggeredIds),
     repo.runCountsOfNotifications(db, triggeredIds),
     localTimeProgressOf(db, localTimeIds),
     abTestsOfNotifications(db, oneTimeIds),
+    compactedNotifications(db, retryableIds),
   ]);
   return rows.map((row) =>
     toNotificationResponse(row, {
@@ -97,6 +103,7 @@ export async function toNotificationResponses(db: Kysely<Database> | Transaction
       fireCount: fireCounts.get(row.id),
       zoneProgress: zoneProgress.get(row.id),
       abTest: abTests.get(row.id),
+      deliveriesCompacted: compacted.has(row.id),
     }),
   );
 }

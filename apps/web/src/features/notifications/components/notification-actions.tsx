@@ -33,6 +33,8 @@ const FAILURES: Record<NotificationCommand, string> = {
   duplicate: 'Failed to duplicate notification',
 };
 
+const NOTHING_TO_RETRY = 'Deliveries are kept for a while after a send finishes; this send’s are totals now, so there is nothing left to retry. Duplicate it to send it again.';
+
 /**
  * The spec §4 state machine as buttons: Send Now (draft), Edit (draft,
  * scheduled) or View (others), Delete (draft, scheduled), Cancel
@@ -133,7 +135,17 @@ export function NotificationActions({ notification, placement, onDeleted }: Noti
         </Button>
       ) : null}
       {status === 'failed' || status === 'completed_with_errors' ? (
-        <Button size="sm" variant="secondary" onClick={() => run('retry')} disabled={busy} {...gate} loading={running === 'retry'} icon={icon(RotateCcw)}>
+        <Button
+          size="sm"
+          variant="secondary"
+          onClick={() => run('retry')}
+          disabled={busy}
+          {...gate}
+          // Old sends keep their figures but not their deliveries (docs/product.md, "Retention"): nothing to retry.
+          {...(notification.deliveries_compacted ? { disabled: true, title: NOTHING_TO_RETRY, 'aria-description': NOTHING_TO_RETRY } : {})}
+          loading={running === 'retry'}
+          icon={icon(RotateCcw)}
+        >
           Retry
         </Button>
       ) : null}

@@ -340,6 +340,16 @@ describe('notifications list (spec §2 Notifications list)', () => {
     await waitFor(() => expect(api.callsTo('POST /api/notifications/f1/retry')).toHaveLength(1));
   });
 
+  it('Retry of an old send whose deliveries are totals now is disabled and says why (docs/product.md, old data)', async () => {
+    const api = setUp({ [LIST]: list([{ ...failed, deliveries_compacted: true }]) });
+    const { user } = renderApp('/notifications');
+    const retry = await within(await screen.findByRole('article', { name: 'Broken send' })).findByRole('button', { name: 'Retry' });
+    expect(retry).toBeDisabled();
+    expect(retry).toHaveAttribute('title', expect.stringMatching(/totals now, so there is nothing left to retry\. Duplicate it to send it again\.$/));
+    await user.click(retry);
+    expect(api.callsTo('POST /api/notifications/f1/retry')).toHaveLength(0);
+  });
+
   it('polls while a notification is sending and shows live progress until it completes', async () => {
     const responses = [
       { ...sending, counts: makeCounts({ targeted: 200, sent: 40, failed: 10, delivered: 30, clicked: 2 }) },

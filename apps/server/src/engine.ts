@@ -14,6 +14,7 @@ import { abTestDecisionSource } from './features/notifications/ab-test';
 import { recurringScheduleSource } from './features/notifications/recurring-runs';
 import { registerRssFeedJobs, rssFeedsDueWork } from './features/rss-feeds/poll-job';
 import { siteEventRetentionSource } from './features/site-events/service';
+import { beaconCountsSource } from './features/tracking/fold';
 import { registerSubscriberImportJobs, subscriberImportsDueWork } from './features/subscriber-imports/job';
 import { dripStepGuard } from './features/welcome-campaigns/enrollment';
 import { registerWebhookJobs, webhooksDueWork } from './features/webhooks/deliver';
@@ -31,7 +32,7 @@ export function registerFeatureJobs(ctx: AppContext, queue: JobQueue): void {
 }
 
 export function featureDueWorkSources(ctx: AppContext, queue: JobQueue): DueWorkSource[] {
-  return [dripStepGuard(ctx), recurringScheduleSource(ctx), rssFeedsDueWork(ctx, queue), siteEventRetentionSource(ctx), expiredRecordsPurgeSource(ctx), auditLogRetentionSource(ctx), webhooksDueWork(ctx, queue), subscriberImportsDueWork(ctx, queue), throttledSendsSource(ctx, queue), abTestDecisionSource(ctx)];
+  return [beaconCountsSource(ctx), dripStepGuard(ctx), recurringScheduleSource(ctx), rssFeedsDueWork(ctx, queue), siteEventRetentionSource(ctx), expiredRecordsPurgeSource(ctx), auditLogRetentionSource(ctx), webhooksDueWork(ctx, queue), subscriberImportsDueWork(ctx, queue), throttledSendsSource(ctx, queue), abTestDecisionSource(ctx)];
 }
 
 export interface EngineOptions {

@@ -28,6 +28,7 @@ import * as m0023 from './0023_frequency_cap';
 import * as m0024 from './0024_throttled_sends';
 import * as m0025 from './0025_local_time_and_quiet_hours';
 import * as m0026 from './0026_ab_tests';
+import * as m0028 from './0028_beacon_counts';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -60,6 +61,7 @@ const modules: Record<string, MigrationModule> = {
   '0024_throttled_sends': m0024,
   '0025_local_time_and_quiet_hours': m0025,
   '0026_ab_tests': m0026,
+  '0028_beacon_counts': m0028,
 };
 
 export function migrationsFor(kind: DatabaseKind): Record<string, Migration> {

@@ -20,6 +20,7 @@ import type {
 } from './sending';
 import type { PromptStatsTable, SiteApiKeysTable, SitesTable, SiteVapidKeysTable, TestDeviceLinksTable } from './sites';
 import type { AuditLogTable, SiteInvitationsTable, SiteMembersTable } from './teams';
+import type { UncountedBeaconsTable } from './tracking';
 import type { WebhookAttemptsTable, WebhookClickTalliesTable, WebhookDeliveriesTable, WebhooksTable } from './webhooks';
 
 export type * from './accounts';
@@ -29,6 +30,7 @@ export type * from './imports';
 export type * from './sending';
 export type * from './sites';
 export type * from './teams';
+export type * from './tracking';
 export type * from './webhooks';
 export type { NotificationStatus, NotificationType, SiteEventSource } from '@herald/contracts';
 
@@ -51,6 +53,7 @@ export interface Database {
   deliveries: DeliveriesTable;
   ab_tests: AbTestsTable;
   stats_hourly: StatsHourlyTable;
+  uncounted_beacons: UncountedBeaconsTable;
   notification_failures: NotificationFailuresTable;
   delivery_stats_hourly: DeliveryStatsHourlyTable;
   recurring_schedules: RecurringSchedulesTable;

@@ -61,6 +61,8 @@ if (!databases.length) throw new Error('--db must be sqlite, postgres or both');
 
 const OWNER = { email: 'bench@herald.example', password: 'bench-password-1' };
 const USER_AGENT = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+/** Beacons per second one process should take (issue 15 §2), printed against each run's figure. */
+const BEACON_TARGET_PER_SECOND = 4_000;
 /** Deliveries seeded for the beacons: more than a run of --duration seconds can use. */
 const BEACON_DELIVERIES = 100_000;
 
@@ -375,6 +377,12 @@ async function main(): Promise<void> {
   for (const kind of databases) await benchDatabase(kind);
   console.log();
   console.table(rows);
+  // Issue 15 §2: beacons at push speed, ≥ 4,000/s on PostgreSQL on one process; and against this run's subscribe figure.
+  for (const row of rows.filter((r) => r.endpoint.startsWith('POST /api/public/events'))) {
+    const subscribe = rows.find((r) => r.database === row.database && r.endpoint.includes('/subscribers'));
+    const vsSubscribe = subscribe?.['req/s'] ? `, ${(row['req/s'] / subscribe['req/s']).toFixed(1)}× this run's subscribe rate` : '';
+    console.log(`${row.database} ${row.endpoint.replace('POST /api/public/events ', 'beacons ')}: ${row['req/s']} req/s, ${Math.round((row['req/s'] / BEACON_TARGET_PER_SECOND) * 100)} % of the ${BEACON_TARGET_PER_SECOND.toLocaleString('en')}/s target${vsSubscribe}`);
+  }
   const bad = rows.filter((r) => r.unexpected || r.errors);
   if (bad.length) {
     console.error('Unexpected responses or errors:', bad.map((r) => `${r.database} ${r.endpoint}`).join(', '));

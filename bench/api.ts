@@ -11,7 +11,8 @@
 // expected status, and checks afterwards that every request the API accepted
 // is in the database: each 201 is a stored subscriber, the sites' active
 // counts add up, each beacon counted once on its delivery, run, notification
-// and the hourly rollup.
+// and the hourly rollup once the scheduler of the same process has folded it
+// (docs/delivery.md, "How beacons are counted").
 //
 // The public routes are flood-limited per client address (60/min) and per
 // site (3,000/min), per process. So that the bench measures the server and
@@ -60,6 +61,8 @@ if (!databases.length) throw new Error('--db must be sqlite, postgres or both');
 
 const OWNER = { email: 'bench@herald.example', password: 'bench-password-1' };
 const USER_AGENT = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+/** Beacons per second one process should take (issue 15 §2), printed against each run's figure. */
+const BEACON_TARGET_PER_SECOND = 4_000;
 /** Deliveries seeded for the beacons: more than a run of --duration seconds can use. */
 const BEACON_DELIVERIES = 100_000;
 
@@ -308,12 +311,22 @@ async function benchDatabase(kind: DatabaseKind): Promise<void> {
       });
       return { result, sent: Math.min(count, deliveryIds.length), acknowledged };
     };
-    /** Each beacon counted once: on its delivery, the run, the notification and the site's hourly rollup. */
+    /**
+     * Each beacon counted once: on its delivery, the run, the notification and the site's hourly rollup.
+     * Beacons are folded into the counters by the scheduler about every second (docs/delivery.md, "How
+     * beacons are counted"): first the requests left in flight finish, then the fold empties the table.
+     */
     const countedBeacons = async () => {
       await quiet(async () => {
-        const counters = await db.selectFrom('notification_runs').select(['delivered_count', 'clicked_count']).where('id', '=', runId).executeTakeFirstOrThrow();
-        return counters.delivered_count + counters.clicked_count;
+        const marked = await db
+          .selectFrom('deliveries')
+          .select((eb) => [eb.fn.count<number>('delivered_at').as('delivered'), eb.fn.count<number>('clicked_at').as('clicked')])
+          .where('run_id', '=', runId)
+          .executeTakeFirstOrThrow();
+        return Number(marked.delivered) + Number(marked.clicked);
       });
+      await quiet(async () => Number((await db.selectFrom('uncounted_beacons').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n));
+      check((await db.selectFrom('uncounted_beacons').select('id').limit(1).executeTakeFirst()) === undefined, 'every beacon folded into the counters');
       const state = await db
         .selectFrom('deliveries')
         .select((eb) => [eb.fn.count<number>('delivered_at').as('delivered'), eb.fn.count<number>('clicked_at').as('clicked')])
@@ -364,6 +377,12 @@ async function main(): Promise<void> {
   for (const kind of databases) await benchDatabase(kind);
   console.log();
   console.table(rows);
+  // Issue 15 §2: beacons at push speed, ≥ 4,000/s on PostgreSQL on one process; and against this run's subscribe figure.
+  for (const row of rows.filter((r) => r.endpoint.startsWith('POST /api/public/events'))) {
+    const subscribe = rows.find((r) => r.database === row.database && r.endpoint.includes('/subscribers'));
+    const vsSubscribe = subscribe?.['req/s'] ? `, ${(row['req/s'] / subscribe['req/s']).toFixed(1)}× this run's subscribe rate` : '';
+    console.log(`${row.database} ${row.endpoint.replace('POST /api/public/events ', 'beacons ')}: ${row['req/s']} req/s, ${Math.round((row['req/s'] / BEACON_TARGET_PER_SECOND) * 100)} % of the ${BEACON_TARGET_PER_SECOND.toLocaleString('en')}/s target${vsSubscribe}`);
+  }
   const bad = rows.filter((r) => r.unexpected || r.errors);
   if (bad.length) {
     console.error('Unexpected responses or errors:', bad.map((r) => `${r.database} ${r.endpoint}`).join(', '));

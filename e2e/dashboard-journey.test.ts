@@ -123,6 +123,13 @@ describe('dashboard journey (headless Chromium + local push service)', () => {
     await beacon('clicked', received[0]!);
 
     await expect.poll(async () => (await card.getByTestId('status-badge').textContent())?.trim(), { timeout: 20_000 }).toBe('Completed');
+    // The scheduler folds the beacons into the counters about every second (docs/delivery.md, "How beacons are counted").
+    await expect
+      .poll(async () => {
+        const today = (await api('GET', `/sites/${siteId}/analytics/dashboard`)).body.data.chart.at(-1);
+        return { delivered: today.delivered, clicked: today.clicked };
+      }, { timeout: 20_000 })
+      .toEqual({ delivered: 3, clicked: 1 });
 
     // Back to the dashboard through the sidebar: the figures are fetched again, not the ones cached at sign-in.
     await sidebar(page, 'Dashboard').click();

@@ -15,6 +15,7 @@ import { recurringScheduleSource } from './features/notifications/recurring-runs
 import { deliveryRetentionSource } from './features/retention/service';
 import { registerRssFeedJobs, rssFeedsDueWork } from './features/rss-feeds/poll-job';
 import { siteEventRetentionSource } from './features/site-events/service';
+import { beaconCountsSource } from './features/tracking/fold';
 import { registerSubscriberImportJobs, subscriberImportsDueWork } from './features/subscriber-imports/job';
 import { dripStepGuard } from './features/welcome-campaigns/enrollment';
 import { registerWebhookJobs, webhooksDueWork } from './features/webhooks/deliver';
@@ -32,7 +33,7 @@ export function registerFeatureJobs(ctx: AppContext, queue: JobQueue): void {
 }
 
 export function featureDueWorkSources(ctx: AppContext, queue: JobQueue): DueWorkSource[] {
-  return [dripStepGuard(ctx), recurringScheduleSource(ctx), rssFeedsDueWork(ctx, queue), siteEventRetentionSource(ctx), expiredRecordsPurgeSource(ctx), auditLogRetentionSource(ctx), deliveryRetentionSource(ctx), webhooksDueWork(ctx, queue), subscriberImportsDueWork(ctx, queue), throttledSendsSource(ctx, queue), abTestDecisionSource(ctx)];
+  return [beaconCountsSource(ctx), dripStepGuard(ctx), recurringScheduleSource(ctx), rssFeedsDueWork(ctx, queue), siteEventRetentionSource(ctx), expiredRecordsPurgeSource(ctx), auditLogRetentionSource(ctx), deliveryRetentionSource(ctx), webhooksDueWork(ctx, queue), subscriberImportsDueWork(ctx, queue), throttledSendsSource(ctx, queue), abTestDecisionSource(ctx)];
 }
 
 export interface EngineOptions {

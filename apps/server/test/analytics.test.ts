@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/platform/clock';
+import { foldBeacons } from './support/beacon-counts';
 import { createDeliveryHarness, notificationInput, type DeliveryHarness } from './support/delivery-harness';
 import type { TestUser } from './support/test-app';
 
@@ -85,8 +86,9 @@ describe('analytics from real sends, beacons and subscriptions', () => {
     clock.set(at('2026-05-12T03:00:00Z'));
     expect((await h.t.request('DELETE', `/api/subscribers/${everyone[5]!.subscriberId}`, { token: token() })).status).toBe(200);
 
-    // Now: Wed 2026-05-13 10:30 UTC, 19:30 in Tokyo.
+    // Now: Wed 2026-05-13 10:30 UTC, 19:30 in Tokyo. The beacons are counted (each in its own hour).
     clock.set(at('2026-05-13T10:30:00Z'));
+    await foldBeacons(h.t.ctx);
   }, 120_000);
   afterAll(async () => h?.close());
 

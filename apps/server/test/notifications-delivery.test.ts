@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { foldBeacons } from './support/beacon-counts';
 import { createDeliveryHarness, notificationInput, type DeliveryHarness } from './support/delivery-harness';
 
 // Issue 3: a notification written in the dashboard reaches every subscriber,
@@ -70,6 +71,7 @@ describe('sending a one-time notification', () => {
     expect((await beacon('delivered', 'garbage')).status).toBe(400);
     const cors = await beacon('delivered', first!);
     expect(cors.headers['access-control-allow-origin']).toBe('*');
+    await foldBeacons(h.t.ctx);
 
     const performance = await h.t.request('GET', `/api/notifications/${id}/performance`, { token: h.owner.token });
     expect(performance.body.data).toMatchObject({ sent: 1000, delivered: 2, clicked: 2, failed: 0, click_rate: 100, delivery_rate: 0.2 });

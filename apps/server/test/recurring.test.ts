@@ -3,6 +3,7 @@ import { openDatabase } from '../src/db/database';
 import { featureDueWorkSources } from '../src/engine';
 import { Scheduler } from '../src/jobs/scheduler';
 import { ManualClock } from '../src/platform/clock';
+import { foldBeacons } from './support/beacon-counts';
 import { createDeliveryHarness, notificationInput, type DeliveryHarness } from './support/delivery-harness';
 import type { ReceivedPush } from './support/push-service';
 import { waitFor } from './support/test-app';
@@ -221,6 +222,7 @@ describe('recurring notifications', () => {
     const first = h.push.messages.find((message) => payloadOf(message).title === 'Daily stats')!;
     const clicked = await h.t.request('POST', '/api/public/events', { body: { type: 'clicked', token: payloadOf(first).token } });
     expect(clicked.body.data).toEqual({ counted: true });
+    await foldBeacons(h.t.ctx);
 
     const performance = await h.t.request('GET', `/api/notifications/${id}/performance`, { token: h.owner.token });
     expect(performance.status).toBe(200);

@@ -2,6 +2,7 @@ import { roleNeededMessage } from '@herald/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/platform/clock';
 import { addMember, dumpDatabase, identityHashFor } from './security/support/fixtures';
+import { foldBeacons } from './support/beacon-counts';
 import { createDeliveryHarness, notificationInput, type DeliveryHarness } from './support/delivery-harness';
 import type { ReceivedPush, TestSubscription } from './support/push-service';
 import { waitFor, type TestUser } from './support/test-app';
@@ -133,6 +134,7 @@ describe('subscriber privacy: data export and complete erasure', () => {
     const phoneMessage = saleOn(alicePhone);
     expect((await beacon('delivered', tokenOf(phoneMessage))).body.data).toEqual({ counted: true });
     expect((await beacon('clicked', tokenOf(phoneMessage))).body.data).toEqual({ counted: true });
+    await foldBeacons(h.t.ctx);
   });
   afterAll(async () => h?.close());
 

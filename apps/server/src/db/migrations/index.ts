@@ -29,6 +29,7 @@ import * as m0024 from './0024_throttled_sends';
 import * as m0025 from './0025_local_time_and_quiet_hours';
 import * as m0026 from './0026_ab_tests';
 import * as m0027 from './0027_delivery_retention';
+import * as m0028 from './0028_beacon_counts';
 import * as m0029 from './0029_subscriber_list_order';
 
 interface MigrationModule {
@@ -63,6 +64,7 @@ const modules: Record<string, MigrationModule> = {
   '0025_local_time_and_quiet_hours': m0025,
   '0026_ab_tests': m0026,
   '0027_delivery_retention': m0027,
+  '0028_beacon_counts': m0028,
   '0029_subscriber_list_order': m0029,
 };
 

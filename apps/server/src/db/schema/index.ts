@@ -21,6 +21,7 @@ import type {
 import type { CompactedDeliveriesTable } from './retention';
 import type { PromptStatsTable, SiteApiKeysTable, SitesTable, SiteVapidKeysTable, TestDeviceLinksTable } from './sites';
 import type { AuditLogTable, SiteInvitationsTable, SiteMembersTable } from './teams';
+import type { UncountedBeaconsTable } from './tracking';
 import type { WebhookAttemptsTable, WebhookClickTalliesTable, WebhookDeliveriesTable, WebhooksTable } from './webhooks';
 
 export type * from './accounts';
@@ -31,6 +32,7 @@ export type * from './retention';
 export type * from './sending';
 export type * from './sites';
 export type * from './teams';
+export type * from './tracking';
 export type * from './webhooks';
 export type { NotificationStatus, NotificationType, SiteEventSource } from '@herald/contracts';
 
@@ -54,6 +56,7 @@ export interface Database {
   compacted_deliveries: CompactedDeliveriesTable;
   ab_tests: AbTestsTable;
   stats_hourly: StatsHourlyTable;
+  uncounted_beacons: UncountedBeaconsTable;
   notification_failures: NotificationFailuresTable;
   delivery_stats_hourly: DeliveryStatsHourlyTable;
   recurring_schedules: RecurringSchedulesTable;

@@ -1,38 +1,31 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DatabaseKind } from '../../db/database';
 import type { Database } from '../../db/schema';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-/** The delivery a beacon token names, with what was already seen of it. */
-export function findDeliveryForBeacon(db: Db, deliveryId: number) {
-  return db
-    .selectFrom('deliveries')
-    .select(['id', 'run_id', 'notification_id', 'site_id', 'subscriber_id', 'status', 'delivered_at', 'clicked_at'])
-    .where('id', '=', deliveryId)
-    .executeTakeFirst();
+const BEACON_COLUMNS = ['run_id', 'notification_id', 'site_id', 'subscriber_id'] as const;
+
+/**
+ * Records the first "delivered" of a delivery (a click marks it too, when its
+ * beacon never came); undefined when one was already recorded (a replay) or
+ * the delivery is gone. One conditional UPDATE: two beacons of the same
+ * delivery at once mark it once (PostgreSQL re-checks the condition after
+ * the first one's row lock).
+ */
+export function markDelivered(db: Db, deliveryId: number, at: number) {
+  return db.updateTable('deliveries').set({ delivered_at: at }).where('id', '=', deliveryId).where('delivered_at', 'is', null).returning(BEACON_COLUMNS).executeTakeFirst();
 }
 
-/** Records the first "delivered" beacon; false when one was already recorded (a replay). */
-export async function markDelivered(db: Db, deliveryId: number, at: number): Promise<boolean> {
-  const updated = await db.updateTable('deliveries').set({ delivered_at: at }).where('id', '=', deliveryId).where('delivered_at', 'is', null).executeTakeFirst();
-  return Number(updated.numUpdatedRows) > 0;
-}
-
-/** Records the first click (and the delivery, if its beacon never came); false for a replay. */
-export async function markClicked(db: Db, deliveryId: number, at: number, deliveredAt: number): Promise<boolean> {
-  const updated = await db
-    .updateTable('deliveries')
-    .set({ clicked_at: at, delivered_at: deliveredAt })
-    .where('id', '=', deliveryId)
-    .where('clicked_at', 'is', null)
-    .executeTakeFirst();
-  return Number(updated.numUpdatedRows) > 0;
+/** Records the first click; undefined for a replay or a delivery that is gone. */
+export function markClicked(db: Db, deliveryId: number, at: number) {
+  return db.updateTable('deliveries').set({ clicked_at: at }).where('id', '=', deliveryId).where('clicked_at', 'is', null).returning(BEACON_COLUMNS).executeTakeFirst();
 }
 
 /**
  * The subscriber's latest delivered push (stale subscribers have none for 90+
- * days). After the delivery's row and before the counters: the row order of
- * the result transactions (delivery/run-counters.ts).
+ * days). After the delivery's row: the row order of the result transactions
+ * (delivery/run-counters.ts).
  */
 export async function recordDeliveredTo(db: Db, subscriberId: string, at: number): Promise<void> {
   await db
@@ -41,4 +34,79 @@ export async function recordDeliveredTo(db: Db, subscriberId: string, at: number
     .where('id', '=', subscriberId)
     .where((eb) => eb.or([eb('last_delivered_at', 'is', null), eb('last_delivered_at', '<', at)]))
     .execute();
+}
+
+/** A counted beacon waiting for the fold (an insert of a new row: no row another beacon waits for). */
+export async function addUncountedBeacon(
+  db: Db,
+  beacon: { site_id: string; notification_id: string; run_id: string; at: number; delivered: number; clicked: number },
+): Promise<void> {
+  await db.insertInto('uncounted_beacons').values(beacon).execute();
+}
+
+/**
+ * Takes (deletes and returns) up to `limit` uncounted beacons, oldest first,
+ * in the caller's transaction: they are counted if it commits, and back for
+ * the next fold if it does not. On PostgreSQL a second folder skips the rows
+ * the first holds (FOR UPDATE SKIP LOCKED) and takes others instead of
+ * waiting; SQLite runs one write transaction at a time.
+ */
+export function takeUncountedBeacons(trx: Transaction<Database>, kind: DatabaseKind, limit: number) {
+  return trx
+    .deleteFrom('uncounted_beacons')
+    .where('id', 'in', (eb) => {
+      const oldest = eb.selectFrom('uncounted_beacons').select('id').orderBy('id').limit(limit);
+      return kind === 'postgres' ? oldest.forUpdate().skipLocked() : oldest;
+    })
+    .returning(['site_id', 'notification_id', 'run_id', 'at', 'delivered', 'clicked'])
+    .execute();
+}
+
+/** Of these sites, the ones that still exist (a deleted site's beacons count nowhere). */
+export async function existingSites(db: Db, siteIds: readonly string[]): Promise<Set<string>> {
+  if (!siteIds.length) return new Set();
+  return new Set((await db.selectFrom('sites').select('id').where('id', 'in', siteIds).execute()).map((row) => row.id));
+}
+
+/** Adds folded beacons to a run's or a notification's counters (a row that is gone matches nothing). */
+export async function addBeaconCounts(db: Db, table: 'notification_runs' | 'notifications', id: string, delivered: number, clicked: number): Promise<void> {
+  await db
+    .updateTable(table)
+    .set((eb) => ({ delivered_count: eb('delivered_count', '+', delivered), clicked_count: eb('clicked_count', '+', clicked) }))
+    .where('id', '=', id)
+    .execute();
+}
+
+/**
+ * PostgreSQL: the whole beacon (mark the delivery, the subscriber's last
+ * delivered push, the uncounted row) as one statement, atomic by itself, so a
+ * beacon costs one round trip instead of a transaction of five. The same
+ * rules as markDelivered / markClicked / recordDeliveredTo /
+ * addUncountedBeacon, which SQLite (no data-modifying WITH) runs in a
+ * transaction. The click's row is locked first (FOR UPDATE), so the
+ * delivered_at it reads is the one it replaces; a concurrent beacon of the
+ * same delivery waits and re-checks. True when the beacon counted.
+ */
+export async function recordBeaconInOneStatement(db: Db, type: 'delivered' | 'clicked', deliveryId: number, at: number): Promise<boolean> {
+  const marked =
+    type === 'delivered'
+      ? sql`marked as (
+          update deliveries set delivered_at = ${at} where id = ${deliveryId} and delivered_at is null
+          returning run_id, notification_id, site_id, subscriber_id, true as newly_delivered, 0 as clicked
+        )`
+      : sql`before as (
+          select id, delivered_at from deliveries where id = ${deliveryId} and clicked_at is null for update
+        ), marked as (
+          update deliveries d set clicked_at = ${at}, delivered_at = coalesce(d.delivered_at, ${at}) from before where d.id = before.id
+          returning d.run_id, d.notification_id, d.site_id, d.subscriber_id, before.delivered_at is null as newly_delivered, 1 as clicked
+        )`;
+  const result = await sql<{ id: number }>`
+    with ${marked}, seen as (
+      update subscribers s set last_delivered_at = ${at} from marked
+      where marked.newly_delivered and s.id = marked.subscriber_id and (s.last_delivered_at is null or s.last_delivered_at < ${at})
+    )
+    insert into uncounted_beacons (site_id, notification_id, run_id, at, delivered, clicked)
+    select site_id, notification_id, run_id, ${at}, case when newly_delivered then 1 else 0 end, clicked from marked
+    returning id`.execute(db);
+  return result.rows.length > 0;
 }

@@ -74,7 +74,7 @@ export async function webhooksOnRunFinished(trx: Transaction<Database>, run: Run
   });
 }
 
-/** A click adds to the tally of each webhook that wants notification.clicked; the batch goes at most once a minute (deliver.ts). */
+/** Counted clicks add to the tally of each webhook that wants notification.clicked; the batch goes at most once a minute (deliver.ts). */
 export const webhooksOnNotificationClicked: NotificationClickedHook = async (trx, event) => {
-  for (const target of await repo.webhooksFor(trx, event.siteId, 'notification.clicked')) await repo.addClick(trx, target.id, event.notificationId, 1);
+  for (const target of await repo.webhooksFor(trx, event.siteId, 'notification.clicked')) await repo.addClick(trx, target.id, event.notificationId, event.clicks);
 };

@@ -2,35 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateVapidKeys } from '../src/delivery/vapid-keys';
 import { createDeliveryHarness, notificationInput, type DeliveryHarness } from './support/delivery-harness';
 import { waitFor } from './support/test-app';
+// The report is RFC 4180 CSV: read it with the import's own parser.
+import { csvCells } from '../src/features/subscriber-imports/import-file';
 
 // Issue 11: one outcome model, everywhere. The local push service accepts some
 // pushes, answers 410, 429, 500, "UNREGISTERED" and a VAPID key mismatch for
 // others, and a third browser's push service cannot be reached at all; one
 // subscriber leaves while its push waits for a retry. Every count, status and
 // reason is read back through the API the dashboard uses.
-
-/** A CSV line split into cells (the report quotes cells with commas or quotes). */
-function csvCells(line: string): string[] {
-  const cells: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const char = line[i]!;
-    if (quoted) {
-      if (char === '"' && line[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (char === '"') quoted = false;
-      else cell += char;
-    } else if (char === '"') quoted = true;
-    else if (char === ',') {
-      cells.push(cell);
-      cell = '';
-    } else cell += char;
-  }
-  cells.push(cell);
-  return cells;
-}
 
 describe('send outcomes: a mix of answers, counted and explained', () => {
   let h: DeliveryHarness;

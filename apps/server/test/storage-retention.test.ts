@@ -4,6 +4,8 @@ import { compactOldDeliveries } from '../src/features/retention/service';
 import { ManualClock } from '../src/platform/clock';
 import { createDeliveryHarness, notificationInput, type DeliveryHarness } from './support/delivery-harness';
 import { waitFor } from './support/test-app';
+// The report is RFC 4180 CSV: read it with the import's own parser.
+import { csvCells } from '../src/features/subscriber-imports/import-file';
 
 // Issue 15 §1: delivery rows are kept DELIVERY_RETENTION_DAYS after their run
 // finished, then compacted (docs/storage.md, "Retention"). Every figure a
@@ -17,29 +19,6 @@ import { waitFor } from './support/test-app';
 
 const DAY = 86_400_000;
 const variant = (letter: string) => ({ title: `Sale ${letter}`, message: `Offer ${letter}`, destination_url: `https://push-shop.example/${letter.toLowerCase()}`, image_url: null });
-
-/** A CSV line split into cells (the report quotes cells with commas or quotes). */
-function csvCells(line: string): string[] {
-  const cells: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const char = line[i]!;
-    if (quoted) {
-      if (char === '"' && line[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (char === '"') quoted = false;
-      else cell += char;
-    } else if (char === '"') quoted = true;
-    else if (char === ',') {
-      cells.push(cell);
-      cell = '';
-    } else cell += char;
-  }
-  cells.push(cell);
-  return cells;
-}
 
 describe('retention settings', () => {
   it('defaults to 30 days of delivery rows, 30 of site events and 180 of feed items, and refuses a delivery retention under a week', () => {

@@ -131,23 +131,15 @@ describe('groupCommit', () => {
     let running = 0;
     let most = 0;
     const gates: Array<() => void> = [];
-    const write = groupCommit<number, number>(
-      async (items) => {
-        running += 1;
-        most = Math.max(most, running);
-        await new Promise<void>((resolve) => gates.push(resolve));
-        running -= 1;
-        return items;
-      },
-      async (item) => {
-        running += 1;
-        most = Math.max(most, running);
-        await new Promise<void>((resolve) => gates.push(resolve));
-        running -= 1;
-        return item;
-      },
-      { concurrency: 2 },
-    );
+    /** A write that waits at its gate, counting how many wait at once. */
+    const gated = async <T>(written: T): Promise<T> => {
+      running += 1;
+      most = Math.max(most, running);
+      await new Promise<void>((resolve) => gates.push(resolve));
+      running -= 1;
+      return written;
+    };
+    const write = groupCommit<number, number>(gated, gated, { concurrency: 2 });
     const turn = () => new Promise((resolve) => setImmediate(resolve));
     // Three waves, each arriving while the batches before it are still being written.
     const calls = [write(0)];

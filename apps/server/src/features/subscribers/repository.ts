@@ -171,14 +171,19 @@ export async function countStaleSubscribers(db: Db, siteId: string, cutoff: numb
   return Number(row.n);
 }
 
-export async function countActiveSubscribers(db: Db, siteId: string): Promise<number> {
+/** The site's subscribers in one state (a range of index subscribers_site_active_id). */
+async function countSubscribersInState(db: Db, siteId: string, isActive: 0 | 1): Promise<number> {
   const row = await db
     .selectFrom('subscribers')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('site_id', '=', siteId)
-    .where('is_active', '=', 1)
+    .where('is_active', '=', isActive)
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+export function countActiveSubscribers(db: Db, siteId: string): Promise<number> {
+  return countSubscribersInState(db, siteId, 1);
 }
 
 /** Deactivates up to `limit` stale subscribers (by id, so each call takes a bounded batch); returns their ids. */
@@ -271,15 +276,8 @@ export async function listSubscribers(
     .execute();
 }
 
-/** The site's inactive subscribers (a range of index subscribers_site_active_id). */
-export async function countInactiveSubscribers(db: Db, siteId: string): Promise<number> {
-  const row = await db
-    .selectFrom('subscribers')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('site_id', '=', siteId)
-    .where('is_active', '=', 0)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+export function countInactiveSubscribers(db: Db, siteId: string): Promise<number> {
+  return countSubscribersInState(db, siteId, 0);
 }
 
 /** sites.active_subscriber_count: kept exact with every change of active state (service.ts, "Active-state changes"). */

@@ -64,21 +64,6 @@ export async function insertSubscriberIfNew(db: Db, row: Insertable<SubscribersT
   return inserted !== undefined;
 }
 
-/** A subscriber row as a subscribe stores it, its id chosen up front. */
-export type NewSubscriber = Insertable<SubscribersTable> & { id: string };
-
-/** Inserts the subscribers whose endpoints are new to their sites, in one statement; the ids of those inserted. */
-export async function insertSubscribersIfNew(db: Db, rows: NewSubscriber[]): Promise<Set<string>> {
-  if (!rows.length) return new Set();
-  const inserted = await db
-    .insertInto('subscribers')
-    .values(rows)
-    .onConflict((oc) => oc.columns(['site_id', 'endpoint_hash']).doNothing())
-    .returning('id')
-    .execute();
-  return new Set(inserted.map((row) => row.id));
-}
-
 export interface SubscriberRefresh {
   p256dh: string;
   auth: string;

@@ -156,58 +156,24 @@ export function createSubscribersService(ctx: AppContext) {
     return { days: STALE_SUBSCRIBER_DAYS, since: iso(since), active, stale };
   }
 
-  /** The row a subscription stores when its endpoint is new to the site: it takes the key it was made with. */
-  function newSubscriberRow(subscription: SubscriptionWrite): repo.NewSubscriber {
-    const { siteId, endpoint, hash, refresh, now, vapidKey } = subscription;
-    return {
-      id: crypto.randomUUID(),
-      site_id: siteId,
-      endpoint,
-      endpoint_hash: hash,
-      ...refresh,
-      vapid_key_id: vapidKey.id,
-      external_id: null,
-      external_id_verified: 0,
-      is_active: 1,
-      subscribed_at: now,
-      unsubscribed_at: null,
-    };
-  }
-
-  /** A subscriber came in (new, or back after unsubscribing): active count, hour, and the prompt's conversion; a refresh is not one. */
-  function countArrival(subscription: SubscriptionWrite, tally: SubscribeTally): void {
-    tally.activation(subscription.siteId, subscription.now);
-    if (subscription.prompt) tally.conversion(subscription.siteId, subscription.now, subscription.prompt);
-  }
-
-  /**
-   * A subscription whose endpoint the site has: reactivated if inactive, else
-   * refreshed. A known endpoint changes key only when the browser named it
-   * (an endpoint is bound to the key it was made with).
-   */
-  async function updateKnownSubscription(trx: Db, subscription: SubscriptionWrite, tally: SubscribeTally): Promise<SubscribeResult> {
-    const { siteId, hash, refresh, vapidKey } = subscription;
-    const known = vapidKey.named ? { ...refresh, vapid_key_id: vapidKey.id } : refresh;
-    const reactivatedId = await repo.reactivateSubscriber(trx, siteId, hash, known);
-    if (reactivatedId) {
-      countArrival(subscription, tally);
-      return { subscriber: { id: reactivatedId }, created: false };
-    }
-    const refreshedId = await repo.refreshSubscriber(trx, siteId, hash, known);
-    // Only a concurrent deletion of the site (cascading to its subscribers) gets here.
-    if (!refreshedId) throw notFound('Site');
-    return { subscriber: { id: refreshedId }, created: false };
-  }
-
   async function upsertSubscription(trx: Db, subscription: SubscriptionWrite, tally: SubscribeTally): Promise<SubscribeResult> {
-    const { siteId, endpoint, hash, previousHash, refresh, now, vapidKey } = subscription;
+    const { siteId, endpoint, hash, previousHash, refresh, now, prompt, vapidKey } = subscription;
+    // The key the subscription was made with: a new row and a moved one take
+    // it; a known endpoint changes key only when the browser named it (an
+    // endpoint is bound to the key it was made with).
+    const keyed = { ...refresh, vapid_key_id: vapidKey.id };
+    const known = vapidKey.named ? keyed : refresh;
+    // A prompt converts when it brings a subscriber in (new, or back after unsubscribing); a refresh is not one.
+    const countConversion = () => {
+      if (prompt) tally.conversion(siteId, now, prompt);
+    };
     if (previousHash && previousHash !== hash) {
       const previous = await repo.findSubscriberByEndpointHash(trx, siteId, previousHash);
       if (previous) {
         const current = await repo.findSubscriberByEndpointHash(trx, siteId, hash);
         if (!current) {
-          // pushsubscriptionchange: the same subscriber, a new endpoint (and the key it was made with).
-          await repo.moveSubscriberEndpoint(trx, previous.id, endpoint, hash, { ...refresh, vapid_key_id: vapidKey.id });
+          // pushsubscriptionchange: the same subscriber, a new endpoint.
+          await repo.moveSubscriberEndpoint(trx, previous.id, endpoint, hash, keyed);
           if (await repo.activateSubscriber(trx, previous.id)) tally.activation(siteId, now);
           return { subscriber: { id: previous.id }, created: false };
         }
@@ -217,37 +183,35 @@ export function createSubscribersService(ctx: AppContext) {
         if (previous.id !== current.id) await deactivate(trx, previous.id, now, { cause: 'gone', hooks: ctx.subscriberRemovedHooks }, previousHash);
       }
     }
-    const row = newSubscriberRow(subscription);
-    if (await repo.insertSubscriberIfNew(trx, row)) {
-      countArrival(subscription, tally);
-      return { subscriber: { id: row.id }, created: true };
-    }
-    return updateKnownSubscription(trx, subscription, tally);
-  }
 
-  /**
-   * Several subscriptions in one transaction, stored as they would be one
-   * after another: the first of each endpoint is offered to one multi-row
-   * insert (one statement for the batch's new subscribers), then the rest
-   * (endpoints the site had, and repeats) are updated in order.
-   */
-  async function writeSubscriptions(trx: Db, subscriptions: SubscriptionWrite[], tally: SubscribeTally): Promise<SubscribeResult[]> {
-    const firstRows = new Map<string, repo.NewSubscriber>();
-    for (const subscription of subscriptions) {
-      const key = `${subscription.siteId} ${subscription.hash}`;
-      if (!firstRows.has(key)) firstRows.set(key, newSubscriberRow(subscription));
+    const id = crypto.randomUUID();
+    const created = await repo.insertSubscriberIfNew(trx, {
+      id,
+      site_id: siteId,
+      endpoint,
+      endpoint_hash: hash,
+      ...keyed,
+      external_id: null,
+      external_id_verified: 0,
+      is_active: 1,
+      subscribed_at: now,
+      unsubscribed_at: null,
+    });
+    if (created) {
+      tally.activation(siteId, now);
+      countConversion();
+      return { subscriber: { id }, created: true };
     }
-    const inserted = await repo.insertSubscribersIfNew(trx, [...firstRows.values()]);
-    const results: SubscribeResult[] = [];
-    for (const subscription of subscriptions) {
-      const row = firstRows.get(`${subscription.siteId} ${subscription.hash}`)!;
-      // Only the first subscription of an endpoint owns its inserted row; a repeat updates it.
-      if (inserted.delete(row.id)) {
-        countArrival(subscription, tally);
-        results.push({ subscriber: { id: row.id }, created: true });
-      } else results.push(await updateKnownSubscription(trx, subscription, tally));
+    const reactivatedId = await repo.reactivateSubscriber(trx, siteId, hash, known);
+    if (reactivatedId) {
+      tally.activation(siteId, now);
+      countConversion();
+      return { subscriber: { id: reactivatedId }, created: false };
     }
-    return results;
+    const refreshedId = await repo.refreshSubscriber(trx, siteId, hash, known);
+    // Only a concurrent deletion of the site (cascading to its subscribers) gets here.
+    if (!refreshedId) throw notFound('Site');
+    return { subscriber: { id: refreshedId }, created: false };
   }
 
   /** One subscription in its own transaction, with its counters. */
@@ -276,7 +240,8 @@ export function createSubscribersService(ctx: AppContext) {
     (subscriptions) =>
       db.transaction().execute(async (trx) => {
         const tally = new SubscribeTally();
-        const results = await writeSubscriptions(trx, subscriptions, tally);
+        const results: SubscribeResult[] = [];
+        for (const subscription of subscriptions) results.push(await upsertSubscription(trx, subscription, tally));
         await tally.write(trx);
         return results;
       }),

@@ -74,6 +74,8 @@ export function walCheckpointsFor(sqlite: Pick<SQLite.Database, 'pragma'>, file:
       return () => {
         if (released) return;
         released = true;
+        // A hold released after close() (an import ending as the server stops) finds nothing left to stop.
+        if (holders === 0) return;
         holders -= 1;
         if (holders === 0) void stop();
       };

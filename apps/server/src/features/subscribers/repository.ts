@@ -14,7 +14,7 @@ export async function siteExists(db: Db, siteId: string): Promise<boolean> {
  * this public key, or its primary key when none is named: the key a
  * subscription was made with. One statement: it runs on every subscribe.
  */
-export async function findSubscribeKey(db: Db, siteId: string, publicKey: string | undefined): Promise<{ keyId: string | null } | undefined> {
+export async function findSiteSubscribeKey(db: Db, siteId: string, publicKey: string | undefined): Promise<{ keyId: string | null } | undefined> {
   const row = await db
     .selectFrom('sites')
     .leftJoin('site_vapid_keys as key', (join) =>

@@ -262,7 +262,7 @@ export function createSubscribersService(ctx: AppContext) {
     async subscribe(siteId: string, input: SubscribeBody, client: SubscribeClient): Promise<SubscribeResult> {
       const checked = checkPushSubscription(input.subscription, config.extraPushOrigins);
       const namedKey = input.vapid_public_key?.trim() ? base64url(input.vapid_public_key.trim()) : undefined;
-      const site = await repo.findSubscribeKey(db, siteId, namedKey);
+      const site = await repo.findSiteSubscribeKey(db, siteId, namedKey);
       if (!site) throw notFound('Site');
       if (!site.keyId) {
         if (namedKey !== undefined) throw badRequest('vapid_public_key is not one of this site’s VAPID keys: subscribe with the key in the snippet (data-vapid-key)', 'unknown_vapid_key');

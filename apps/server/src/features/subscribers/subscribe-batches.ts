@@ -21,13 +21,15 @@ const MAX_BATCH = 200;
  * so two processes' batches cannot deadlock on them.
  */
 export class SubscribeTally {
-  private readonly activated = new Map<string, number>();
+  private readonly activated = new Map<string, { siteId: string; count: number }>();
   private readonly subscribedHourly = new Map<string, { siteId: string; at: number; count: number }>();
   private readonly converted = new Map<string, { siteId: string; at: number; prompt: string; count: number }>();
 
   /** A subscriber became active: the site's active count and the hour's subscribed count. */
   activation(siteId: string, at: number): void {
-    this.activated.set(siteId, (this.activated.get(siteId) ?? 0) + 1);
+    const site = this.activated.get(siteId) ?? { siteId, count: 0 };
+    site.count += 1;
+    this.activated.set(siteId, site);
     const key = `${siteId}\u0000${hourStart(at)}`;
     const hour = this.subscribedHourly.get(key) ?? { siteId, at, count: 0 };
     hour.count += 1;
@@ -44,7 +46,7 @@ export class SubscribeTally {
 
   async write(trx: Transaction<Database>): Promise<void> {
     const byKey = <T>(rows: Map<string, T>) => [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
-    for (const [siteId, count] of [...this.activated.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) await adjustActiveSubscriberCount(trx, siteId, count);
+    for (const site of byKey(this.activated)) await adjustActiveSubscriberCount(trx, site.siteId, site.count);
     for (const hour of byKey(this.subscribedHourly)) await addToHourlyStats(trx, hour.siteId, hour.at, { subscribed: hour.count });
     for (const row of byKey(this.converted)) await addToPromptStats(trx, row.siteId, row.at, row.prompt, { subscribed: row.count });
   }

@@ -47,15 +47,20 @@ export function walCheckpointsFor(sqlite: Pick<SQLite.Database, 'pragma'>, file:
   let running: { worker: Worker; exited: Promise<void> } | undefined;
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
 
+  /** Threads told to stop and not yet ended: closing the database waits for them (their connections write the files). */
+  const ending = new Set<Promise<void>>();
   const stop = async () => {
-    const ending = running;
+    const thread = running;
     running = undefined;
-    if (!ending) return;
-    sqlite.pragma(`wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT_PAGES}`);
-    // Unreferenced while it runs; referenced now so that the process waits for its last checkpoint and close.
-    ending.worker.ref();
-    ending.worker.postMessage('stop');
-    await ending.exited;
+    if (thread) {
+      sqlite.pragma(`wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT_PAGES}`);
+      // Unreferenced while it runs; referenced now so that the process waits for its last checkpoint and close.
+      thread.worker.ref();
+      thread.worker.postMessage('stop');
+      ending.add(thread.exited);
+      void thread.exited.then(() => ending.delete(thread.exited));
+    }
+    await Promise.all(ending);
   };
 
   return {

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { groupCommit } from '../src/features/subscribers/subscribe-batches';
+import { groupCommit } from '../src/db/group-commit';
 import { ManualClock } from '../src/platform/clock';
 import { createTestApp, type TestApp } from './support/test-app';
 

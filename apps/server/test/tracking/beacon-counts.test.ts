@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/context';
 import { featureDueWorkSources, startEngine, type Engine } from '../../src/engine';
 import { FOLD_BATCH, foldAllBeaconCounts, foldBeaconCounts } from '../../src/features/tracking/fold';
+import { createTrackingService } from '../../src/features/tracking/service';
 import type { NotificationClickedHook } from '../../src/features/tracking/hooks';
 import { Scheduler } from '../../src/jobs/scheduler';
 import { ManualClock } from '../../src/platform/clock';
@@ -253,5 +254,65 @@ describe('beacons counted by the fold', () => {
     expect(after.notification).toEqual({ delivered: 6 + extra, clicked: 6 });
     expect(after.run).toEqual({ delivered: 6 + extra, clicked: 6 });
     expect(hookClicks.get(id)).toBe(6);
+  }, 60_000);
+  it('beacons arriving together (one batch on PostgreSQL) are answered and counted as if each came alone, in the hour it came', async () => {
+    const { id, tokens } = await send('Together');
+    const tracking = createTrackingService(ctx);
+    const lastDeliveredOf = async (token: string) => {
+      const deliveryId = Number(token.split('.')[0]);
+      const row = await ctx.db
+        .selectFrom('deliveries')
+        .innerJoin('subscribers', 'subscribers.id', 'deliveries.subscriber_id')
+        .select('subscribers.last_delivered_at')
+        .where('deliveries.id', '=', deliveryId)
+        .executeTakeFirstOrThrow();
+      return row.last_delivered_at === null ? null : Number(row.last_delivered_at);
+    };
+    const t = tokens as [string, string, string, string, string, string, string, string, string, string];
+    const hourlyBefore = Object.fromEntries((await figures(id)).hourly.map((row) => [row.hour, row]));
+
+    // Called in one turn of the event loop, so they wait for one batch. The
+    // clock moves between calls: each beacon keeps the time it came.
+    const at1659 = Date.parse('2026-06-01T16:59:00Z');
+    const at1701 = Date.parse('2026-06-01T17:01:00Z');
+    clock.set(at1659);
+    const together = [
+      tracking.record('delivered', t[0]),
+      // Behind its delivered beacon in the same batch: the click counts, the delivery once.
+      tracking.record('clicked', t[0]),
+      tracking.record('delivered', t[1]),
+      // A replay in the same batch counts nothing.
+      tracking.record('delivered', t[1]),
+    ];
+    clock.set(at1701);
+    together.push(
+      // A click whose delivered beacon never came counts the delivery too.
+      tracking.record('clicked', t[2]),
+      tracking.record('delivered', t[3]),
+    );
+    expect((await Promise.all(together)).map((answer) => answer.counted)).toEqual([true, true, true, false, true, true]);
+    // A batch of distinct deliveries only: replays of the batch before, and the click of a push delivered in it.
+    const second = await Promise.all([
+      ...t.slice(4, 10).map((token) => tracking.record('delivered', token)),
+      tracking.record('clicked', t[0]),
+      tracking.record('delivered', t[3]),
+      tracking.record('clicked', t[1]),
+    ]);
+    expect(second.map((answer) => answer.counted)).toEqual([true, true, true, true, true, true, false, false, true]);
+
+    expect(await rowsOf(id)).toEqual({ delivered: 10, clicked: 3 });
+    expect(await lastDeliveredOf(t[0])).toBe(at1659);
+    expect(await lastDeliveredOf(t[2])).toBe(at1701);
+    await foldAllBeaconCounts(ctx);
+    const after = await figures(id);
+    expect(after.notification).toEqual({ delivered: 10, clicked: 3 });
+    expect(after.run).toEqual({ delivered: 10, clicked: 3 });
+    const hourlyAfter = Object.fromEntries(after.hourly.map((row) => [row.hour, row]));
+    const added = (hour: string) => ({
+      delivered: (hourlyAfter[hour]?.delivered ?? 0) - (hourlyBefore[hour]?.delivered ?? 0),
+      clicked: (hourlyAfter[hour]?.clicked ?? 0) - (hourlyBefore[hour]?.clicked ?? 0),
+    });
+    expect(added('2026-06-01T16:00:00.000Z')).toEqual({ delivered: 2, clicked: 1 });
+    expect(added('2026-06-01T17:00:00.000Z')).toEqual({ delivered: 2 + 6, clicked: 1 + 1 });
   }, 60_000);
 });

@@ -17,7 +17,8 @@ import { runSubscriberCreatedHooks, runSubscriberRemovedHooks, type SubscriberRe
 import { endpointHash } from '../../delivery/push-endpoints';
 import { checkPushSubscription, knownTimezone, languageTag } from './push-subscription';
 import * as repo from './repository';
-import { groupCommit, SubscribeTally } from './subscribe-batches';
+import { groupCommit } from '../../db/group-commit';
+import { SubscribeTally } from './subscribe-batches';
 import { USER_AGENT_MAX_LENGTH, describeUserAgent } from './user-agent';
 
 type Db = Kysely<Database> | Transaction<Database>;

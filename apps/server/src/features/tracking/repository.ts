@@ -110,3 +110,52 @@ export async function recordBeaconInOneStatement(db: Db, type: 'delivered' | 'cl
     returning id`.execute(db);
   return result.rows.length > 0;
 }
+
+/** One beacon of a batch: the delivery its token names, and whether it is a click. */
+export interface BeaconWrite {
+  deliveryId: number;
+  type: 'delivered' | 'clicked';
+  /** When it arrived (epoch ms): the hour it counts in. */
+  at: number;
+}
+
+/**
+ * PostgreSQL: a batch of beacons (features/tracking/service.ts, group commit)
+ * as one statement, with the rules of recordBeaconInOneStatement for each:
+ * the deliveries are locked in id order (so two batches cannot deadlock on
+ * them) and re-checked after the lock, marked, their subscribers' last
+ * delivered push moved, and one uncounted row added per counted beacon.
+ * Each delivery id may appear once (the caller writes repeats alone: a
+ * statement cannot change one row twice). Answers the delivery ids counted.
+ */
+export async function recordBeaconsInOneStatement(db: Db, beacons: readonly BeaconWrite[]): Promise<Set<number>> {
+  const ids = beacons.map((beacon) => beacon.deliveryId);
+  const clicks = beacons.map((beacon) => (beacon.type === 'clicked' ? 1 : 0));
+  const ats = beacons.map((beacon) => beacon.at);
+  const result = await sql<{ id: number }>`
+    with input as (
+      select * from unnest(${ids}::bigint[], ${clicks}::int[], ${ats}::bigint[]) as t(delivery_id, clicked, at)
+    ), before as (
+      select d.id, d.delivered_at, input.clicked, input.at from deliveries d join input on input.delivery_id = d.id
+      where (input.clicked = 0 and d.delivered_at is null) or (input.clicked = 1 and d.clicked_at is null)
+      order by d.id
+      for update of d
+    ), marked as (
+      update deliveries d set
+        delivered_at = coalesce(d.delivered_at, before.at),
+        clicked_at = case when before.clicked = 1 then before.at else d.clicked_at end
+      from before where d.id = before.id
+      returning d.id, d.run_id, d.notification_id, d.site_id, d.subscriber_id, before.delivered_at is null as newly_delivered, before.clicked, before.at
+    ), latest as (
+      -- A subscriber with several deliveries in the batch: its latest beacon.
+      select subscriber_id, max(at) as at from marked where newly_delivered group by subscriber_id
+    ), seen as (
+      update subscribers s set last_delivered_at = latest.at from latest
+      where s.id = latest.subscriber_id and (s.last_delivered_at is null or s.last_delivered_at < latest.at)
+    ), counted as (
+      insert into uncounted_beacons (site_id, notification_id, run_id, at, delivered, clicked)
+      select site_id, notification_id, run_id, at, case when newly_delivered then 1 else 0 end, clicked from marked
+    )
+    select id from marked`.execute(db);
+  return new Set(result.rows.map((row) => Number(row.id)));
+}

@@ -1,7 +1,11 @@
+import type { Kysely, Transaction } from 'kysely';
 import type { AppContext } from '../../context';
+import type { Database } from '../../db/schema';
+import { groupCommit } from '../../db/group-commit';
 import { isTestPushToken, readDeliveryToken } from '../../delivery/delivery-token';
 import { badRequest } from '../../platform/errors';
 import * as repo from './repository';
+import type { BeaconWrite } from './repository';
 
 export type BeaconType = 'delivered' | 'clicked';
 
@@ -20,6 +24,35 @@ export type BeaconType = 'delivered' | 'clicked';
  */
 export function createTrackingService(ctx: Pick<AppContext, 'db' | 'dbKind' | 'clock' | 'secret'>) {
   const { db, clock, secret } = ctx;
+  /**
+   * PostgreSQL: beacons arriving together go in one statement (db/group-commit.ts):
+   * a burst after a big send pays a round trip and a statement per batch, not
+   * per beacon. A batch names each delivery once; a repeat in the same batch
+   * (a click right behind its delivered beacon, a replay) is written after it,
+   * alone, in the same transaction, so the batch still commits or rolls back whole.
+   */
+  const recordOnPostgres = groupCommit<BeaconWrite, boolean>(
+    async (beacons) => {
+      const seen = new Set<number>();
+      const firsts = beacons.filter((beacon) => !seen.has(beacon.deliveryId) && seen.add(beacon.deliveryId));
+      const write = async (trx: Kysely<Database> | Transaction<Database>) => {
+        const counted = await repo.recordBeaconsInOneStatement(trx, firsts);
+        const results: boolean[] = [];
+        const written = new Set<number>();
+        for (const beacon of beacons) {
+          if (!written.has(beacon.deliveryId)) {
+            written.add(beacon.deliveryId);
+            results.push(counted.has(beacon.deliveryId));
+          } else results.push(await repo.recordBeaconInOneStatement(trx, beacon.type, beacon.deliveryId, beacon.at));
+        }
+        return results;
+      };
+      return firsts.length === beacons.length ? write(db) : db.transaction().execute(write);
+    },
+    (beacon) => repo.recordBeaconInOneStatement(db, beacon.type, beacon.deliveryId, beacon.at),
+    // A few batches at once on the pool's connections; each locks only its own deliveries.
+    { concurrency: 4 },
+  );
   return {
     async record(type: BeaconType, token: string): Promise<{ counted: boolean }> {
       // A test push's beacon is accepted and counts nowhere (delivery/test-push.ts).
@@ -28,7 +61,7 @@ export function createTrackingService(ctx: Pick<AppContext, 'db' | 'dbKind' | 'c
       if (deliveryId === undefined) throw badRequest('Invalid token');
       const now = clock.now();
       // The same steps as below in one statement: a round trip instead of a transaction (bench:api).
-      if (ctx.dbKind === 'postgres') return { counted: await repo.recordBeaconInOneStatement(db, type, deliveryId, now) };
+      if (ctx.dbKind === 'postgres') return { counted: await recordOnPostgres({ type, deliveryId, at: now }) };
       return db.transaction().execute(async (trx) => {
         // A click whose delivered beacon never came counts the delivery too. A genuine token whose
         // delivery was deleted with its notification matches no row: nothing to count.

@@ -86,6 +86,69 @@ describe('group commit of public subscribes', () => {
   });
 });
 
+describe('subscriber-created hooks of group-committed subscribes', () => {
+  let t: TestApp;
+  const clock = new ManualClock(Date.UTC(2026, 2, 11, 9, 15));
+  let address = 0;
+  const subscribe = (siteId: string, body: unknown) =>
+    t.app.inject({
+      method: 'POST',
+      url: `/api/public/sites/${siteId}/subscribers`,
+      remoteAddress: `127.2.${Math.floor(++address / 250)}.${(address % 250) + 1}`,
+      headers: { 'content-type': 'application/json', 'user-agent': CHROME },
+      payload: JSON.stringify(body),
+    });
+
+  beforeAll(async () => {
+    t = await createTestApp({ clock });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('run once per batch with its new subscribers: a welcome campaign enrols each new subscriber of its site once, a webhook gets one event each', async () => {
+    const owner = await t.createUser();
+    const withCampaign = await t.createSite(owner.token, { name: 'Welcoming', url: 'https://welcoming.example' });
+    const plain = await t.createSite(owner.token, { name: 'Plain', url: 'https://plain.example' });
+    const campaign = await t.request('POST', `/api/sites/${withCampaign.id}/welcome-campaigns`, {
+      token: owner.token,
+      body: { name: 'Welcome', steps: [{ sequence_order: 1, delay_minutes: 0, notification: { title: 'Hello', message: 'Welcome aboard', destination_url: 'https://welcoming.example/' } }] },
+    });
+    expect(campaign.status).toBe(201);
+    const webhook = await t.request('POST', `/api/sites/${withCampaign.id}/webhooks`, { token: owner.token, body: { url: 'https://hooks.welcoming.example/in', events: ['subscriber.created'] } });
+    expect(webhook.status).toBe(201);
+
+    // What the registered hooks are called with, besides what they write.
+    const calls: number[] = [];
+    const registered = t.ctx.subscriberCreatedHooks ?? [];
+    t.ctx.subscriberCreatedHooks = [...registered, async (events) => void calls.push(events.length)];
+    try {
+      const repeated = endpoint();
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => subscribe(i % 3 === 0 ? plain.id : withCampaign.id, subscriptionBody(i === 4 || i === 5 ? repeated : endpoint()))),
+      );
+      expect(answers.every((answer) => answer.statusCode === 201 || answer.statusCode === 200)).toBe(true);
+      const createdOf = (siteId: string) =>
+        answers.filter((answer, i) => answer.statusCode === 201 && (i % 3 === 0 ? plain.id : withCampaign.id) === siteId).map((answer) => answer.json().data.subscriber.id as string);
+      const welcomed = createdOf(withCampaign.id);
+      // 20 calls to the welcoming site, two of them the same browser.
+      expect(welcomed).toHaveLength(19);
+      expect(createdOf(plain.id)).toHaveLength(10);
+
+      // Every new subscriber was told of once, in fewer calls than subscribers (batches).
+      expect(calls.reduce((sum, n) => sum + n, 0)).toBe(29);
+      expect(calls.length).toBeLessThan(29);
+      const enrolled = await t.ctx.db.selectFrom('welcome_campaign_enrollments').select('subscriber_id').where('site_id', 'in', [withCampaign.id, plain.id]).execute();
+      expect(enrolled.map((row) => row.subscriber_id).sort()).toEqual([...welcomed].sort());
+      const events = await t.ctx.db.selectFrom('webhook_deliveries').select(['event_type', 'payload']).where('webhook_id', '=', webhook.body.data.webhook.id).execute();
+      expect(events.every((event) => event.event_type === 'subscriber.created')).toBe(true);
+      expect(events.map((event) => JSON.parse(event.payload).data.subscriber.id).sort()).toEqual([...welcomed].sort());
+    } finally {
+      t.ctx.subscriberCreatedHooks = registered;
+    }
+  });
+});
+
 describe('groupCommit', () => {
   it('writes the calls that arrive while a batch is written together, in order, and the first one at once', async () => {
     const batches: number[][] = [];

@@ -623,9 +623,11 @@ describe('public subscribe API', () => {
       const s = await t.createSite(owner.token);
       const seen: Array<{ subscriberId: string; siteId: string; subscribedAt: number; visible: boolean }> = [];
       t.ctx.subscriberCreatedHooks = [
-        async (event) => {
-          const row = await t.ctx.db.selectFrom('subscribers').select('id').where('id', '=', event.subscriberId).executeTakeFirst();
-          seen.push({ ...event, visible: row !== undefined });
+        async (events) => {
+          for (const event of events) {
+            const row = await t.ctx.db.selectFrom('subscribers').select('id').where('id', '=', event.subscriberId).executeTakeFirst();
+            seen.push({ ...event, visible: row !== undefined });
+          }
         },
         async () => {
           throw new Error('campaign store unavailable');

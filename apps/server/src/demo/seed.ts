@@ -253,7 +253,7 @@ export async function seedDemo(ctx: AppContext, clock: ManualClock, options: { p
   for (const { row } of audience) {
     if (row.subscribed_at < campaignStart) continue;
     clock.set(row.subscribed_at);
-    await runSubscriberCreatedHooks(ctx.subscriberCreatedHooks, { subscriberId: row.id, siteId: site.id, subscribedAt: row.subscribed_at }, ctx.log);
+    await runSubscriberCreatedHooks(ctx.subscriberCreatedHooks, [{ subscriberId: row.id, siteId: site.id, subscribedAt: row.subscribed_at }], ctx.log);
   }
 
   // The journal's feed, paused: its address is an example and would never answer.

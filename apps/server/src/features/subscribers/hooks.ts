@@ -13,6 +13,11 @@ import type { Database } from '../../db/schema';
  * moved by `pushsubscriptionchange` (the subscriber keeps its id and is not
  * new). It runs after the subscriber's transaction committed, so the row is
  * visible to the hook's own queries.
+ *
+ * Subscribes are group-committed (docs/storage.md), so a hook is called once
+ * per batch with the new subscribers of that batch (one or more, of one or
+ * more sites): what it reads per call, it reads once for the batch, not once
+ * per subscriber.
  */
 export interface SubscriberCreatedEvent {
   subscriberId: string;
@@ -21,7 +26,7 @@ export interface SubscriberCreatedEvent {
   subscribedAt: number;
 }
 
-export type SubscriberCreatedHook = (event: SubscriberCreatedEvent) => Promise<void>;
+export type SubscriberCreatedHook = (events: readonly SubscriberCreatedEvent[]) => Promise<void>;
 
 /**
  * "An import created these subscribers" (one batch of one site), inside the
@@ -61,7 +66,7 @@ export async function runSubscriberRemovedHooks(hooks: readonly SubscriberRemove
 // it can move into context.ts unchanged.
 declare module '../../context' {
   interface AppContext {
-    /** Called, in order, after each new subscriber is stored. See SubscriberCreatedEvent. */
+    /** Called, in order, after each batch of new subscribers is stored. See SubscriberCreatedEvent. */
     subscriberCreatedHooks?: SubscriberCreatedHook[];
     /** Called, in order, inside the transaction that removed a subscriber. See SubscriberRemovedEvent. */
     subscriberRemovedHooks?: SubscriberRemovedHook[];
@@ -76,14 +81,15 @@ declare module '../../context' {
  */
 export async function runSubscriberCreatedHooks(
   hooks: readonly SubscriberCreatedHook[] | undefined,
-  event: SubscriberCreatedEvent,
+  events: readonly SubscriberCreatedEvent[],
   log: FastifyBaseLogger,
 ): Promise<void> {
+  if (!events.length) return;
   for (const hook of hooks ?? []) {
     try {
-      await hook(event);
+      await hook(events);
     } catch (error) {
-      log.error({ err: error, subscriberId: event.subscriberId, siteId: event.siteId }, 'a subscriber-created hook failed');
+      log.error({ err: error, subscriberIds: events.map((event) => event.subscriberId), siteIds: [...new Set(events.map((event) => event.siteId))] }, 'a subscriber-created hook failed');
     }
   }
 }

@@ -236,17 +236,36 @@ export function createSubscribersService(ctx: AppContext) {
     }
   }
 
+  /**
+   * After a write committed: the subscriber-created hooks, once for the new
+   * subscribers among these (hooks.ts; a failing hook is logged, never fails
+   * the subscribes, which are stored).
+   */
+  async function afterCommit(subscriptions: readonly SubscriptionWrite[], results: readonly SubscribeResult[]): Promise<readonly SubscribeResult[]> {
+    const created = results.flatMap((result, index) =>
+      result.created ? [{ subscriberId: result.subscriber.id, siteId: subscriptions[index]!.siteId, subscribedAt: subscriptions[index]!.now }] : [],
+    );
+    await runSubscriberCreatedHooks(ctx.subscriberCreatedHooks, created, ctx.log);
+    return results;
+  }
+
+  async function writeAlone(subscription: SubscriptionWrite): Promise<SubscribeResult> {
+    return (await afterCommit([subscription], [await writeSubscription(subscription)]))[0]!;
+  }
+
   /** Subscriptions arriving together, in one transaction with their counters added up (subscribe-batches.ts). */
   const writeInBatch = groupCommit<SubscriptionWrite, SubscribeResult>(
-    (subscriptions) =>
-      db.transaction().execute(async (trx) => {
+    async (subscriptions) => {
+      const results = await db.transaction().execute(async (trx) => {
         const tally = new SubscribeTally();
-        const results: SubscribeResult[] = [];
-        for (const subscription of subscriptions) results.push(await upsertSubscription(trx, subscription, tally));
+        const written: SubscribeResult[] = [];
+        for (const subscription of subscriptions) written.push(await upsertSubscription(trx, subscription, tally));
         await tally.write(trx);
-        return results;
-      }),
-    writeSubscription,
+        return written;
+      });
+      return [...(await afterCommit(subscriptions, results))];
+    },
+    writeAlone,
     // PostgreSQL: a few batches at once on the pool's connections; a batch
     // locks the shared counter rows only at its end, until its commit.
     // SQLite has one connection: one batch at a time.
@@ -292,12 +311,7 @@ export function createSubscribersService(ctx: AppContext) {
 
       const subscription: SubscriptionWrite = { siteId, endpoint: checked.endpoint, hash, previousHash, refresh, now, prompt: input.prompt ?? undefined, vapidKey };
       // A moved endpoint (rare) may deactivate another subscriber, changing counters mid-transaction: it goes alone.
-      const result = previousHash ? await writeSubscription(subscription) : await writeInBatch(subscription);
-
-      if (result.created) {
-        await runSubscriberCreatedHooks(ctx.subscriberCreatedHooks, { subscriberId: result.subscriber.id, siteId, subscribedAt: now }, ctx.log);
-      }
-      return result;
+      return previousHash ? writeAlone(subscription) : writeInBatch(subscription);
     },
 
     /** Public unsubscribe by endpoint (the SDK after `PushSubscription.unsubscribe()`). Already inactive is fine. */

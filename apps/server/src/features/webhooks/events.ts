@@ -38,11 +38,24 @@ export async function emitWebhookEvent(db: Db, siteId: string, type: string, at:
   return targets.length;
 }
 
-/** subscriber.created: after the subscriber's transaction committed (subscribers/hooks.ts). */
+/**
+ * subscriber.created: after the subscribers' batch committed (subscribers/hooks.ts).
+ * The webhooks of the batch's sites are read once; one outbox row per
+ * subscriber and webhook that wants the event.
+ */
 export function webhooksOnSubscriberCreated(ctx: Pick<AppContext, 'db' | 'wakeScheduler'>): SubscriberCreatedHook {
-  return async (event) => {
-    const sent = await emitWebhookEvent(ctx.db, event.siteId, 'subscriber.created', event.subscribedAt, { subscriber: { id: event.subscriberId, subscribed_at: iso(event.subscribedAt) } });
-    if (sent) ctx.wakeScheduler();
+  return async (events) => {
+    const type = 'subscriber.created';
+    const targets = await repo.webhooksOfSitesFor(ctx.db, [...new Set(events.map((event) => event.siteId))], type);
+    if (!targets.size) return;
+    const rows = events.flatMap((event) =>
+      (targets.get(event.siteId) ?? []).map((target) =>
+        newOutboxRow(target.id, type, event.subscribedAt, { site_id: event.siteId, subscriber: { id: event.subscriberId, subscribed_at: iso(event.subscribedAt) } }),
+      ),
+    );
+    if (!rows.length) return;
+    await repo.insertDeliveries(ctx.db, rows);
+    ctx.wakeScheduler();
   };
 }
 

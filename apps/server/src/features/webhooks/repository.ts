@@ -132,6 +132,18 @@ export async function webhooksFor(db: Db, siteId: string, type: string): Promise
   return rows.filter((row) => (JSON.parse(row.events) as string[]).includes(type));
 }
 
+/** The webhooks of these sites that want `type`, by site (sites with none are left out). */
+export async function webhooksOfSitesFor(db: Db, siteIds: readonly string[], type: string): Promise<Map<string, Array<{ id: string }>>> {
+  const bySite = new Map<string, Array<{ id: string }>>();
+  if (!siteIds.length) return bySite;
+  const rows = await db.selectFrom('webhooks').select(['id', 'site_id', 'events']).where('site_id', 'in', siteIds).orderBy('id').execute();
+  for (const row of rows) {
+    if (!(JSON.parse(row.events) as string[]).includes(type)) continue;
+    bySite.set(row.site_id, [...(bySite.get(row.site_id) ?? []), { id: row.id }]);
+  }
+  return bySite;
+}
+
 /** What a notification.completed / notification.failed event says of its notification. */
 export function findNotificationSummary(db: Db, notificationId: string): Promise<{ title: string; type: string; source: string } | undefined> {
   return db.selectFrom('notifications').select(['title', 'type', 'source']).where('id', '=', notificationId).executeTakeFirst();

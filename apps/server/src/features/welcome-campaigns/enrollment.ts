@@ -25,11 +25,16 @@ const MINUTE_MS = 60_000;
  * cancelled by `dripStepGuard` below.
  */
 export function enrolInWelcomeCampaign(ctx: AppContext): SubscriberCreatedHook {
-  return async (event: SubscriberCreatedEvent) => {
-    // Most sites have no active campaign: one read, no transaction, on every
-    // subscribe. A campaign started meanwhile is seen by the locked read inside.
-    if (!(await repo.findActiveCampaignOfSite(ctx.db, event.siteId))) return;
-    const enrolled = await ctx.db.transaction().execute((trx) => enrolNewSubscribers(ctx, trx, event.siteId, [event]));
+  return async (events) => {
+    // Most sites have no active campaign: one read for the whole batch of
+    // subscribes, no transaction. A campaign started meanwhile is seen by the
+    // locked read inside.
+    const sites = await repo.sitesWithActiveCampaign(ctx.db, [...new Set(events.map((event) => event.siteId))]);
+    let enrolled = 0;
+    for (const siteId of [...sites].sort()) {
+      const ofSite = events.filter((event) => event.siteId === siteId);
+      enrolled += await ctx.db.transaction().execute((trx) => enrolNewSubscribers(ctx, trx, siteId, ofSite));
+    }
     // Step 1 is due now: let this process's scheduler pick it up without waiting for its next tick.
     if (enrolled) ctx.wakeScheduler();
   };

@@ -62,6 +62,13 @@ export function listCampaignsOfSite(db: Db, siteId: string): Promise<WelcomeCamp
   return db.selectFrom('welcome_campaigns').selectAll().where('site_id', '=', siteId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(500).execute();
 }
 
+/** Of these sites, those with an active campaign. */
+export async function sitesWithActiveCampaign(db: Db, siteIds: readonly string[]): Promise<Set<string>> {
+  if (!siteIds.length) return new Set();
+  const rows = await db.selectFrom('welcome_campaigns').select('site_id').where('site_id', 'in', siteIds).where('is_active', '=', 1).execute();
+  return new Set(rows.map((row) => row.site_id));
+}
+
 export function findActiveCampaignOfSite(db: Db, siteId: string): Promise<WelcomeCampaignRow | undefined> {
   return db.selectFrom('welcome_campaigns').selectAll().where('site_id', '=', siteId).where('is_active', '=', 1).executeTakeFirst();
 }

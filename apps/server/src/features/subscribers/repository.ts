@@ -10,23 +10,26 @@ export async function siteExists(db: Db, siteId: string): Promise<boolean> {
 }
 
 /**
- * The site (undefined when there is none) and its key (not retired) with
- * this public key, or its primary key when none is named: the key a
- * subscription was made with. One statement: it runs on every subscribe.
+ * The keys (not retired) of each of these sites that exists, by site: a
+ * site that is not there is absent; one with no key left has an empty list.
+ * One statement for a whole batch of subscribes (the service picks the key
+ * each subscription was made with: the one the browser named, else the primary).
  */
-export async function findSiteSubscribeKey(db: Db, siteId: string, publicKey: string | undefined): Promise<{ keyId: string | null } | undefined> {
-  const row = await db
+export async function activeVapidKeysOfSites(db: Db, siteIds: readonly string[]): Promise<Map<string, Array<{ id: string; publicKey: string; isPrimary: boolean }>>> {
+  const bySite = new Map<string, Array<{ id: string; publicKey: string; isPrimary: boolean }>>();
+  if (!siteIds.length) return bySite;
+  const rows = await db
     .selectFrom('sites')
-    .leftJoin('site_vapid_keys as key', (join) =>
-      join
-        .onRef('key.site_id', '=', 'sites.id')
-        .on('key.retired_at', 'is', null)
-        .on((eb) => (publicKey === undefined ? eb('key.is_primary', '=', 1) : eb('key.public_key', '=', publicKey))),
-    )
-    .select('key.id as key_id')
-    .where('sites.id', '=', siteId)
-    .executeTakeFirst();
-  return row && { keyId: row.key_id };
+    .leftJoin('site_vapid_keys as key', (join) => join.onRef('key.site_id', '=', 'sites.id').on('key.retired_at', 'is', null))
+    .select(['sites.id as site_id', 'key.id as key_id', 'key.public_key', 'key.is_primary'])
+    .where('sites.id', 'in', siteIds)
+    .execute();
+  for (const row of rows) {
+    const keys = bySite.get(row.site_id) ?? [];
+    if (row.key_id !== null && row.public_key !== null) keys.push({ id: row.key_id, publicKey: row.public_key, isPrimary: Number(row.is_primary) === 1 });
+    bySite.set(row.site_id, keys);
+  }
+  return bySite;
 }
 
 export function findSubscriberByEndpointHash(db: Db, siteId: string, hash: string): Promise<SubscriberRow | undefined> {

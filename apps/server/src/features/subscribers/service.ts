@@ -5,7 +5,7 @@ import type { AppContext } from '../../context';
 import { isUniqueViolation } from '../../db/database';
 import type { Database, SubscriberRow } from '../../db/schema';
 import { countryOfAddress } from '../../platform/country-of-address';
-import { badRequest, notFound } from '../../platform/errors';
+import { badRequest, HttpError, notFound } from '../../platform/errors';
 import { iso, isoOrNull } from '../../platform/responses';
 import { addToHourlyStats, adjustActiveSubscriberCount } from '../analytics/site-counters';
 import { checkSiteRole } from '../../platform/site-roles';
@@ -136,7 +136,14 @@ interface SubscriptionWrite {
   refresh: repo.SubscriberRefresh;
   now: number;
   prompt: string | undefined;
-  vapidKey: { id: string; named: boolean };
+  /** The VAPID public key the browser named (base64url), if it named one; else the site's primary key. */
+  namedKey: string | undefined;
+}
+
+/** The key a subscription is made with: a row of site_vapid_keys, and whether the browser named it. */
+interface VapidKeyChoice {
+  id: string;
+  named: boolean;
 }
 
 /** A key as the browser may give it (standard base64, padded or not) in the stored base64url form. */
@@ -157,8 +164,25 @@ export function createSubscribersService(ctx: AppContext) {
     return { days: STALE_SUBSCRIBER_DAYS, since: iso(since), active, stale };
   }
 
-  async function upsertSubscription(trx: Db, subscription: SubscriptionWrite, tally: SubscribeTally): Promise<SubscribeResult> {
-    const { siteId, endpoint, hash, previousHash, refresh, now, prompt, vapidKey } = subscription;
+  /**
+   * The key each subscription is made with, or why it cannot be stored (404:
+   * no such site; 400: a key the site does not have), read in one statement
+   * for all their sites.
+   */
+  async function chooseKeys(trx: Db, subscriptions: readonly SubscriptionWrite[]): Promise<Array<VapidKeyChoice | HttpError>> {
+    const keysBySite = await repo.activeVapidKeysOfSites(trx, [...new Set(subscriptions.map((subscription) => subscription.siteId))]);
+    return subscriptions.map(({ siteId, namedKey }) => {
+      const keys = keysBySite.get(siteId);
+      if (!keys) return notFound('Site');
+      const key = namedKey === undefined ? keys.find((candidate) => candidate.isPrimary) : keys.find((candidate) => candidate.publicKey === namedKey);
+      if (key) return { id: key.id, named: namedKey !== undefined };
+      if (namedKey !== undefined) return badRequest('vapid_public_key is not one of this site’s VAPID keys: subscribe with the key in the snippet (data-vapid-key)', 'unknown_vapid_key');
+      return notFound('Site');
+    });
+  }
+
+  async function upsertSubscription(trx: Db, subscription: SubscriptionWrite, vapidKey: VapidKeyChoice, tally: SubscribeTally): Promise<SubscribeResult> {
+    const { siteId, endpoint, hash, previousHash, refresh, now, prompt } = subscription;
     // The key the subscription was made with: a new row and a moved one take
     // it; a known endpoint changes key only when the browser named it (an
     // endpoint is bound to the key it was made with).
@@ -216,11 +240,13 @@ export function createSubscribersService(ctx: AppContext) {
   }
 
   /** One subscription in its own transaction, with its counters. */
-  async function writeSubscription(subscription: SubscriptionWrite): Promise<SubscribeResult> {
+  async function writeSubscription(subscription: SubscriptionWrite): Promise<SubscribeResult | HttpError> {
     const attempt = () =>
       db.transaction().execute(async (trx) => {
+        const [key] = await chooseKeys(trx, [subscription]);
+        if (key instanceof HttpError) return key;
         const tally = new SubscribeTally();
-        const result = await upsertSubscription(trx, subscription, tally);
+        const result = await upsertSubscription(trx, subscription, key!, tally);
         await tally.write(trx);
         return result;
       });
@@ -241,25 +267,29 @@ export function createSubscribersService(ctx: AppContext) {
    * subscribers among these (hooks.ts; a failing hook is logged, never fails
    * the subscribes, which are stored).
    */
-  async function afterCommit(subscriptions: readonly SubscriptionWrite[], results: readonly SubscribeResult[]): Promise<readonly SubscribeResult[]> {
+  async function afterCommit(subscriptions: readonly SubscriptionWrite[], results: ReadonlyArray<SubscribeResult | HttpError>): Promise<ReadonlyArray<SubscribeResult | HttpError>> {
     const created = results.flatMap((result, index) =>
-      result.created ? [{ subscriberId: result.subscriber.id, siteId: subscriptions[index]!.siteId, subscribedAt: subscriptions[index]!.now }] : [],
+      !(result instanceof HttpError) && result.created ? [{ subscriberId: result.subscriber.id, siteId: subscriptions[index]!.siteId, subscribedAt: subscriptions[index]!.now }] : [],
     );
     await runSubscriberCreatedHooks(ctx.subscriberCreatedHooks, created, ctx.log);
     return results;
   }
 
-  async function writeAlone(subscription: SubscriptionWrite): Promise<SubscribeResult> {
+  async function writeAlone(subscription: SubscriptionWrite): Promise<SubscribeResult | HttpError> {
     return (await afterCommit([subscription], [await writeSubscription(subscription)]))[0]!;
   }
 
   /** Subscriptions arriving together, in one transaction with their counters added up (subscribe-batches.ts). */
-  const writeInBatch = groupCommit<SubscriptionWrite, SubscribeResult>(
+  const writeInBatch = groupCommit<SubscriptionWrite, SubscribeResult | HttpError>(
     async (subscriptions) => {
       const results = await db.transaction().execute(async (trx) => {
+        const keys = await chooseKeys(trx, subscriptions);
         const tally = new SubscribeTally();
-        const written: SubscribeResult[] = [];
-        for (const subscription of subscriptions) written.push(await upsertSubscription(trx, subscription, tally));
+        const written: Array<SubscribeResult | HttpError> = [];
+        for (const [index, subscription] of subscriptions.entries()) {
+          const key = keys[index]!;
+          written.push(key instanceof HttpError ? key : await upsertSubscription(trx, subscription, key, tally));
+        }
         await tally.write(trx);
         return written;
       });
@@ -282,13 +312,6 @@ export function createSubscribersService(ctx: AppContext) {
     async subscribe(siteId: string, input: SubscribeBody, client: SubscribeClient): Promise<SubscribeResult> {
       const checked = checkPushSubscription(input.subscription, config.extraPushOrigins);
       const namedKey = input.vapid_public_key?.trim() ? base64url(input.vapid_public_key.trim()) : undefined;
-      const site = await repo.findSiteSubscribeKey(db, siteId, namedKey);
-      if (!site) throw notFound('Site');
-      if (!site.keyId) {
-        if (namedKey !== undefined) throw badRequest('vapid_public_key is not one of this site’s VAPID keys: subscribe with the key in the snippet (data-vapid-key)', 'unknown_vapid_key');
-        throw notFound('Site');
-      }
-      const vapidKey = { id: site.keyId, named: namedKey !== undefined };
 
       const now = clock.now();
       const userAgent = client.userAgent?.slice(0, USER_AGENT_MAX_LENGTH) || null;
@@ -309,9 +332,12 @@ export function createSubscribersService(ctx: AppContext) {
       const previousEndpoint = input.previous_endpoint?.trim();
       const previousHash = previousEndpoint ? endpointHash(previousEndpoint) : undefined;
 
-      const subscription: SubscriptionWrite = { siteId, endpoint: checked.endpoint, hash, previousHash, refresh, now, prompt: input.prompt ?? undefined, vapidKey };
+      const subscription: SubscriptionWrite = { siteId, endpoint: checked.endpoint, hash, previousHash, refresh, now, prompt: input.prompt ?? undefined, namedKey };
       // A moved endpoint (rare) may deactivate another subscriber, changing counters mid-transaction: it goes alone.
-      return previousHash ? writeAlone(subscription) : writeInBatch(subscription);
+      // The site and its key are read with the write (chooseKeys): a site that is not there answers 404 from there.
+      const result = previousHash ? await writeAlone(subscription) : await writeInBatch(subscription);
+      if (result instanceof HttpError) throw result;
+      return result;
     },
 
     /** Public unsubscribe by endpoint (the SDK after `PushSubscription.unsubscribe()`). Already inactive is fine. */

@@ -35,6 +35,7 @@ import { createDeliveryToken } from '../apps/server/src/delivery/delivery-token'
 import { insertRun } from '../apps/server/src/delivery/runs';
 import { HeraldProcess, stopAll } from '../apps/server/test/scale/herald-processes';
 import { startPgCluster, type PgCluster } from '../apps/server/test/support/pg-cluster';
+import { clusterCpuSeconds, processCpuSeconds } from './support/process-cpu';
 
 const { values: args } = parseArgs({
   options: {
@@ -61,6 +62,9 @@ if (!databases.length) throw new Error('--db must be sqlite, postgres or both');
 
 const OWNER = { email: 'bench@herald.example', password: 'bench-password-1' };
 const USER_AGENT = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+/** Subscribes per second one process should take (issue 15 §3), p99 under SUBSCRIBE_P99_TARGET_MS. */
+const SUBSCRIBE_TARGET_PER_SECOND: Record<DatabaseKind, number> = { sqlite: 3_000, postgres: 2_500 };
+const SUBSCRIBE_P99_TARGET_MS = 50;
 /** Beacons per second one process should take (issue 15 §2), printed against each run's figure. */
 const BEACON_TARGET_PER_SECOND = 4_000;
 /** Deliveries seeded for the beacons: more than a run of --duration seconds can use. */
@@ -73,6 +77,10 @@ interface Row {
   'req/s': number;
   'p50 ms': number;
   'p99 ms': number;
+  /** CPU per request of the server process, the database (PostgreSQL's processes) and the load generator: robust to what else the machine runs. */
+  'server µs/req': number;
+  'database µs/req': number;
+  'load µs/req': number;
   unexpected: number;
   errors: number;
   stored: string;
@@ -94,13 +102,31 @@ async function api(url: string, method: string, route: string, token?: string, b
   return parsed;
 }
 
-/** Runs autocannon for WARMUP seconds (not measured), then DURATION seconds; returns the measured result. */
-async function load(options: autocannon.Options): Promise<autocannon.Result> {
-  if (WARMUP > 0) await autocannon({ ...options, duration: WARMUP });
-  return autocannon({ ...options, duration: DURATION });
+/** Where the measured load's CPU is read: the server process, and the PostgreSQL cluster when there is one. */
+let cpuSources: { serverPid: number; pgDataDir: string | undefined } | undefined;
+
+interface Measured {
+  result: autocannon.Result;
+  /** CPU seconds each part used during the measured DURATION. */
+  cpu: { server: number; database: number; load: number };
 }
 
-function record(database: string, endpoint: string, result: autocannon.Result, expected: number, stored: string): void {
+/** Runs autocannon for WARMUP seconds (not measured), then DURATION seconds; returns the measured result and the CPU it took. */
+async function load(options: autocannon.Options): Promise<Measured> {
+  if (WARMUP > 0) await autocannon({ ...options, duration: WARMUP });
+  const read = () => ({
+    server: cpuSources ? processCpuSeconds(cpuSources.serverPid) : 0,
+    database: cpuSources?.pgDataDir ? clusterCpuSeconds(cpuSources.pgDataDir) : 0,
+    load: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
+  });
+  const before = read();
+  const result = await autocannon({ ...options, duration: DURATION });
+  const after = read();
+  return { result, cpu: { server: after.server - before.server, database: after.database - before.database, load: after.load - before.load } };
+}
+
+function record(database: string, endpoint: string, { result, cpu }: Measured, expected: number, stored: string): void {
+  const perRequest = (seconds: number) => Math.round((seconds * 1e6) / Math.max(1, result.requests.total));
   const unexpected = result.requests.total - (result.statusCodeStats?.[`${expected}`]?.count ?? 0);
   rows.push({
     database,
@@ -109,6 +135,9 @@ function record(database: string, endpoint: string, result: autocannon.Result, e
     'req/s': Math.round(result.requests.average),
     'p50 ms': result.latency.p50,
     'p99 ms': result.latency.p99,
+    'server µs/req': perRequest(cpu.server),
+    'database µs/req': perRequest(cpu.database),
+    'load µs/req': perRequest(cpu.load),
     unexpected: Math.max(0, unexpected - result.errors),
     errors: result.errors + result.timeouts,
     stored,
@@ -159,6 +188,7 @@ async function benchDatabase(kind: DatabaseKind): Promise<void> {
       env.DATABASE_URL = cluster.adminUrl.replace(/\/postgres$/, '/herald');
     }
     const serve = await HeraldProcess.start('serve', 'serve', env);
+    cpuSources = { serverPid: serve.pid, pgDataDir: cluster?.dataDir };
     handle = openDatabase(kind === 'postgres' ? { kind, url: env.DATABASE_URL! } : { kind, file: path.join(dataDir, 'herald.db') });
     const db = handle.db;
 
@@ -309,7 +339,7 @@ async function benchDatabase(kind: DatabaseKind): Promise<void> {
           },
         ],
       });
-      return { result, sent: Math.min(count, deliveryIds.length), acknowledged };
+      return { measured: result, sent: Math.min(count, deliveryIds.length), acknowledged };
     };
     /**
      * Each beacon counted once: on its delivery, the run, the notification and the site's hourly rollup.
@@ -351,7 +381,7 @@ async function benchDatabase(kind: DatabaseKind): Promise<void> {
     const afterDelivered = await countedBeacons();
     check(afterDelivered.delivered_count >= delivered.acknowledged && afterDelivered.delivered_count <= delivered.sent, `${afterDelivered.delivered_count} delivered stored, ${delivered.acknowledged} acknowledged of ${delivered.sent} sent`);
     check(afterDelivered.clicked_count === 0, 'no click before the click beacons');
-    record(kind, 'POST /api/public/events (delivered)', delivered.result, 200, `${delivered.acknowledged} counted, ${afterDelivered.delivered_count} stored`);
+    record(kind, 'POST /api/public/events (delivered)', delivered.measured, 200, `${delivered.acknowledged} counted, ${afterDelivered.delivered_count} stored`);
 
     const clicked = await beacons('clicked');
     const afterClicked = await countedBeacons();
@@ -362,7 +392,7 @@ async function benchDatabase(kind: DatabaseKind): Promise<void> {
         afterClicked.delivered_count <= afterDelivered.delivered_count + afterClicked.clicked_count,
       `${afterClicked.delivered_count} delivered after the clicks`,
     );
-    record(kind, 'POST /api/public/events (clicked)', clicked.result, 200, `${clicked.acknowledged} counted, ${afterClicked.clicked_count} stored`);
+    record(kind, 'POST /api/public/events (clicked)', clicked.measured, 200, `${clicked.acknowledged} counted, ${afterClicked.clicked_count} stored`);
     console.log(`server RSS after the load: ${Math.round(serve.rssMb())} MB`);
   } finally {
     await handle?.close();
@@ -382,6 +412,12 @@ async function main(): Promise<void> {
     const subscribe = rows.find((r) => r.database === row.database && r.endpoint.includes('/subscribers'));
     const vsSubscribe = subscribe?.['req/s'] ? `, ${(row['req/s'] / subscribe['req/s']).toFixed(1)}× this run's subscribe rate` : '';
     console.log(`${row.database} ${row.endpoint.replace('POST /api/public/events ', 'beacons ')}: ${row['req/s']} req/s, ${Math.round((row['req/s'] / BEACON_TARGET_PER_SECOND) * 100)} % of the ${BEACON_TARGET_PER_SECOND.toLocaleString('en')}/s target${vsSubscribe}`);
+  }
+  // Issue 15 §3: subscribes, ≥ 3,000/s on SQLite and ≥ 2,500/s on PostgreSQL, p99 under 50 ms.
+  for (const row of rows.filter((r) => r.endpoint.includes('/subscribers'))) {
+    const target = SUBSCRIBE_TARGET_PER_SECOND[row.database as DatabaseKind];
+    const met = row['req/s'] >= target && row['p99 ms'] < SUBSCRIBE_P99_TARGET_MS;
+    console.log(`${row.database} subscribes: ${row['req/s']} req/s (target ${target.toLocaleString('en')}), p99 ${row['p99 ms']} ms (target < ${SUBSCRIBE_P99_TARGET_MS}): ${met ? 'MET' : 'NOT MET'}`);
   }
   const bad = rows.filter((r) => r.unexpected || r.errors);
   if (bad.length) {

@@ -39,6 +39,7 @@ import { createSitesService } from '../apps/server/src/features/sites/service';
 import { openRuntime } from '../apps/server/src/runtime';
 import { startPushServiceProcess } from '../apps/server/test/support/push-service-process';
 import { createTestCertificate } from '../apps/server/test/support/test-certificate';
+import { processCpuSeconds } from './support/process-cpu';
 
 const { values } = parseArgs({
   options: {
@@ -71,13 +72,6 @@ interface SendResult {
 }
 
 const cpuSeconds = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1e6;
-
-/** User + system CPU seconds of another process so far, from /proc (Linux). */
-function processCpuSeconds(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  // utime and stime are fields 14 and 15 of stat(5); after "pid (comm) " they are the 12th and 13th.
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
 

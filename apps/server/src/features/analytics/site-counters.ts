@@ -4,6 +4,7 @@
 // (subscribers, and the delivery engine through its SiteCounters port) write
 // here; analytics reads.
 import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DatabaseKind } from '../../db/database';
 import type { Database } from '../../db/schema';
 import type { DeliveryHealthEntry } from '../../delivery/ports';
 
@@ -47,6 +48,45 @@ export async function adjustActiveSubscriberCount(db: Db, siteId: string, delta:
 }
 
 /**
+ * adjustActiveSubscriberCount for several sites, in two statements whatever
+ * their number (a subscribe batch spans many sites on a shared server). On
+ * PostgreSQL the rows are locked first, in id order, the order every writer
+ * of sites rows follows, so two batches cannot deadlock on them; SQLite has
+ * one writer at a time. `deltas` need not be sorted; zero deltas are skipped.
+ */
+export async function adjustActiveSubscriberCounts(db: Db, kind: DatabaseKind, deltas: ReadonlyArray<{ siteId: string; delta: number }>): Promise<void> {
+  const changes = deltas.filter((change) => change.delta !== 0).sort((a, b) => (a.siteId < b.siteId ? -1 : a.siteId > b.siteId ? 1 : 0));
+  if (!changes.length) return;
+  if (changes.length === 1) return adjustActiveSubscriberCount(db, changes[0]!.siteId, changes[0]!.delta);
+  const ids = changes.map((change) => change.siteId);
+  if (kind === 'postgres') await db.selectFrom('sites').select('id').where('id', 'in', ids).orderBy('id').forNoKeyUpdate().execute();
+  const byId = sql.join(changes.map((change) => sql`when ${change.siteId} then ${change.delta}`), sql` `);
+  await db
+    .updateTable('sites')
+    .set({ active_subscriber_count: sql<number>`active_subscriber_count + (case id ${byId} else 0 end)` })
+    .where('id', 'in', ids)
+    .execute();
+}
+
+/**
+ * addToHourlyStats for several (site, hour) rows adding to the same one
+ * counter, in one statement: an upsert of all the rows, in key order (the
+ * order PostgreSQL takes their locks in; see adjustActiveSubscriberCounts).
+ */
+export async function addToHourlyStatsOfSites(db: Db, counter: HourlyCounter, rows: ReadonlyArray<{ siteId: string; at: number; count: number }>): Promise<void> {
+  const values = rows
+    .filter((row) => row.count !== 0)
+    .map((row) => ({ site_id: row.siteId, hour_start: hourStart(row.at), [counter]: row.count }))
+    .sort((a, b) => (a.site_id < b.site_id ? -1 : a.site_id > b.site_id ? 1 : a.hour_start - b.hour_start));
+  if (!values.length) return;
+  await db
+    .insertInto('stats_hourly')
+    .values(values)
+    .onConflict((oc) => oc.columns(['site_id', 'hour_start']).doUpdateSet((eb) => ({ [counter]: eb(`stats_hourly.${counter}`, '+', eb.ref(`excluded.${counter}`)) })))
+    .execute();
+}
+
+/**
  * The delivery engine's SiteCounters port: what a send or a beacon adds to its
  * site. Subscribers a push service reported gone leave the active count.
  * sites before stats_hourly: the row order every writer follows (delivery/run-counters.ts).
@@ -76,6 +116,20 @@ export async function addToPromptStats(db: Db, siteId: string, at: number, promp
         Object.fromEntries(entries.map(([column]) => [column, eb(`prompt_stats.${column}`, '+', eb.ref(`excluded.${column}`))])),
       ),
     )
+    .execute();
+}
+
+/** addToPromptStats for several (site, hour, prompt) rows of conversions, in one upsert in key order. */
+export async function addSubscribedToPromptStats(db: Db, rows: ReadonlyArray<{ siteId: string; at: number; prompt: string; count: number }>): Promise<void> {
+  const values = rows
+    .filter((row) => row.count !== 0)
+    .map((row) => ({ site_id: row.siteId, hour_start: hourStart(row.at), prompt: row.prompt, subscribed: row.count }))
+    .sort((a, b) => (a.site_id < b.site_id ? -1 : a.site_id > b.site_id ? 1 : a.hour_start - b.hour_start || (a.prompt < b.prompt ? -1 : a.prompt > b.prompt ? 1 : 0)));
+  if (!values.length) return;
+  await db
+    .insertInto('prompt_stats')
+    .values(values)
+    .onConflict((oc) => oc.columns(['site_id', 'hour_start', 'prompt']).doUpdateSet((eb) => ({ subscribed: eb('prompt_stats.subscribed', '+', eb.ref('excluded.subscribed')) })))
     .execute();
 }
 

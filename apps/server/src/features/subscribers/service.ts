@@ -247,7 +247,7 @@ export function createSubscribersService(ctx: AppContext) {
         if (key instanceof HttpError) return key;
         const tally = new SubscribeTally();
         const result = await upsertSubscription(trx, subscription, key!, tally);
-        await tally.write(trx);
+        await tally.write(trx, ctx.dbKind);
         return result;
       });
     try {
@@ -290,7 +290,7 @@ export function createSubscribersService(ctx: AppContext) {
           const key = keys[index]!;
           written.push(key instanceof HttpError ? key : await upsertSubscription(trx, subscription, key, tally));
         }
-        await tally.write(trx);
+        await tally.write(trx, ctx.dbKind);
         return written;
       });
       return [...(await afterCommit(subscriptions, results))];

@@ -7,12 +7,14 @@
 // arriving while a batch is being written go together in the next
 // transaction, with each counter row changed once per batch (the tally here).
 import type { Transaction } from 'kysely';
+import type { DatabaseKind } from '../../db/database';
 import type { Database } from '../../db/schema';
-import { addToHourlyStats, addToPromptStats, adjustActiveSubscriberCount, hourStart } from '../analytics/site-counters';
+import { addSubscribedToPromptStats, addToHourlyStatsOfSites, adjustActiveSubscriberCounts, hourStart } from '../analytics/site-counters';
 
 /**
  * What a batch of subscribes adds to the counters, written once at the end
- * of its transaction: sites rows first, then the hourly rows, each in key
+ * of its transaction, a statement or two per table whatever the number of
+ * sites in the batch: sites rows first, then the hourly rows, each in key
  * order, the order every writer of these rows follows (delivery/run-counters.ts),
  * so two processes' batches cannot deadlock on them.
  */
@@ -40,10 +42,9 @@ export class SubscribeTally {
     this.converted.set(key, row);
   }
 
-  async write(trx: Transaction<Database>): Promise<void> {
-    const byKey = <T>(rows: Map<string, T>) => [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
-    for (const site of byKey(this.activated)) await adjustActiveSubscriberCount(trx, site.siteId, site.count);
-    for (const hour of byKey(this.subscribedHourly)) await addToHourlyStats(trx, hour.siteId, hour.at, { subscribed: hour.count });
-    for (const row of byKey(this.converted)) await addToPromptStats(trx, row.siteId, row.at, row.prompt, { subscribed: row.count });
+  async write(trx: Transaction<Database>, kind: DatabaseKind): Promise<void> {
+    await adjustActiveSubscriberCounts(trx, kind, [...this.activated.values()].map((site) => ({ siteId: site.siteId, delta: site.count })));
+    await addToHourlyStatsOfSites(trx, 'subscribed', [...this.subscribedHourly.values()]);
+    await addSubscribedToPromptStats(trx, [...this.converted.values()]);
   }
 }

@@ -67,6 +67,27 @@ export async function insertSubscriberIfNew(db: Db, row: Insertable<SubscribersT
   return inserted !== undefined;
 }
 
+/** A subscriber row as a subscribe stores it, its id chosen up front. */
+export type NewSubscriber = Insertable<SubscribersTable> & { id: string };
+
+/**
+ * Inserts the subscribers whose endpoints are new to their sites, in one
+ * statement, in (site, endpoint) order (two batches inserting the same new
+ * endpoints wait for each other in the same order, never in a cycle);
+ * answers the ids of those inserted.
+ */
+export async function insertSubscribersIfNew(db: Db, rows: readonly NewSubscriber[]): Promise<Set<string>> {
+  if (!rows.length) return new Set();
+  const ordered = [...rows].sort((a, b) => (a.site_id < b.site_id ? -1 : a.site_id > b.site_id ? 1 : a.endpoint_hash < b.endpoint_hash ? -1 : a.endpoint_hash > b.endpoint_hash ? 1 : 0));
+  const inserted = await db
+    .insertInto('subscribers')
+    .values(ordered)
+    .onConflict((oc) => oc.columns(['site_id', 'endpoint_hash']).doNothing())
+    .returning('id')
+    .execute();
+  return new Set(inserted.map((row) => row.id));
+}
+
 export interface SubscriberRefresh {
   p256dh: string;
   auth: string;

@@ -181,24 +181,100 @@ export function createSubscribersService(ctx: AppContext) {
     });
   }
 
-  async function upsertSubscription(trx: Db, subscription: SubscriptionWrite, vapidKey: VapidKeyChoice, tally: SubscribeTally): Promise<SubscribeResult> {
-    const { siteId, endpoint, hash, previousHash, refresh, now, prompt } = subscription;
-    // The key the subscription was made with: a new row and a moved one take
-    // it; a known endpoint changes key only when the browser named it (an
-    // endpoint is bound to the key it was made with).
-    const keyed = { ...refresh, vapid_key_id: vapidKey.id };
-    const known = vapidKey.named ? keyed : refresh;
-    // A prompt converts when it brings a subscriber in (new, or back after unsubscribing); a refresh is not one.
-    const countConversion = () => {
-      if (prompt) tally.conversion(siteId, now, prompt);
+  /** The row a subscription stores when its endpoint is new to the site: it takes the key it was made with. */
+  function newSubscriberRow(subscription: SubscriptionWrite, vapidKey: VapidKeyChoice): repo.NewSubscriber {
+    const { siteId, endpoint, hash, refresh, now } = subscription;
+    return {
+      id: crypto.randomUUID(),
+      site_id: siteId,
+      endpoint,
+      endpoint_hash: hash,
+      ...refresh,
+      vapid_key_id: vapidKey.id,
+      external_id: null,
+      external_id_verified: 0,
+      is_active: 1,
+      subscribed_at: now,
+      unsubscribed_at: null,
     };
+  }
+
+  /** A subscriber came in (new, or back after unsubscribing): the active count, the hour, and the prompt's conversion; a refresh is not one. */
+  function countArrival(subscription: SubscriptionWrite, tally: SubscribeTally): void {
+    tally.activation(subscription.siteId, subscription.now);
+    if (subscription.prompt) tally.conversion(subscription.siteId, subscription.now, subscription.prompt);
+  }
+
+  /**
+   * A subscription whose endpoint the site has: reactivated if inactive, else
+   * refreshed. A known endpoint changes key only when the browser named it
+   * (an endpoint is bound to the key it was made with).
+   */
+  async function updateKnownSubscription(trx: Db, subscription: SubscriptionWrite, vapidKey: VapidKeyChoice, tally: SubscribeTally): Promise<SubscribeResult> {
+    const { siteId, hash, refresh } = subscription;
+    const known = vapidKey.named ? { ...refresh, vapid_key_id: vapidKey.id } : refresh;
+    const reactivatedId = await repo.reactivateSubscriber(trx, siteId, hash, known);
+    if (reactivatedId) {
+      countArrival(subscription, tally);
+      return { subscriber: { id: reactivatedId }, created: false };
+    }
+    const refreshedId = await repo.refreshSubscriber(trx, siteId, hash, known);
+    // Only a concurrent deletion of the site (cascading to its subscribers) gets here.
+    if (!refreshedId) throw notFound('Site');
+    return { subscriber: { id: refreshedId }, created: false };
+  }
+
+  /**
+   * Several subscriptions (no endpoint moves) in the caller's transaction,
+   * stored as they would be one after another: the first subscription of
+   * each endpoint is offered to one multi-row insert (a statement for all the
+   * batch's new subscribers, in key order), then the others (endpoints the
+   * site had, and repeats in the batch) are updated in order.
+   */
+  async function writeSubscriptions(
+    trx: Db,
+    subscriptions: readonly SubscriptionWrite[],
+    keys: ReadonlyArray<VapidKeyChoice | HttpError>,
+    tally: SubscribeTally,
+  ): Promise<Array<SubscribeResult | HttpError>> {
+    const firstRows = new Map<string, repo.NewSubscriber>();
+    subscriptions.forEach((subscription, index) => {
+      const key = keys[index]!;
+      const endpointKey = `${subscription.siteId}\u0000${subscription.hash}`;
+      if (!(key instanceof HttpError) && !firstRows.has(endpointKey)) firstRows.set(endpointKey, newSubscriberRow(subscription, key));
+    });
+    const inserted = await repo.insertSubscribersIfNew(trx, [...firstRows.values()]);
+    const results: Array<SubscribeResult | HttpError> = [];
+    const offered = new Set<string>();
+    for (const [index, subscription] of subscriptions.entries()) {
+      const key = keys[index]!;
+      if (key instanceof HttpError) {
+        results.push(key);
+        continue;
+      }
+      const endpointKey = `${subscription.siteId}\u0000${subscription.hash}`;
+      const row = firstRows.get(endpointKey)!;
+      if (!offered.has(endpointKey) && inserted.has(row.id)) {
+        offered.add(endpointKey);
+        countArrival(subscription, tally);
+        results.push({ subscriber: { id: row.id }, created: true });
+        continue;
+      }
+      offered.add(endpointKey);
+      results.push(await updateKnownSubscription(trx, subscription, key, tally));
+    }
+    return results;
+  }
+
+  async function upsertSubscription(trx: Db, subscription: SubscriptionWrite, vapidKey: VapidKeyChoice, tally: SubscribeTally): Promise<SubscribeResult> {
+    const { siteId, endpoint, hash, previousHash, refresh, now } = subscription;
     if (previousHash && previousHash !== hash) {
       const previous = await repo.findSubscriberByEndpointHash(trx, siteId, previousHash);
       if (previous) {
         const current = await repo.findSubscriberByEndpointHash(trx, siteId, hash);
         if (!current) {
-          // pushsubscriptionchange: the same subscriber, a new endpoint.
-          await repo.moveSubscriberEndpoint(trx, previous.id, endpoint, hash, keyed);
+          // pushsubscriptionchange: the same subscriber, a new endpoint (and the key it was made with).
+          await repo.moveSubscriberEndpoint(trx, previous.id, endpoint, hash, { ...refresh, vapid_key_id: vapidKey.id });
           if (await repo.activateSubscriber(trx, previous.id)) tally.activation(siteId, now);
           return { subscriber: { id: previous.id }, created: false };
         }
@@ -209,34 +285,12 @@ export function createSubscribersService(ctx: AppContext) {
       }
     }
 
-    const id = crypto.randomUUID();
-    const created = await repo.insertSubscriberIfNew(trx, {
-      id,
-      site_id: siteId,
-      endpoint,
-      endpoint_hash: hash,
-      ...keyed,
-      external_id: null,
-      external_id_verified: 0,
-      is_active: 1,
-      subscribed_at: now,
-      unsubscribed_at: null,
-    });
-    if (created) {
-      tally.activation(siteId, now);
-      countConversion();
-      return { subscriber: { id }, created: true };
+    const row = newSubscriberRow(subscription, vapidKey);
+    if (await repo.insertSubscriberIfNew(trx, row)) {
+      countArrival(subscription, tally);
+      return { subscriber: { id: row.id }, created: true };
     }
-    const reactivatedId = await repo.reactivateSubscriber(trx, siteId, hash, known);
-    if (reactivatedId) {
-      tally.activation(siteId, now);
-      countConversion();
-      return { subscriber: { id: reactivatedId }, created: false };
-    }
-    const refreshedId = await repo.refreshSubscriber(trx, siteId, hash, known);
-    // Only a concurrent deletion of the site (cascading to its subscribers) gets here.
-    if (!refreshedId) throw notFound('Site');
-    return { subscriber: { id: refreshedId }, created: false };
+    return updateKnownSubscription(trx, subscription, vapidKey, tally);
   }
 
   /** One subscription in its own transaction, with its counters. */
@@ -285,11 +339,7 @@ export function createSubscribersService(ctx: AppContext) {
       const results = await db.transaction().execute(async (trx) => {
         const keys = await chooseKeys(trx, subscriptions);
         const tally = new SubscribeTally();
-        const written: Array<SubscribeResult | HttpError> = [];
-        for (const [index, subscription] of subscriptions.entries()) {
-          const key = keys[index]!;
-          written.push(key instanceof HttpError ? key : await upsertSubscription(trx, subscription, key, tally));
-        }
+        const written = await writeSubscriptions(trx, subscriptions, keys, tally);
         await tally.write(trx, ctx.dbKind);
         return written;
       });

@@ -73,6 +73,30 @@ describe('group commit of public subscribes', () => {
     expect(byKey.get(`${sites[1]!.id}:bell`)).toBe(bellCalls.filter((i) => i % 2 === 1).length);
   });
 
+  it('in one batch: new endpoints are created, known ones refreshed, an unsubscribed one reactivated, each counted as if alone', async () => {
+    const site = sites[1]!;
+    const known = Array.from({ length: 4 }, () => subscriptionBody(endpoint()));
+    for (const body of known) expect((await subscribe(site.id, body)).statusCode).toBe(201);
+    const left = await t.app.inject({
+      method: 'POST',
+      url: `/api/public/sites/${site.id}/subscribers/unsubscribe`,
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ endpoint: known[0]!.subscription.endpoint }),
+    });
+    expect(left.statusCode).toBe(200);
+    const activeBefore = Number((await t.ctx.db.selectFrom('sites').select('active_subscriber_count').where('id', '=', site.id).executeTakeFirstOrThrow()).active_subscriber_count);
+
+    const fresh = Array.from({ length: 6 }, () => subscriptionBody(endpoint()));
+    const answers = await Promise.all([...known, ...fresh, fresh[0]!].map((body) => subscribe(site.id, body)));
+    // Known: 200 (the first one back from unsubscribing); new: 201; the new one repeated in the batch: 200, the same subscriber.
+    expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 200, 200, 201, 201, 201, 201, 201, 201, 200]);
+    expect(answers[10]!.json().data.subscriber.id).toBe(answers[4]!.json().data.subscriber.id);
+    const activeAfter = Number((await t.ctx.db.selectFrom('sites').select('active_subscriber_count').where('id', '=', site.id).executeTakeFirstOrThrow()).active_subscriber_count);
+    expect(activeAfter - activeBefore).toBe(1 + 6);
+    const stored = await t.ctx.db.selectFrom('subscribers').select((eb) => eb.fn.countAll<number>().as('n')).where('site_id', '=', site.id).where('is_active', '=', 1).executeTakeFirstOrThrow();
+    expect(Number(stored.n)).toBe(activeAfter);
+  });
+
   it('a subscribe for a site that is gone is answered 404 while the others in flight are stored', async () => {
     const before = await t.ctx.db.selectFrom('subscribers').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     const answers = await Promise.all([

@@ -255,7 +255,7 @@ describe('beacons counted by the fold', () => {
     expect(after.run).toEqual({ delivered: 6 + extra, clicked: 6 });
     expect(hookClicks.get(id)).toBe(6);
   }, 60_000);
-  it('beacons arriving together (one batch on PostgreSQL) are answered and counted as if each came alone, in the hour it came', async () => {
+  it('beacons arriving together (one batch) are answered and counted as if each came alone, in the hour it came', async () => {
     const { id, tokens } = await send('Together');
     const tracking = createTrackingService(ctx);
     const lastDeliveredOf = async (token: string) => {

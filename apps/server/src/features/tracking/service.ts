@@ -53,6 +53,38 @@ export function createTrackingService(ctx: Pick<AppContext, 'db' | 'dbKind' | 'c
     // A few batches at once on the pool's connections; each locks only its own deliveries.
     { concurrency: 4 },
   );
+  /**
+   * SQLite (no data-modifying WITH): a beacon's steps in the caller's
+   * transaction. A click whose delivered beacon never came counts the
+   * delivery too. A genuine token whose delivery was deleted with its
+   * notification matches no row: nothing to count.
+   */
+  const recordInTransaction = async (trx: Transaction<Database>, { type, deliveryId, at }: BeaconWrite): Promise<boolean> => {
+    const delivered = await repo.markDelivered(trx, deliveryId, at);
+    const clicked = type === 'clicked' ? await repo.markClicked(trx, deliveryId, at) : undefined;
+    const delivery = delivered ?? clicked;
+    if (!delivery) return false;
+    if (delivered) await repo.recordDeliveredTo(trx, delivery.subscriber_id, at);
+    await repo.addUncountedBeacon(trx, {
+      site_id: delivery.site_id,
+      notification_id: delivery.notification_id,
+      run_id: delivery.run_id,
+      at,
+      delivered: delivered ? 1 : 0,
+      clicked: clicked ? 1 : 0,
+    });
+    return true;
+  };
+  /** SQLite: beacons arriving together in one transaction, each written as if alone, in the order they came (one commit for the batch). */
+  const recordOnSqlite = groupCommit<BeaconWrite, boolean>(
+    (beacons) =>
+      db.transaction().execute(async (trx) => {
+        const results: boolean[] = [];
+        for (const beacon of beacons) results.push(await recordInTransaction(trx, beacon));
+        return results;
+      }),
+    (beacon) => db.transaction().execute((trx) => recordInTransaction(trx, beacon)),
+  );
   return {
     async record(type: BeaconType, token: string): Promise<{ counted: boolean }> {
       // A test push's beacon is accepted and counts nowhere (delivery/test-push.ts).
@@ -60,26 +92,8 @@ export function createTrackingService(ctx: Pick<AppContext, 'db' | 'dbKind' | 'c
       const deliveryId = readDeliveryToken(secret, token);
       if (deliveryId === undefined) throw badRequest('Invalid token');
       const now = clock.now();
-      // The same steps as below in one statement: a round trip instead of a transaction (bench:api).
-      if (ctx.dbKind === 'postgres') return { counted: await recordOnPostgres({ type, deliveryId, at: now }) };
-      return db.transaction().execute(async (trx) => {
-        // A click whose delivered beacon never came counts the delivery too. A genuine token whose
-        // delivery was deleted with its notification matches no row: nothing to count.
-        const delivered = await repo.markDelivered(trx, deliveryId, now);
-        const clicked = type === 'clicked' ? await repo.markClicked(trx, deliveryId, now) : undefined;
-        const delivery = delivered ?? clicked;
-        if (!delivery) return { counted: false };
-        if (delivered) await repo.recordDeliveredTo(trx, delivery.subscriber_id, now);
-        await repo.addUncountedBeacon(trx, {
-          site_id: delivery.site_id,
-          notification_id: delivery.notification_id,
-          run_id: delivery.run_id,
-          at: now,
-          delivered: delivered ? 1 : 0,
-          clicked: clicked ? 1 : 0,
-        });
-        return { counted: true };
-      });
+      const beacon = { type, deliveryId, at: now };
+      return { counted: await (ctx.dbKind === 'postgres' ? recordOnPostgres(beacon) : recordOnSqlite(beacon)) };
     },
   };
 }

@@ -3,7 +3,7 @@
 // one, so a burst pays one transaction (and, on PostgreSQL, one round trip
 // and one lock on each shared row) for many calls. The first call is written
 // at once: nothing waits when traffic is light. Used by public subscribes
-// (features/subscribers/subscribe-batches.ts) and beacons on PostgreSQL
+// (features/subscribers/subscribe-batches.ts) and beacons
 // (features/tracking/service.ts).
 
 /** Items per batch at most: a batch stays a short transaction. */

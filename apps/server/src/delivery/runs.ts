@@ -118,8 +118,8 @@ export function findStalledRuns(db: Db, now: number, limit = 20): Promise<Array<
 }
 
 /** Runs still sending, whatever their lease: after the queue lost its jobs, each is resumed at once. */
-export function findSendingRuns(db: Db, afterId: string | null, limit = 100): Promise<Array<Pick<RunRow, 'id' | 'lease_until'>>> {
-  let query = db.selectFrom('notification_runs').select(['id', 'lease_until']).where('status', '=', 'sending');
+export function findSendingRuns(db: Db, afterId: string | null, limit = 100): Promise<Array<Pick<RunRow, 'id'>>> {
+  let query = db.selectFrom('notification_runs').select(['id']).where('status', '=', 'sending');
   if (afterId !== null) query = query.where('id', '>', afterId);
   return query.orderBy('id').limit(limit).execute();
 }
@@ -129,6 +129,18 @@ export async function reclaimStalledRun(db: Db, runId: string, oldLeaseUntil: nu
   let query = db.updateTable('notification_runs').set({ lease_owner: owner, lease_until: now + leaseMs }).where('id', '=', runId).where('status', '=', 'sending');
   query = oldLeaseUntil === null ? query.where('lease_until', 'is', null) : query.where('lease_until', '=', oldLeaseUntil);
   const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * Takes over a run still sending whatever its lease says (the queue lost its
+ * jobs): no compare-and-set on the old lease, because workers finishing the
+ * batches they held when the queue was emptied keep extending it, and the run
+ * must be resumed all the same (docs/delivery.md, "When Redis loses the
+ * queue"). False if the run is no longer sending.
+ */
+export async function takeOverSendingRun(db: Db, runId: string, now: number, owner: string, leaseMs: number): Promise<boolean> {
+  const result = await db.updateTable('notification_runs').set({ lease_owner: owner, lease_until: now + leaseMs }).where('id', '=', runId).where('status', '=', 'sending').executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 

@@ -5,6 +5,18 @@ import { Redis } from 'ioredis';
 import type { EnqueueOptions, JobDefinition, JobHandler, JobQueue } from './queue';
 
 /**
+ * A job id never used before, even by a Redis that lost its data: BullMQ's
+ * own ids count up from a key in Redis and start again at 1 after such a
+ * loss, while a worker tracks the jobs it holds (and renews their locks) by
+ * id, so a job taken before the loss ending in the same worker as a new job
+ * with its number stopped the new one's lock renewal (docs/delivery.md, "When
+ * Redis loses the queue").
+ */
+function newJobId(): string {
+  return crypto.randomUUID();
+}
+
+/**
  * BullMQ on REDIS_URL: worker processes on several machines share a send.
  * One Redis queue per job kind, so a slow kind (fan-out waiting for batches
  * to drain) never takes the slots of another. BullMQ re-runs stalled jobs
@@ -31,12 +43,12 @@ export class BullmqQueue implements JobQueue {
   ) {}
 
   async enqueue<Payload>(job: JobDefinition<Payload>, payload: Payload, options: EnqueueOptions = {}): Promise<void> {
-    await this.queueFor(job.name).add(job.name, job.payload.parse(payload), options.delayMs ? { delay: Math.round(options.delayMs) } : undefined);
+    await this.queueFor(job.name).add(job.name, job.payload.parse(payload), { jobId: newJobId(), ...(options.delayMs ? { delay: Math.round(options.delayMs) } : {}) });
   }
 
   async enqueueMany<Payload>(job: JobDefinition<Payload>, payloads: Payload[]): Promise<void> {
     if (!payloads.length) return;
-    await this.queueFor(job.name).addBulk(payloads.map((payload) => ({ name: job.name, data: job.payload.parse(payload) })));
+    await this.queueFor(job.name).addBulk(payloads.map((payload) => ({ name: job.name, data: job.payload.parse(payload), opts: { jobId: newJobId() } })));
   }
 
   async backlog(job: JobDefinition<unknown>): Promise<number> {

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { AppContext } from '../context';
 import { fanOutRunJob } from '../delivery/fan-out';
-import { claimDueRuns, findSendingRuns, findStalledRuns, markNotificationSending, reclaimStalledRun } from '../delivery/runs';
+import { claimDueRuns, findSendingRuns, findStalledRuns, markNotificationSending, reclaimStalledRun, takeOverSendingRun } from '../delivery/runs';
 import type { JobQueue } from './queue';
 
 /**
@@ -26,6 +26,8 @@ export class Scheduler {
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = true;
+  /** The queue said it lost its jobs, and not every sending run is back on it yet. */
+  private resumeOwed = false;
 
   constructor(
     private readonly ctx: Pick<AppContext, 'db' | 'clock' | 'config' | 'log' | 'metrics'>,
@@ -97,29 +99,42 @@ export class Scheduler {
    * every sending run over now and re-enqueue its fan-out in recovery mode
    * (it re-enqueues the pending deliveries; those a live worker still holds
    * are leased, so nothing is sent twice).
+   *
+   * The queue reports a loss once (its marker is back as soon as this
+   * scheduler saw it missing), so the loss is remembered here until every
+   * sending run is back on the queue: if re-enqueueing fails half-way (Redis
+   * went away again), the next tick does it all again (docs/delivery.md,
+   * "When Redis loses the queue").
    */
   private async resumeIfQueueLost(): Promise<void> {
     const { db, clock, config, log } = this.ctx;
-    let lost: boolean;
+    if (!this.resumeOwed) {
+      try {
+        this.resumeOwed = await this.queue.lostJobs();
+      } catch {
+        // The queue's store is unreachable: nothing can be enqueued now anyway; the next tick asks again.
+        return;
+      }
+      if (!this.resumeOwed) return;
+    }
+    let resumed = 0;
     try {
-      lost = await this.queue.lostJobs();
-    } catch {
-      // The queue's store is unreachable: nothing can be enqueued now anyway; the next tick asks again.
+      for (let afterId: string | null = null; ; ) {
+        const runs = await findSendingRuns(db, afterId);
+        for (const run of runs) {
+          if (await takeOverSendingRun(db, run.id, clock.now(), this.owner, config.deliveryLeaseMs)) {
+            await this.queue.enqueue(fanOutRunJob, { runId: run.id, recover: true });
+            resumed++;
+          }
+        }
+        if (runs.length < 100) break;
+        afterId = runs[runs.length - 1]!.id;
+      }
+    } catch (error) {
+      log.warn({ err: error, runs: resumed }, 'the queue lost its jobs and resuming the sends in progress failed; the next tick tries again');
       return;
     }
-    if (!lost) return;
-    let resumed = 0;
-    for (let afterId: string | null = null; ; ) {
-      const runs = await findSendingRuns(db, afterId);
-      for (const run of runs) {
-        if (await reclaimStalledRun(db, run.id, run.lease_until, clock.now(), this.owner, config.deliveryLeaseMs)) {
-          await this.queue.enqueue(fanOutRunJob, { runId: run.id, recover: true });
-          resumed++;
-        }
-      }
-      if (runs.length < 100) break;
-      afterId = runs[runs.length - 1]!.id;
-    }
+    this.resumeOwed = false;
     if (resumed) log.warn({ runs: resumed }, 'the queue lost its jobs (Redis restarted empty?); resumed the sends in progress from the database');
   }
 

@@ -230,7 +230,20 @@ export interface TcpConnection {
   inode: string;
 }
 
-const TCP_STATES: Record<string, string> = { '01': 'ESTABLISHED', '02': 'SYN_SENT', '06': 'TIME_WAIT', '07': 'CLOSE', '08': 'CLOSE_WAIT', '0A': 'LISTEN' };
+/** The TCP states of /proc/net/tcp (include/net/tcp_states.h). */
+const TCP_STATES: Record<string, string> = {
+  '01': 'ESTABLISHED',
+  '02': 'SYN_SENT',
+  '03': 'SYN_RECV',
+  '04': 'FIN_WAIT1',
+  '05': 'FIN_WAIT2',
+  '06': 'TIME_WAIT',
+  '07': 'CLOSE',
+  '08': 'CLOSE_WAIT',
+  '09': 'LAST_ACK',
+  '0A': 'LISTEN',
+  '0B': 'CLOSING',
+};
 
 function tcpTable(): TcpConnection[] {
   const rows: TcpConnection[] = [];

@@ -4,7 +4,8 @@
 // - The total of the status filters is exact without counting a million rows:
 //   active subscribers are sites.active_subscriber_count (kept exact in the
 //   transaction of every change of active state), inactive ones a count of a
-//   short index range; All is their sum. A search counts the matching rows.
+//   short index range; All is their sum. A search counts the matching rows
+//   (on index ranges once search.ts has resolved it).
 // - The list is paged by offset (the page's Previous/Next and `page` in the
 //   API). A page in the far half of the list is read from the other end in
 //   the reverse order and turned round, so the last page of a million costs
@@ -16,6 +17,7 @@ import * as repo from './repository';
 type Db = Kysely<Database> | Transaction<Database>;
 
 export async function subscriberListTotal(db: Db, siteId: string, filters: repo.SubscriberFilters): Promise<number> {
+  if (filters.searchParts) return repo.countSearchParts(db, siteId, filters.searchParts, filters.isActive);
   if (filters.search) return repo.countSubscribers(db, siteId, filters);
   if (filters.isActive === true) return repo.activeSubscriberCounter(db, siteId);
   const inactive = await repo.countInactiveSubscribers(db, siteId);

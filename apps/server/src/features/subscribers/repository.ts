@@ -217,6 +217,23 @@ export interface SubscriberFilters {
   search?: string;
   /** Country codes whose English name contains the search text. */
   searchCountryCodes?: string[];
+  /** The search resolved into disjoint equality parts (search.ts); when set, used instead of the substring match. */
+  searchParts?: SearchPart[];
+}
+
+/** Subscribers whose browser, OS and country are in these lists (an absent list: any). */
+export interface SearchPart {
+  browser: string[];
+  os?: string[];
+  country?: string[];
+}
+
+function searchPartCondition(eb: ExpressionBuilder<Database, 'subscribers'>, part: SearchPart) {
+  return eb.and([
+    eb('subscribers.browser', 'in', part.browser),
+    ...(part.os ? [eb('subscribers.os', 'in', part.os)] : []),
+    ...(part.country ? [eb('subscribers.country', 'in', part.country)] : []),
+  ]);
 }
 
 /** `%` and `_` in the user's text are literal, not wildcards. */
@@ -227,7 +244,10 @@ function likeContains(text: string): string {
 function applyFilters<O>(query: SelectQueryBuilder<Database, 'subscribers', O>, siteId: string, filters: SubscriberFilters) {
   let filtered = query.where('subscribers.site_id', '=', siteId);
   if (filters.isActive !== undefined) filtered = filtered.where('subscribers.is_active', '=', filters.isActive ? 1 : 0);
-  if (filters.search) {
+  if (filters.searchParts) {
+    const parts = filters.searchParts;
+    filtered = filtered.where((eb) => (parts.length ? eb.or(parts.map((part) => searchPartCondition(eb, part))) : eb.lit(false)));
+  } else if (filters.search) {
     const pattern = likeContains(filters.search);
     const codes = filters.searchCountryCodes ?? [];
     filtered = filtered.where((eb) =>
@@ -315,6 +335,24 @@ export function subscribersExportPage(db: Db, siteId: string, filters: Subscribe
     );
   }
   return query.orderBy('subscribers.subscribed_at').orderBy('subscribers.id').limit(limit).execute();
+}
+
+/**
+ * The subscribers a resolved search matches: one count per part (the parts
+ * are disjoint), each over ranges of index subscribers_site_browser_os_country.
+ */
+export async function countSearchParts(db: Db, siteId: string, parts: SearchPart[], isActive: boolean | undefined): Promise<number> {
+  let total = 0;
+  for (const part of parts) {
+    let query = db
+      .selectFrom('subscribers')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('subscribers.site_id', '=', siteId)
+      .where((eb) => searchPartCondition(eb, part));
+    if (isActive !== undefined) query = query.where('subscribers.is_active', '=', isActive ? 1 : 0);
+    total += Number((await query.executeTakeFirstOrThrow()).n);
+  }
+  return total;
 }
 
 export async function countSubscribers(db: Db, siteId: string, filters: SubscriberFilters): Promise<number> {

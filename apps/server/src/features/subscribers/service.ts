@@ -13,6 +13,7 @@ import { recordAudit } from '../audit-log/record';
 import { requireSiteRole } from '../sites/service';
 import { countryCodesNamed } from './country-names';
 import { subscriberListPage, subscriberListTotal } from './list-page';
+import { resolveSearch } from './search';
 import { runSubscriberCreatedHooks, runSubscriberRemovedHooks, type SubscriberRemovedHook } from './hooks';
 import { endpointHash } from '../../delivery/push-endpoints';
 import { checkPushSubscription, knownTimezone, languageTag } from './push-subscription';
@@ -314,7 +315,7 @@ export function createSubscribersService(ctx: AppContext) {
       query: { is_active?: boolean; search?: string; page: number; limit: number },
     ): Promise<SubscribersList> {
       await requireSiteRole(ctx, userId, siteId, 'viewer');
-      const filters = subscriberFilters(query);
+      const filters = await resolveSearch(db, siteId, subscriberFilters(query));
       const total = await subscriberListTotal(db, siteId, filters);
       const rows = await subscriberListPage(db, siteId, filters, (query.page - 1) * query.limit, query.limit, total);
       const tags = await repo.tagsOfSubscribers(

@@ -138,11 +138,11 @@ function TargetName({ siteId, segmentId }: { siteId: string; segmentId: string |
 function ReachLine({ siteId, segmentId }: { siteId: string; segmentId: string | null }) {
   const audience = useAudienceCount(siteId, segmentId);
   if (!audience.isSuccess) return null;
-  const count = audience.data;
+  const { count } = audience.data;
   return (
     <p className={count === 0 ? 'flex items-center gap-1.5 text-xs font-medium text-amber-800' : 'flex items-center gap-1.5 text-xs text-slate-700'} data-testid="reach">
       {count === 0 ? <AlertTriangle className="size-3.5" aria-hidden="true" /> : <Users className="size-3.5" aria-hidden="true" />}
-      {reachText(count)}
+      {reachText(audience.data)}
       {count === 0 ? ' (nobody is subscribed to this target yet)' : ''}
     </p>
   );

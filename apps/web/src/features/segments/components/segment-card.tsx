@@ -30,7 +30,7 @@ export function SegmentCard({ segment, timeZone, onEdit, onDelete, onRefresh, de
           <div className="flex flex-wrap items-center gap-2 text-sm text-slate-700">
             <Users className="size-4 text-slate-500" aria-hidden="true" />
             <span data-testid="segment-count" aria-live="polite">
-              {subscriberCountText(segment.estimated_count)}
+              {subscriberCountText(segment.estimated_count, segment.sample_size)}
             </span>
             <Button
               variant="ghost"

@@ -45,7 +45,7 @@ if (!databases.length) throw new Error('--db must be sqlite, postgres or both');
 
 const TARGET_MS = 50;
 const EXPORT_FIRST_BYTE_TARGET_MS = 1000;
-const PAGE_SIZE = 50; // SUBSCRIBERS_PAGE_SIZE of the web app
+const PAGE_SIZE = 50; // SUBSCRIBERS_PAGE_SIZE and NOTIFICATIONS_PAGE_SIZE of the web app
 
 interface Row {
   page: string;
@@ -127,9 +127,9 @@ async function runOn(kind: DatabaseKind, cluster: PgCluster | undefined): Promis
       { page: 'subscribers: search "germany"', path: `${site}/subscribers?search=germany&page=1&limit=${PAGE_SIZE}` },
       { page: 'subscribers: search "zz" (no match)', path: `${site}/subscribers?search=zz&page=1&limit=${PAGE_SIZE}` },
       { page: 'subscribers: Active + search "ios"', path: `${site}/subscribers?is_active=true&search=ios&page=1&limit=${PAGE_SIZE}` },
-      { page: 'notifications: All', path: `${site}/notifications` },
-      { page: 'notifications: Completed', path: `${site}/notifications?status=completed,completed_with_errors` },
-      { page: 'notifications: Draft (none)', path: `${site}/notifications?status=draft` },
+      { page: 'notifications: All', path: `${site}/notifications?page=1&limit=${PAGE_SIZE}` },
+      { page: 'notifications: Completed', path: `${site}/notifications?status=completed,completed_with_errors&page=1&limit=${PAGE_SIZE}` },
+      { page: 'notifications: Draft (none)', path: `${site}/notifications?status=draft&page=1&limit=${PAGE_SIZE}` },
       { page: 'segments list', path: `${site}/segments` },
       ...segments.map((segment, i) => ({ page: `segment estimate: ${segment.name}`, method: 'POST' as const, path: `/segments/${segmentIds[i]}/estimate` })),
       { page: 'audience: everyone', path: `${site}/audience` },

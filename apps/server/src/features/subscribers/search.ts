@@ -13,9 +13,8 @@
 //   1. browser matches;
 //   2. browser does not, OS does;
 //   3. neither does, country does.
-// The site's browsers, and the OSes under each browser that does not match,
-// are read from the index by skipping from one value to the next (a few
-// lookups each). Countries are stored as an ISO 3166-1 alpha-2 code or
+// The site's (browser, OS) pairs are read from the index by skipping from
+// one pair to the next (a few dozen lookups in one statement). Countries are stored as an ISO 3166-1 alpha-2 code or
 // "Unknown" (the subscribe API and the import write nothing else), so the
 // countries a text matches are found without the database. A site with a
 // subscriber without browser or OS (none is written so today) falls back to
@@ -47,27 +46,33 @@ export function countriesMatching(text: string, codesNamed: string[]): string[] 
 }
 
 /**
- * The distinct non-null values of `column` among the site's subscribers (and
- * with `browser` = the given one, for `os`), ascending: one index lookup per
- * value, each for the smallest value above the last.
+ * The site's distinct (browser, OS) pairs without a NULL, ascending: one
+ * statement that steps from each pair to the next on the index (two index
+ * lookups a pair), however many subscribers have each.
  */
-async function distinctValues(db: Db, siteId: string, column: 'browser' | 'os', browser?: string): Promise<string[]> {
-  const col = sql.ref(column);
-  const within = browser === undefined ? sql`site_id = ${siteId}` : sql`site_id = ${siteId} AND browser = ${browser}`;
-  const result = await sql<{ value: string | null }>`
-    WITH RECURSIVE v(value) AS (
-      SELECT (SELECT min(${col}) FROM subscribers WHERE ${within})
+async function browserOsPairs(db: Db, siteId: string): Promise<Array<{ browser: string; os: string }>> {
+  const next = (column: 'browser' | 'os') =>
+    sql`(SELECT s.${sql.ref(column)} FROM subscribers s WHERE s.site_id = ${siteId} AND (s.browser, s.os) > (p.browser, p.os) ORDER BY s.browser, s.os LIMIT 1)`;
+  const result = await sql<{ browser: string | null; os: string | null }>`
+    WITH RECURSIVE p(browser, os) AS (
+      SELECT * FROM (SELECT browser, os FROM subscribers WHERE site_id = ${siteId} AND browser IS NOT NULL AND os IS NOT NULL ORDER BY browser, os LIMIT 1) AS first_pair
       UNION ALL
-      SELECT (SELECT min(${col}) FROM subscribers WHERE ${within} AND ${col} > v.value) FROM v WHERE v.value IS NOT NULL
+      SELECT ${next('browser')}, ${next('os')} FROM p WHERE p.browser IS NOT NULL
     )
-    SELECT value FROM v WHERE value IS NOT NULL`.execute(db);
-  return result.rows.map((row) => row.value!);
+    SELECT browser, os FROM p WHERE browser IS NOT NULL AND os IS NOT NULL`.execute(db);
+  return result.rows.map((row) => ({ browser: row.browser!, os: row.os! }));
 }
 
-async function anyNull(db: Db, siteId: string, column: 'browser' | 'os', browser?: string): Promise<boolean> {
-  let query = db.selectFrom('subscribers').select('id').where('site_id', '=', siteId);
-  if (browser !== undefined) query = query.where('browser', '=', browser);
-  return (await query.where(column, 'is', null).limit(1).executeTakeFirst()) !== undefined;
+/** True when a subscriber of the site has no browser, or no OS under one of `browsers` (index seeks only). */
+async function anyWithoutBrowserOrOs(db: Db, siteId: string, browsers: string[]): Promise<boolean> {
+  const row = await db
+    .selectFrom('subscribers')
+    .select('id')
+    .where('site_id', '=', siteId)
+    .where((eb) => eb.or([eb('browser', 'is', null), ...(browsers.length ? [eb.and([eb('browser', 'in', browsers), eb('os', 'is', null)])] : [])]))
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /**
@@ -79,17 +84,15 @@ export async function resolveSearch(db: Db, siteId: string, filters: SubscriberF
   const text = filters.search;
   if (!text) return filters;
   const matches = (value: string) => value.toLowerCase().includes(text);
-  if (await anyNull(db, siteId, 'browser')) return filters;
-  const browsers = await distinctValues(db, siteId, 'browser');
+  const pairs = await browserOsPairs(db, siteId);
+  const browsers = [...new Set(pairs.map((pair) => pair.browser))];
+  if (await anyWithoutBrowserOrOs(db, siteId, browsers)) return filters;
   const browsersMatching = browsers.filter(matches);
   const otherBrowsers = browsers.filter((browser) => !matches(browser));
-  const oses = new Set<string>();
-  for (const browser of otherBrowsers) {
-    if (await anyNull(db, siteId, 'os', browser)) return filters;
-    for (const os of await distinctValues(db, siteId, 'os', browser)) oses.add(os);
-  }
-  const osesMatching = [...oses].filter(matches).sort();
-  const otherOses = [...oses].filter((os) => !matches(os)).sort();
+  // The OSes under the browsers that do not match: only those rows are left for parts 2 and 3.
+  const oses = [...new Set(pairs.filter((pair) => !matches(pair.browser)).map((pair) => pair.os))].sort();
+  const osesMatching = oses.filter(matches);
+  const otherOses = oses.filter((os) => !matches(os));
   const countries = countriesMatching(text, filters.searchCountryCodes ?? []);
 
   const parts: SearchPart[] = [];

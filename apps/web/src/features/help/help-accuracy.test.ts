@@ -38,6 +38,7 @@ import {
 } from '@herald/contracts';
 import { describe, expect, it } from 'vitest';
 import { refusalText } from '../../lib/site-role';
+import { NOTIFICATIONS_PAGE_SIZE } from '../notifications/api';
 import { subscriberCountText } from '../segments/segment-labels';
 import { INSTALL_CHECK_LABELS } from '../onboarding/components/install-check-list';
 import { SUBSCRIBER_PRIVACY_TEXTS } from '../subscribers/privacy-texts';
@@ -86,6 +87,7 @@ describe('help articles match the product', () => {
     }
     expect(tracking).toContain('**Reach** = delivered ÷ targeted × 100');
     expect(text('notification-statuses')).toContain('## Completed with errors');
+    expect(text('notification-statuses')).toContain(`${NOTIFICATIONS_PAGE_SIZE} notifications a page`);
     expect(text('list-hygiene')).toContain('**Delivery → Clean up**');
   });
 

@@ -7,7 +7,12 @@ import type { SegmentRules } from '@herald/contracts';
  */
 export function subscriberCountText(count: number, sampleSize: number | null = null): string {
   const text = `${count.toLocaleString('en-US')} ${count === 1 ? 'subscriber' : 'subscribers'}`;
-  return sampleSize === null ? text : `≈ ${text} (estimated from a sample of ${sampleSize.toLocaleString('en-US')})`;
+  return sampleSize === null ? text : `≈ ${text} ${sampleText(sampleSize)}`;
+}
+
+/** The second half of an estimated count, shown smaller under it on a narrow screen. */
+export function sampleText(sampleSize: number): string {
+  return `(estimated from a sample of ${sampleSize.toLocaleString('en-US')})`;
 }
 
 /** One chip per rule that is set, in the form's order; a segment without rules is everyone. */

@@ -116,12 +116,16 @@ async function runOn(kind: DatabaseKind, cluster: PgCluster | undefined): Promis
     const first = (await api('GET', `/sites/${siteId}/subscribers?page=1&limit=${PAGE_SIZE}`)) as { total: number };
     const lastPage = Math.max(1, Math.ceil(first.total / PAGE_SIZE));
     const site = `/sites/${siteId}`;
+    // What the web app sends for the middle page reached with Next: the cursor where the page before it ended.
+    const middle = Math.ceil(lastPage / 2);
+    const before = (await api('GET', `${site}/subscribers?page=${middle - 1}&limit=${PAGE_SIZE}`)) as { cursors: { next: string } };
     const pages: Array<{ page: string; method?: 'POST'; path: string }> = [
       { page: 'subscribers: first page', path: `${site}/subscribers?page=1&limit=${PAGE_SIZE}` },
       { page: 'subscribers: Active', path: `${site}/subscribers?is_active=true&page=1&limit=${PAGE_SIZE}` },
       { page: 'subscribers: Inactive', path: `${site}/subscribers?is_active=false&page=1&limit=${PAGE_SIZE}` },
       { page: 'subscribers: page 2', path: `${site}/subscribers?page=2&limit=${PAGE_SIZE}` },
-      { page: 'subscribers: middle page', path: `${site}/subscribers?page=${Math.ceil(lastPage / 2)}&limit=${PAGE_SIZE}` },
+      { page: 'subscribers: middle page', path: `${site}/subscribers?page=${middle}&limit=${PAGE_SIZE}` },
+      { page: 'subscribers: middle page by Next', path: `${site}/subscribers?page=${middle}&limit=${PAGE_SIZE}&after=${before.cursors.next}` },
       { page: `subscribers: last page (${fmt(lastPage)})`, path: `${site}/subscribers?page=${lastPage}&limit=${PAGE_SIZE}` },
       { page: 'subscribers: search "firefox"', path: `${site}/subscribers?search=firefox&page=1&limit=${PAGE_SIZE}` },
       { page: 'subscribers: search "germany"', path: `${site}/subscribers?search=germany&page=1&limit=${PAGE_SIZE}` },

@@ -24,6 +24,29 @@ export async function subscriberListTotal(db: Db, siteId: string, filters: repo.
   return filters.isActive === false ? inactive : inactive + (await repo.activeSubscriberCounter(db, siteId));
 }
 
+/** "<subscribed_at in ms>.<id>": where a page starts or ends (contracts `listCursor`). */
+export function listCursorOf(row: SubscriberRow): string {
+  return `${row.subscribed_at}.${row.id}`;
+}
+
+function parseListCursor(cursor: string): repo.ExportCursor {
+  const dot = cursor.indexOf('.');
+  return { subscribedAt: Number(cursor.slice(0, dot)), id: cursor.slice(dot + 1) };
+}
+
+/**
+ * The page next to a cursor (Next and Previous in the dashboard): `after`,
+ * the `limit` rows following it in list order; `before`, those preceding it.
+ * A seek on the list's index and one page of entries, however deep the page
+ * (an offset steps over every row before it: half a million for the middle
+ * of a million).
+ */
+export async function subscriberListPageAt(db: Db, siteId: string, filters: repo.SubscriberFilters, cursor: { after?: string; before?: string }, limit: number): Promise<SubscriberRow[]> {
+  if (cursor.after) return repo.listSubscribers(db, siteId, filters, { offset: 0, limit, order: 'newest', past: parseListCursor(cursor.after) });
+  const rows = await repo.listSubscribers(db, siteId, filters, { offset: 0, limit, order: 'oldest', past: parseListCursor(cursor.before!) });
+  return rows.reverse();
+}
+
 /** Rows offset…offset+limit−1 of the list (newest first) of `total` rows. */
 export async function subscriberListPage(db: Db, siteId: string, filters: repo.SubscriberFilters, offset: number, limit: number, total: number): Promise<SubscriberRow[]> {
   if (offset >= total) return [];

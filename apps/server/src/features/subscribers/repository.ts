@@ -273,10 +273,14 @@ export async function listSubscribers(
   db: Db,
   siteId: string,
   filters: SubscriberFilters,
-  page: { offset: number; limit: number; order: 'newest' | 'oldest' },
+  page: { offset: number; limit: number; order: 'newest' | 'oldest'; past?: ExportCursor },
 ): Promise<SubscriberRow[]> {
   const direction = page.order === 'newest' ? 'desc' : 'asc';
-  const ids = await applyFilters(db.selectFrom('subscribers').select('subscribers.id'), siteId, filters)
+  let query = applyFilters(db.selectFrom('subscribers').select('subscribers.id'), siteId, filters);
+  // Keyset: only the rows past this one in the page's order (a range of the same index).
+  const past = page.past;
+  if (past) query = query.where((eb) => eb(eb.refTuple('subscribers.subscribed_at', 'subscribers.id'), direction === 'desc' ? '<' : '>', eb.tuple(past.subscribedAt, past.id)));
+  const ids = await query
     .orderBy('subscribers.subscribed_at', direction)
     .orderBy('subscribers.id', direction)
     .offset(page.offset)

@@ -47,32 +47,34 @@ export function countriesMatching(text: string, codesNamed: string[]): string[] 
 
 /**
  * The site's distinct (browser, OS) pairs without a NULL, ascending: one
- * statement that steps from each pair to the next on the index (two index
- * lookups a pair), however many subscribers have each.
+ * statement that steps from each pair to the next, each step a few index
+ * seeks for the smallest value above the last (`min()` over an equality and
+ * a range, which both engines answer from the index's first entry), however
+ * many subscribers each pair has.
  */
 async function browserOsPairs(db: Db, siteId: string): Promise<Array<{ browser: string; os: string }>> {
-  const next = (column: 'browser' | 'os') =>
-    sql`(SELECT s.${sql.ref(column)} FROM subscribers s WHERE s.site_id = ${siteId} AND (s.browser, s.os) > (p.browser, p.os) ORDER BY s.browser, s.os LIMIT 1)`;
+  const nextOs = sql`(SELECT min(s.os) FROM subscribers s WHERE s.site_id = ${siteId} AND s.browser = p.browser AND s.os > p.os)`;
+  const nextBrowser = sql`(SELECT min(s.browser) FROM subscribers s WHERE s.site_id = ${siteId} AND s.browser > p.browser)`;
   const result = await sql<{ browser: string | null; os: string | null }>`
     WITH RECURSIVE p(browser, os) AS (
-      SELECT * FROM (SELECT browser, os FROM subscribers WHERE site_id = ${siteId} AND browser IS NOT NULL AND os IS NOT NULL ORDER BY browser, os LIMIT 1) AS first_pair
+      SELECT b.browser, (SELECT min(s.os) FROM subscribers s WHERE s.site_id = ${siteId} AND s.browser = b.browser)
+      FROM (SELECT min(browser) AS browser FROM subscribers WHERE site_id = ${siteId}) AS b
       UNION ALL
-      SELECT ${next('browser')}, ${next('os')} FROM p WHERE p.browser IS NOT NULL
+      SELECT
+        CASE WHEN ${nextOs} IS NOT NULL THEN p.browser ELSE ${nextBrowser} END,
+        COALESCE(${nextOs}, (SELECT min(s.os) FROM subscribers s WHERE s.site_id = ${siteId} AND s.browser = ${nextBrowser}))
+      FROM p WHERE p.browser IS NOT NULL
     )
     SELECT browser, os FROM p WHERE browser IS NOT NULL AND os IS NOT NULL`.execute(db);
   return result.rows.map((row) => ({ browser: row.browser!, os: row.os! }));
 }
 
-/** True when a subscriber of the site has no browser, or no OS under one of `browsers` (index seeks only). */
+/** True when a subscriber of the site has no browser, or no OS under one of `browsers`: two index seeks (an OR of the two would read every row on SQLite). */
 async function anyWithoutBrowserOrOs(db: Db, siteId: string, browsers: string[]): Promise<boolean> {
-  const row = await db
-    .selectFrom('subscribers')
-    .select('id')
-    .where('site_id', '=', siteId)
-    .where((eb) => eb.or([eb('browser', 'is', null), ...(browsers.length ? [eb.and([eb('browser', 'in', browsers), eb('os', 'is', null)])] : [])]))
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+  const first = (narrow: (query: ReturnType<typeof bySite>) => ReturnType<typeof bySite>) => narrow(bySite()).limit(1).executeTakeFirst();
+  const bySite = () => db.selectFrom('subscribers').select('id').where('site_id', '=', siteId);
+  if ((await first((query) => query.where('browser', 'is', null))) !== undefined) return true;
+  return browsers.length > 0 && (await first((query) => query.where('browser', 'in', browsers).where('os', 'is', null))) !== undefined;
 }
 
 /**

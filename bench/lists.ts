@@ -45,7 +45,7 @@ if (!databases.length) throw new Error('--db must be sqlite, postgres or both');
 
 const TARGET_MS = 50;
 const EXPORT_FIRST_BYTE_TARGET_MS = 1000;
-const PAGE_SIZE = 50; // SUBSCRIBERS_PAGE_SIZE of the web app
+const PAGE_SIZE = 50; // SUBSCRIBERS_PAGE_SIZE and NOTIFICATIONS_PAGE_SIZE of the web app
 
 interface Row {
   page: string;
@@ -116,20 +116,24 @@ async function runOn(kind: DatabaseKind, cluster: PgCluster | undefined): Promis
     const first = (await api('GET', `/sites/${siteId}/subscribers?page=1&limit=${PAGE_SIZE}`)) as { total: number };
     const lastPage = Math.max(1, Math.ceil(first.total / PAGE_SIZE));
     const site = `/sites/${siteId}`;
+    // What the web app sends for the middle page reached with Next: the cursor where the page before it ended.
+    const middle = Math.ceil(lastPage / 2);
+    const before = (await api('GET', `${site}/subscribers?page=${middle - 1}&limit=${PAGE_SIZE}`)) as { cursors: { next: string } };
     const pages: Array<{ page: string; method?: 'POST'; path: string }> = [
       { page: 'subscribers: first page', path: `${site}/subscribers?page=1&limit=${PAGE_SIZE}` },
       { page: 'subscribers: Active', path: `${site}/subscribers?is_active=true&page=1&limit=${PAGE_SIZE}` },
       { page: 'subscribers: Inactive', path: `${site}/subscribers?is_active=false&page=1&limit=${PAGE_SIZE}` },
       { page: 'subscribers: page 2', path: `${site}/subscribers?page=2&limit=${PAGE_SIZE}` },
-      { page: 'subscribers: middle page', path: `${site}/subscribers?page=${Math.ceil(lastPage / 2)}&limit=${PAGE_SIZE}` },
+      { page: 'subscribers: middle page', path: `${site}/subscribers?page=${middle}&limit=${PAGE_SIZE}` },
+      { page: 'subscribers: middle page by Next', path: `${site}/subscribers?page=${middle}&limit=${PAGE_SIZE}&after=${before.cursors.next}` },
       { page: `subscribers: last page (${fmt(lastPage)})`, path: `${site}/subscribers?page=${lastPage}&limit=${PAGE_SIZE}` },
       { page: 'subscribers: search "firefox"', path: `${site}/subscribers?search=firefox&page=1&limit=${PAGE_SIZE}` },
       { page: 'subscribers: search "germany"', path: `${site}/subscribers?search=germany&page=1&limit=${PAGE_SIZE}` },
       { page: 'subscribers: search "zz" (no match)', path: `${site}/subscribers?search=zz&page=1&limit=${PAGE_SIZE}` },
       { page: 'subscribers: Active + search "ios"', path: `${site}/subscribers?is_active=true&search=ios&page=1&limit=${PAGE_SIZE}` },
-      { page: 'notifications: All', path: `${site}/notifications` },
-      { page: 'notifications: Completed', path: `${site}/notifications?status=completed,completed_with_errors` },
-      { page: 'notifications: Draft (none)', path: `${site}/notifications?status=draft` },
+      { page: 'notifications: All', path: `${site}/notifications?page=1&limit=${PAGE_SIZE}` },
+      { page: 'notifications: Completed', path: `${site}/notifications?status=completed,completed_with_errors&page=1&limit=${PAGE_SIZE}` },
+      { page: 'notifications: Draft (none)', path: `${site}/notifications?status=draft&page=1&limit=${PAGE_SIZE}` },
       { page: 'segments list', path: `${site}/segments` },
       ...segments.map((segment, i) => ({ page: `segment estimate: ${segment.name}`, method: 'POST' as const, path: `/segments/${segmentIds[i]}/estimate` })),
       { page: 'audience: everyone', path: `${site}/audience` },

@@ -48,8 +48,8 @@ describe('reach and stale subscribers', () => {
     await h.subscribe({ userAgent: CHROME });
     const segment = (await api('POST', `/api/sites/${h.site.id}/segments`, { name: 'Chrome', rules: { browser: 'Chrome' } })).body.data.segment;
 
-    expect((await api('GET', `/api/sites/${h.site.id}/audience`)).body.data).toEqual({ count: 3, segment_id: null });
-    expect((await api('GET', `/api/sites/${h.site.id}/audience?segment_id=${segment.id}`)).body.data).toEqual({ count: 1, segment_id: segment.id });
+    expect((await api('GET', `/api/sites/${h.site.id}/audience`)).body.data).toEqual({ count: 3, is_estimate: false, sample_size: null, segment_id: null });
+    expect((await api('GET', `/api/sites/${h.site.id}/audience?segment_id=${segment.id}`)).body.data).toEqual({ count: 1, is_estimate: false, sample_size: null, segment_id: segment.id });
 
     const otherSite = await h.t.createSite(h.owner.token, { name: 'Other', url: 'https://other.example' });
     const otherSegment = (await api('POST', `/api/sites/${otherSite.id}/segments`, { name: 'Firefox', rules: { browser: 'Firefox' } })).body.data.segment;

@@ -118,6 +118,9 @@ describe('segments API', () => {
       name: 'Chrome fans',
       rules: { browser: 'Chrome' },
       estimated_count: 1, // A; E is Chrome too but unsubscribed.
+      // A small site: counted exactly (segments-estimate.test.ts has the large one).
+      is_estimate: false,
+      sample_size: null,
       created_at: new Date(clock.now()).toISOString(),
       updated_at: new Date(clock.now()).toISOString(),
     });

@@ -231,7 +231,13 @@ export const notification = z.object({
 });
 export type Notification = z.infer<typeof notification>;
 
-/** `status`: one status, or several separated by commas (`completed,completed_with_errors`). */
+/** The most notifications one list answer holds (and its default: the list before paging answered the newest 500). */
+export const NOTIFICATIONS_PAGE_MAX_LIMIT = 500;
+
+/**
+ * `status`: one status, or several separated by commas (`completed,completed_with_errors`).
+ * `page` and `limit`: newest first, `limit` a page (the dashboard asks for 50; docs/product.md, "Notifications list").
+ */
 export const notificationListQuery = z.object({
   status: z
     .string()
@@ -240,6 +246,13 @@ export const notificationListQuery = z.object({
     .pipe(z.array(z.enum(NOTIFICATION_STATUSES, { message: `status must be one of ${NOTIFICATION_STATUSES.join(', ')}` })).min(1))
     .optional(),
   type: z.enum(NOTIFICATION_TYPES).optional(),
+  page: z.coerce.number({ message: 'page must be a number' }).int('page must be a whole number').min(1, 'page must be 1 or more').default(1),
+  limit: z.coerce
+    .number({ message: 'limit must be a number' })
+    .int('limit must be a whole number')
+    .min(1, 'limit must be 1 or more')
+    .max(NOTIFICATIONS_PAGE_MAX_LIMIT, `limit must be at most ${NOTIFICATIONS_PAGE_MAX_LIMIT}`)
+    .default(NOTIFICATIONS_PAGE_MAX_LIMIT),
 });
 
 export const notificationResponse = envelope(z.object({ notification }));

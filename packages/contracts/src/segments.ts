@@ -21,6 +21,8 @@ export const SEGMENT_TAGS_MAX = 20;
 export const SEGMENT_DAYS_AGO_MAX = 3650;
 /** Every segment's count is computed live on each list load, so a site's list is bounded. */
 export const SEGMENTS_PER_SITE_MAX = 200;
+/** From this many active subscribers a site's segment counts are estimated from a sample (docs/product.md, "Segments"). */
+export const SEGMENT_ESTIMATE_FROM_ACTIVE = 100_000;
 
 /** Spec §2 hint under "Subscribed Days Ago". */
 export const SUBSCRIBED_DAYS_AGO_HINT = '7 for users subscribed 7+ days ago';
@@ -219,13 +221,27 @@ export const updateSegmentBody = z.strictObject({
 export type UpdateSegmentBody = z.input<typeof updateSegmentBody>;
 export type UpdateSegmentInput = z.output<typeof updateSegmentBody>;
 
+/**
+ * Whether a segment's count is exact or, on a site with 100,000 or more active
+ * subscribers, estimated from a fixed sample of them (docs/product.md,
+ * "Segments": an estimate says so). A send always reaches exactly the
+ * matching subscribers.
+ */
+const countLabel = {
+  /** True: the count is the sample's share scaled to the site's active subscribers, rounded to three significant figures. */
+  is_estimate: z.boolean().default(false),
+  /** The sampled active subscribers an estimate was made from; null for an exact count. */
+  sample_size: z.number().int().nullable().default(null),
+};
+
 export const segment = z.object({
   id: z.string(),
   site_id: z.string(),
   name: z.string(),
   rules: segmentRules,
-  /** Active subscribers matching the rules now (spec §3 estimated_count). */
+  /** Active subscribers matching the rules now (spec §3 estimated_count); on a large site estimated from a sample (is_estimate). */
   estimated_count: z.number(),
+  ...countLabel,
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -233,7 +249,9 @@ export type Segment = z.infer<typeof segment>;
 
 export const segmentResponse = envelope(z.object({ segment }));
 export const segmentListResponse = envelope(z.object({ segments: z.array(segment) }));
-export const segmentEstimateResponse = envelope(z.object({ estimated_count: z.number() }));
+export const segmentEstimate = z.object({ estimated_count: z.number(), ...countLabel });
+export type SegmentEstimate = z.infer<typeof segmentEstimate>;
+export const segmentEstimateResponse = envelope(segmentEstimate);
 export const segmentDeletedResponse = envelope(z.object({ deleted: z.literal(true) }));
 
 /** GET /sites/{siteId}/audience: who a send would reach now, all active subscribers or a segment's. */
@@ -242,6 +260,8 @@ export const audienceResponse = envelope(
   z.object({
     /** Active subscribers the send would reach if it went now (a segment's audience is decided again when it is sent). */
     count: z.number(),
+    ...countLabel,
     segment_id: z.string().nullable(),
   }),
 );
+export type Audience = z.infer<typeof audienceResponse>['data'];

@@ -90,6 +90,13 @@ export type Subscriber = z.infer<typeof subscriber>;
 
 const booleanQuery = z.enum(['true', 'false'], { message: 'must be true or false' }).transform((v) => v === 'true');
 
+/** A place in the subscribers list: "<subscribed_at in ms>.<id>" of a row (subscribers/list-page.ts). */
+const listCursor = (name: string) =>
+  z
+    .string()
+    .max(120)
+    .regex(/^\d{1,16}\.[\w-]{1,100}$/, `${name} must be a cursor from a list answer`);
+
 export const subscribersListQuery = z.object({
   /** Omitted for all subscribers (spec §2 Subscribers filter All/Active/Inactive). */
   is_active: booleanQuery.optional(),
@@ -102,12 +109,26 @@ export const subscribersListQuery = z.object({
     .min(1, 'limit must be 1 or more')
     .max(SUBSCRIBERS_PAGE_MAX_LIMIT, `limit must be at most ${SUBSCRIBERS_PAGE_MAX_LIMIT}`)
     .default(SUBSCRIBERS_PAGE_DEFAULT_LIMIT),
-});
+  /**
+   * `cursors.next` of the page before: the page after it, read from there
+   * (Next), at the cost of one page however deep; `page` then only names it.
+   */
+  after: listCursor('after').optional(),
+  /** `cursors.previous` of the page after: the page before it (Previous). */
+  before: listCursor('before').optional(),
+}).refine((query) => !(query.after && query.before), { message: 'Give after or before, not both', path: ['before'] });
 export type SubscribersListQuery = z.input<typeof subscribersListQuery>;
 
 /** Newest first; `total` counts every subscriber matching the same filters. */
 export const subscribersListResponse = envelope(
-  z.object({ subscribers: z.array(subscriber), total: z.number(), page: z.number(), limit: z.number() }),
+  z.object({
+    subscribers: z.array(subscriber),
+    total: z.number(),
+    page: z.number(),
+    limit: z.number(),
+    /** Where this page ends (`next`, for `after`) and starts (`previous`, for `before`); null on an empty page. */
+    cursors: z.object({ next: z.string().nullable(), previous: z.string().nullable() }).default({ next: null, previous: null }),
+  }),
 );
 export type SubscribersList = z.infer<typeof subscribersListResponse>['data'];
 

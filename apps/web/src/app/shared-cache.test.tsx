@@ -116,6 +116,8 @@ describe('screens sharing the cache (spec §9 5-minute stale time)', () => {
       name: 'Chrome users',
       rules: { browser: 'Chrome' },
       estimated_count: 2,
+      is_estimate: false,
+      sample_size: null,
       created_at: '2026-05-01T00:00:00.000Z',
       updated_at: '2026-05-01T00:00:00.000Z',
     };

@@ -4,6 +4,7 @@ import userEvent from '@testing-library/user-event';
 import { useState } from 'react';
 import { describe, expect, it } from 'vitest';
 import { queryClient } from '../lib/query-client';
+import { reachText } from '../lib/audience';
 import { segmentOptionLabel } from '../lib/segment-options';
 import { deferred, fail, mockApi, ok } from '../test/fetch-mock';
 import { signIn } from '../test/fixtures';
@@ -94,6 +95,12 @@ describe('segment target select (shared by the notification, campaign and feed f
   });
 
   it('labels an option with the count in words', () => {
-    expect(segmentOptionLabel({ id: 's', name: 'Big list', estimated_count: 1234567 })).toBe('Big list (1,234,567)');
+    expect(segmentOptionLabel({ id: 's', name: 'Big list', estimated_count: 1234567, is_estimate: false })).toBe('Big list (1,234,567)');
+  });
+
+  it('marks a count estimated from a sample (docs/product.md, "Segments")', () => {
+    expect(segmentOptionLabel({ id: 's', name: 'Chrome', estimated_count: 512000, is_estimate: true })).toBe('Chrome (≈ 512,000)');
+    expect(reachText({ count: 512000, sample_size: 11702 })).toBe('Will reach about 512,000 subscribers (estimated from a sample of 11,702)');
+    expect(reachText({ count: 1, sample_size: null })).toBe('Will reach 1 subscriber');
   });
 });

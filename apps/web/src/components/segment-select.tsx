@@ -30,11 +30,11 @@ interface SegmentSelectFieldProps {
 function ReachHint({ siteId, segmentId }: { siteId: string; segmentId: string | null }) {
   const audience = useAudienceCount(siteId, segmentId);
   if (!audience.isSuccess) return null;
-  if (audience.data > 0) return <span data-testid="reach">{reachText(audience.data)}</span>;
+  if (audience.data.count > 0) return <span data-testid="reach">{reachText(audience.data)}</span>;
   return (
     <span className="flex items-start gap-1 font-medium text-amber-800" data-testid="reach">
       <AlertTriangle className="mt-0.5 size-3.5 shrink-0" aria-hidden="true" />
-      {reachText(0)}: nobody would get it now.
+      {reachText(audience.data)}: nobody would get it now.
     </span>
   );
 }
@@ -70,7 +70,7 @@ export function SegmentSelectField({ siteId, label = 'Target Segment', value, on
           onChange={(event) => onChange(event.target.value)}
           onBlur={onBlur}
         >
-          <option value="">{everyone.isSuccess ? `All Subscribers (${countFormat.format(everyone.data)})` : 'All Subscribers'}</option>
+          <option value="">{everyone.isSuccess ? `All Subscribers (${countFormat.format(everyone.data.count)})` : 'All Subscribers'}</option>
           {options.map((option) => (
             <option key={option.id} value={option.id}>
               {segmentOptionLabel(option)}

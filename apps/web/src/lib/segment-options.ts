@@ -17,7 +17,7 @@ import { siteSegmentsKey } from './site-queries';
 export const segmentOptionsKey = siteSegmentsKey;
 
 /** Only what a select shows; the segments page keeps the whole segments (with rules) under its own key. */
-const segmentOption = segment.pick({ id: true, name: true, estimated_count: true });
+const segmentOption = segment.pick({ id: true, name: true, estimated_count: true, is_estimate: true });
 const segmentOptionsResponse = envelope(z.object({ segments: z.array(segmentOption) }));
 export type SegmentOption = z.infer<typeof segmentOption>;
 
@@ -34,8 +34,9 @@ const countFormat = new Intl.NumberFormat('en-US');
 
 /**
  * "VIP buyers (1,200)": the spec §3 estimated_count (active subscribers
- * matching now), kept short so a narrow select does not cut it off.
+ * matching now), kept short so a narrow select does not cut it off; "≈ 12,300"
+ * when it is estimated from a sample (docs/product.md, "Segments").
  */
 export function segmentOptionLabel(option: SegmentOption): string {
-  return `${option.name} (${countFormat.format(option.estimated_count)})`;
+  return `${option.name} (${option.is_estimate ? '≈ ' : ''}${countFormat.format(option.estimated_count)})`;
 }

@@ -31,6 +31,7 @@ import * as m0026 from './0026_ab_tests';
 import * as m0027 from './0027_delivery_retention';
 import * as m0028 from './0028_beacon_counts';
 import * as m0029 from './0029_subscriber_list_order';
+import * as m0030 from './0030_subscriber_search_and_sample';
 import * as m0031 from './0031_partial_external_id_index';
 
 interface MigrationModule {
@@ -67,6 +68,7 @@ const modules: Record<string, MigrationModule> = {
   '0027_delivery_retention': m0027,
   '0028_beacon_counts': m0028,
   '0029_subscriber_list_order': m0029,
+  '0030_subscriber_search_and_sample': m0030,
   '0031_partial_external_id_index': m0031,
 };
 

@@ -24,12 +24,17 @@ export function findNotification(db: Db, notificationId: string): Promise<Notifi
   return db.selectFrom('notifications').selectAll().where('id', '=', notificationId).executeTakeFirst();
 }
 
-/** The site's notifications for the list page; drip-campaign steps live with their campaign, not here. */
-export function listNotifications(db: Db, siteId: string, filter: { status?: NotificationStatus[]; type?: NotificationType }): Promise<NotificationRow[]> {
+/** A page of the site's notifications for the list page, newest first; drip-campaign steps live with their campaign, not here. */
+export function listNotifications(
+  db: Db,
+  siteId: string,
+  filter: { status?: NotificationStatus[]; type?: NotificationType },
+  page: { offset: number; limit: number },
+): Promise<NotificationRow[]> {
   let query = db.selectFrom('notifications').selectAll().where('site_id', '=', siteId).where('source', '!=', 'campaign');
   if (filter.status?.length) query = query.where('status', 'in', filter.status);
   if (filter.type) query = query.where('type', '=', filter.type);
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(500).execute();
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').offset(page.offset).limit(page.limit).execute();
 }
 
 export async function countNotificationsByStatus(db: Db, siteId: string): Promise<Record<string, number>> {

@@ -102,9 +102,10 @@ export function createNotificationsService(ctx: AppContext) {
   }
 
   return {
-    async list(userId: string, siteId: string, filter: { status?: NotificationStatus[]; type?: NotificationType }) {
+    async list(userId: string, siteId: string, filter: { status?: NotificationStatus[]; type?: NotificationType; page: number; limit: number }) {
       await requireSiteRole(ctx, userId, siteId, 'viewer');
-      const [rows, counts] = await Promise.all([repo.listNotifications(db, siteId, filter), repo.countNotificationsByStatus(db, siteId)]);
+      const page = { offset: (filter.page - 1) * filter.limit, limit: filter.limit };
+      const [rows, counts] = await Promise.all([repo.listNotifications(db, siteId, filter, page), repo.countNotificationsByStatus(db, siteId)]);
       return { notifications: await toNotificationResponses(db, rows), counts };
     },
 

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { SEGMENTS_PER_SITE_MAX, type CreateSegmentInput, type Segment, type SegmentRules, type SiteRole, type UpdateSegmentInput } from '@herald/contracts';
+import { SEGMENTS_PER_SITE_MAX, type Audience, type CreateSegmentInput, type Segment, type SegmentEstimate, type SegmentRules, type SiteRole, type UpdateSegmentInput } from '@herald/contracts';
 import type { Kysely, Transaction, Updateable } from 'kysely';
 import type { AppContext } from '../../context';
 import { isUniqueViolation } from '../../db/database';
@@ -10,6 +10,7 @@ import { checkSiteRole } from '../../platform/site-roles';
 import { changedFields, recordAudit } from '../audit-log/record';
 import { requireSiteRole } from '../sites/service';
 import * as repo from './repository';
+import { countSegment } from './sample-estimate';
 import { parseStoredRules } from './segment-rules';
 import { describeSegmentUses, findSegmentUses } from './segment-uses';
 
@@ -51,15 +52,25 @@ export function createSegmentsService(ctx: AppContext) {
     return checkSiteRole(await repo.findSegmentOfUser(db, userId, id), needed, 'Segment');
   }
 
+  /** Active subscribers matching now: exact, or on a large site estimated from a sample and labelled so (sample-estimate.ts). */
+  async function segmentCount(siteId: string, rules: SegmentRules): Promise<{ count: number; is_estimate: boolean; sample_size: number | null }> {
+    const now = clock.now();
+    const counted = await countSegment(db, siteId, rules, now, () => repo.countMatchingSubscribers(db, siteId, rules, now));
+    return { count: counted.count, is_estimate: counted.sample_size !== null, sample_size: counted.sample_size };
+  }
+
   /** Spec §3: estimated_count is the number of active subscribers matching now. */
   async function toResponse(row: SegmentRow): Promise<Segment> {
     const rules = rulesOf(row);
+    const { count, is_estimate, sample_size } = await segmentCount(row.site_id, rules);
     return {
       id: row.id,
       site_id: row.site_id,
       name: row.name,
       rules,
-      estimated_count: await repo.countMatchingSubscribers(db, row.site_id, rules, clock.now()),
+      estimated_count: count,
+      is_estimate,
+      sample_size,
       created_at: iso(row.created_at),
       updated_at: iso(row.updated_at),
     };
@@ -150,16 +161,17 @@ export function createSegmentsService(ctx: AppContext) {
      * Issue 11 "reach before sending": the active subscribers a send to all
      * subscribers, or to one of the site's segments, would reach now.
      */
-    async audience(userId: string, siteId: string, segmentId: string | undefined): Promise<{ count: number; segment_id: string | null }> {
+    async audience(userId: string, siteId: string, segmentId: string | undefined): Promise<Audience> {
       await requireSiteRole(ctx, userId, siteId, 'viewer');
       const rules = segmentId ? rulesOf(await requireSegmentOfSite(db, siteId, segmentId)) : {};
-      return { count: await repo.countMatchingSubscribers(db, siteId, rules, clock.now()), segment_id: segmentId ?? null };
+      return { ...(await segmentCount(siteId, rules)), segment_id: segmentId ?? null };
     },
 
     /** POST /segments/{id}/estimate: counts again, now. */
-    async estimate(userId: string, id: string): Promise<{ estimated_count: number }> {
+    async estimate(userId: string, id: string): Promise<SegmentEstimate> {
       const row = await ownedSegment(userId, id, 'viewer');
-      return { estimated_count: await repo.countMatchingSubscribers(db, row.site_id, rulesOf(row), clock.now()) };
+      const { count, is_estimate, sample_size } = await segmentCount(row.site_id, rulesOf(row));
+      return { estimated_count: count, is_estimate, sample_size };
     },
   };
 }

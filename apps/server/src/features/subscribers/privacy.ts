@@ -19,6 +19,7 @@ import { subscribersCsv } from './export-csv';
 import { runSubscriberRemovedHooks } from './hooks';
 import * as privacy from './privacy-repository';
 import * as repo from './repository';
+import { resolveSearch } from './search';
 import { isDeadlock, subscriberFilters } from './service';
 
 /** The API's outcome word for a delivery state (as in the notification report): a 404/410 ("gone") is "expired". */
@@ -104,7 +105,7 @@ export function createSubscriberPrivacy(ctx: AppContext) {
     async exportCsv(userId: string, siteId: string, query: SubscribersExportQuery): Promise<{ fileName: string; lines: AsyncGenerator<string> }> {
       const site = await requireSiteRole(ctx, userId, siteId, 'admin');
       const includeKeys = query.include_keys === true;
-      const filters = subscriberFilters(query);
+      const filters = await resolveSearch(db, siteId, subscriberFilters(query));
       const detail = {
         export: 'subscribers',
         include_keys: includeKeys,

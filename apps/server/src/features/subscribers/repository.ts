@@ -241,6 +241,23 @@ export interface SubscriberFilters {
   search?: string;
   /** Country codes whose English name contains the search text. */
   searchCountryCodes?: string[];
+  /** The search resolved into disjoint equality parts (search.ts); when set, used instead of the substring match. */
+  searchParts?: SearchPart[];
+}
+
+/** Subscribers whose browser, OS and country are in these lists (an absent list: any). */
+export interface SearchPart {
+  browser: string[];
+  os?: string[];
+  country?: string[];
+}
+
+function searchPartCondition(eb: ExpressionBuilder<Database, 'subscribers'>, part: SearchPart) {
+  return eb.and([
+    eb('subscribers.browser', 'in', part.browser),
+    ...(part.os ? [eb('subscribers.os', 'in', part.os)] : []),
+    ...(part.country ? [eb('subscribers.country', 'in', part.country)] : []),
+  ]);
 }
 
 /** `%` and `_` in the user's text are literal, not wildcards. */
@@ -251,7 +268,10 @@ function likeContains(text: string): string {
 function applyFilters<O>(query: SelectQueryBuilder<Database, 'subscribers', O>, siteId: string, filters: SubscriberFilters) {
   let filtered = query.where('subscribers.site_id', '=', siteId);
   if (filters.isActive !== undefined) filtered = filtered.where('subscribers.is_active', '=', filters.isActive ? 1 : 0);
-  if (filters.search) {
+  if (filters.searchParts) {
+    const parts = filters.searchParts;
+    filtered = filtered.where((eb) => (parts.length ? eb.or(parts.map((part) => searchPartCondition(eb, part))) : eb.lit(false)));
+  } else if (filters.search) {
     const pattern = likeContains(filters.search);
     const codes = filters.searchCountryCodes ?? [];
     filtered = filtered.where((eb) =>
@@ -277,10 +297,14 @@ export async function listSubscribers(
   db: Db,
   siteId: string,
   filters: SubscriberFilters,
-  page: { offset: number; limit: number; order: 'newest' | 'oldest' },
+  page: { offset: number; limit: number; order: 'newest' | 'oldest'; past?: ExportCursor },
 ): Promise<SubscriberRow[]> {
   const direction = page.order === 'newest' ? 'desc' : 'asc';
-  const ids = await applyFilters(db.selectFrom('subscribers').select('subscribers.id'), siteId, filters)
+  let query = applyFilters(db.selectFrom('subscribers').select('subscribers.id'), siteId, filters);
+  // Keyset: only the rows past this one in the page's order (a range of the same index).
+  const past = page.past;
+  if (past) query = query.where((eb) => eb(eb.refTuple('subscribers.subscribed_at', 'subscribers.id'), direction === 'desc' ? '<' : '>', eb.tuple(past.subscribedAt, past.id)));
+  const ids = await query
     .orderBy('subscribers.subscribed_at', direction)
     .orderBy('subscribers.id', direction)
     .offset(page.offset)
@@ -339,6 +363,26 @@ export function subscribersExportPage(db: Db, siteId: string, filters: Subscribe
     );
   }
   return query.orderBy('subscribers.subscribed_at').orderBy('subscribers.id').limit(limit).execute();
+}
+
+/**
+ * The subscribers a resolved search matches: one count per part (the parts
+ * are disjoint), each over ranges of index subscribers_site_browser_os_country,
+ * in one statement.
+ */
+export async function countSearchParts(db: Db, siteId: string, parts: SearchPart[], isActive: boolean | undefined): Promise<number> {
+  if (!parts.length) return 0;
+  const partCount = (part: SearchPart) => {
+    let query = db
+      .selectFrom('subscribers')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('subscribers.site_id', '=', siteId)
+      .where((eb) => searchPartCondition(eb, part));
+    if (isActive !== undefined) query = query.where('subscribers.is_active', '=', isActive ? 1 : 0);
+    return query;
+  };
+  const row = await db.selectNoFrom(parts.map((part, i) => partCount(part).as(`part${i}`))).executeTakeFirstOrThrow();
+  return Object.values(row as Record<string, number | string | null>).reduce<number>((sum, n) => sum + Number(n ?? 0), 0);
 }
 
 export async function countSubscribers(db: Db, siteId: string, filters: SubscriberFilters): Promise<number> {

@@ -12,7 +12,8 @@ import { checkSiteRole } from '../../platform/site-roles';
 import { recordAudit } from '../audit-log/record';
 import { requireSiteRole } from '../sites/service';
 import { countryCodesNamed } from './country-names';
-import { subscriberListPage, subscriberListTotal } from './list-page';
+import { listCursorOf, subscriberListPage, subscriberListPageAt, subscriberListTotal } from './list-page';
+import { resolveSearch } from './search';
 import { runSubscriberCreatedHooks, runSubscriberRemovedHooks, type SubscriberRemovedHook } from './hooks';
 import { endpointHash } from '../../delivery/push-endpoints';
 import { checkPushSubscription, knownTimezone, languageTag } from './push-subscription';
@@ -402,17 +403,21 @@ export function createSubscribersService(ctx: AppContext) {
     async list(
       userId: string,
       siteId: string,
-      query: { is_active?: boolean; search?: string; page: number; limit: number },
+      query: { is_active?: boolean; search?: string; page: number; limit: number; after?: string; before?: string },
     ): Promise<SubscribersList> {
       await requireSiteRole(ctx, userId, siteId, 'viewer');
-      const filters = subscriberFilters(query);
+      const filters = await resolveSearch(db, siteId, subscriberFilters(query));
       const total = await subscriberListTotal(db, siteId, filters);
-      const rows = await subscriberListPage(db, siteId, filters, (query.page - 1) * query.limit, query.limit, total);
+      const rows =
+        query.after || query.before
+          ? await subscriberListPageAt(db, siteId, filters, query, query.limit)
+          : await subscriberListPage(db, siteId, filters, (query.page - 1) * query.limit, query.limit, total);
       const tags = await repo.tagsOfSubscribers(
         db,
         rows.map((row) => row.id),
       );
-      return { subscribers: rows.map((row) => toSubscriberResponse(row, tags.get(row.id) ?? [])), total, page: query.page, limit: query.limit };
+      const cursors = { next: rows.length ? listCursorOf(rows[rows.length - 1]!) : null, previous: rows.length ? listCursorOf(rows[0]!) : null };
+      return { subscribers: rows.map((row) => toSubscriberResponse(row, tags.get(row.id) ?? [])), total, page: query.page, limit: query.limit, cursors };
     },
 
     async get(userId: string, siteId: string, subscriberId: string): Promise<Subscriber> {

@@ -24,6 +24,7 @@ import {
   THROTTLE_PER_MINUTE_MAX,
   THROTTLE_PER_MINUTE_MIN,
   SEGMENT_BROWSERS,
+  SEGMENT_ESTIMATE_FROM_ACTIVE,
   SEGMENT_OPERATING_SYSTEMS,
   SUBSCRIBER_EXPORT_TAG_SEPARATOR,
   subscriberExportColumns,
@@ -37,6 +38,8 @@ import {
 } from '@herald/contracts';
 import { describe, expect, it } from 'vitest';
 import { refusalText } from '../../lib/site-role';
+import { NOTIFICATIONS_PAGE_SIZE } from '../notifications/api';
+import { subscriberCountText } from '../segments/segment-labels';
 import { INSTALL_CHECK_LABELS } from '../onboarding/components/install-check-list';
 import { SUBSCRIBER_PRIVACY_TEXTS } from '../subscribers/privacy-texts';
 import { REASON_LABELS } from '../../components/send-outcome';
@@ -84,6 +87,7 @@ describe('help articles match the product', () => {
     }
     expect(tracking).toContain('**Reach** = delivered ÷ targeted × 100');
     expect(text('notification-statuses')).toContain('## Completed with errors');
+    expect(text('notification-statuses')).toContain(`${NOTIFICATIONS_PAGE_SIZE} notifications a page`);
     expect(text('list-hygiene')).toContain('**Delivery → Clean up**');
   });
 
@@ -200,6 +204,12 @@ describe('help articles match the product', () => {
     }
     expect(article).toContain('curl -X DELETE "https://herald.example.com/api/v1/sites/YOUR_SITE_ID/subscribers?external_id=');
     expect(text('team-members-and-roles')).toContain('removing, exporting and erasing subscribers');
+  });
+
+  it('says from how many subscribers segment counts are estimated, in the words the Segments page shows', () => {
+    const article = text('creating-segments');
+    expect(article).toContain(`${SEGMENT_ESTIMATE_FROM_ACTIVE.toLocaleString('en-US')} or more active subscribers`);
+    expect(article).toContain(`"${subscriberCountText(512000, 11702)}"`);
   });
 
   it('lists every segment browser and operating system', () => {

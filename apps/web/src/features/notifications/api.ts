@@ -7,7 +7,7 @@ import {
   type NotificationBody,
   type NotificationStatus,
 } from '@herald/contracts';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { apiDownload, apiRequest, saveFile } from '../../lib/api-client';
 import { invalidateSiteAnalytics } from '../../lib/site-queries';
@@ -40,15 +40,20 @@ export const FILTER_STATUSES: Record<Exclude<StatusFilter, 'all'>, NotificationS
 };
 
 const notificationsKey = (siteId: string) => ['sites', siteId, 'notifications'] as const;
-export const notificationListKey = (siteId: string, filter: StatusFilter) => [...notificationsKey(siteId), filter] as const;
+export const notificationListKey = (siteId: string, filter: StatusFilter, page: number) => [...notificationsKey(siteId), filter, page] as const;
 export const notificationKey = (id: string) => ['notifications', id] as const;
 export const performanceKey = (id: string) => ['notifications', id, 'performance'] as const;
 
 const byId = (id: string) => `/notifications/${encodeURIComponent(id)}`;
 
-export function fetchNotifications(siteId: string, filter: StatusFilter) {
-  const query = filter === 'all' ? '' : `?status=${FILTER_STATUSES[filter].join(',')}`;
-  return apiRequest(`/sites/${encodeURIComponent(siteId)}/notifications${query}`, { schema: notificationListResponse });
+/** Cards a page of the list shows (docs/product.md, "Notifications list"): the API's default page is 500, too many to read or render at once. */
+export const NOTIFICATIONS_PAGE_SIZE = 50;
+
+export function fetchNotifications(siteId: string, filter: StatusFilter, page: number) {
+  const params = new URLSearchParams(filter === 'all' ? {} : { status: FILTER_STATUSES[filter].join(',') });
+  params.set('page', String(page));
+  params.set('limit', String(NOTIFICATIONS_PAGE_SIZE));
+  return apiRequest(`/sites/${encodeURIComponent(siteId)}/notifications?${params.toString().replaceAll('%2C', ',')}`, { schema: notificationListResponse });
 }
 
 const isSending = (notification: Notification) => notification.status === 'sending';
@@ -67,10 +72,12 @@ export function pollInterval(notifications: readonly Notification[], now: number
   return false;
 }
 
-export function useNotificationsQuery(siteId: string, filter: StatusFilter) {
+export function useNotificationsQuery(siteId: string, filter: StatusFilter, page: number) {
   return useQuery({
-    queryKey: notificationListKey(siteId, filter),
-    queryFn: () => fetchNotifications(siteId, filter),
+    queryKey: notificationListKey(siteId, filter, page),
+    queryFn: () => fetchNotifications(siteId, filter, page),
+    // The page shown stays while the next page of the same filter loads (no flash of "Loading notifications...").
+    placeholderData: (previous, previousQuery) => (previousQuery?.queryKey[3] === filter ? keepPreviousData(previous) : undefined),
     refetchInterval: (query) => pollInterval(query.state.data?.notifications ?? []),
   });
 }

@@ -5,6 +5,7 @@ import {
   segmentResponse,
   type CreateSegmentBody,
   type Segment,
+  type SegmentEstimate,
   type UpdateSegmentBody,
 } from '@herald/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -45,9 +46,9 @@ export async function deleteSegment(id: string): Promise<void> {
   await apiRequest(byId(id), { method: 'DELETE', schema: segmentDeletedResponse });
 }
 
-/** POST /segments/{id}/estimate (no body): the number of active subscribers matching now. */
-export async function estimateSegment(id: string): Promise<number> {
-  return (await apiRequest(`${byId(id)}/estimate`, { method: 'POST', schema: segmentEstimateResponse })).estimated_count;
+/** POST /segments/{id}/estimate (no body): the number of active subscribers matching now, and whether it is estimated from a sample. */
+export async function estimateSegment(id: string): Promise<SegmentEstimate> {
+  return apiRequest(`${byId(id)}/estimate`, { method: 'POST', schema: segmentEstimateResponse });
 }
 
 /**
@@ -87,7 +88,7 @@ export function useDeleteSegmentMutation() {
 export function useEstimateSegmentMutation() {
   const update = useSegmentListUpdater();
   return useMutation({
-    mutationFn: async (segment: Segment) => ({ ...segment, estimated_count: await estimateSegment(segment.id) }),
+    mutationFn: async (segment: Segment) => ({ ...segment, ...(await estimateSegment(segment.id)) }),
     onSuccess: (segment) => update(segment.site_id, replace(segment)),
   });
 }

@@ -1,8 +1,18 @@
 import type { SegmentRules } from '@herald/contracts';
 
-/** Spec §2 Segments list: "{estimated_count} subscribers". */
-export function subscriberCountText(count: number): string {
-  return `${count.toLocaleString('en-US')} ${count === 1 ? 'subscriber' : 'subscribers'}`;
+/**
+ * Spec §2 Segments list: "{estimated_count} subscribers"; on a large site,
+ * where the count is estimated from a sample, "≈ 12,300 subscribers (estimated
+ * from a sample of 11,702)" (docs/product.md, "Segments").
+ */
+export function subscriberCountText(count: number, sampleSize: number | null = null): string {
+  const text = `${count.toLocaleString('en-US')} ${count === 1 ? 'subscriber' : 'subscribers'}`;
+  return sampleSize === null ? text : `≈ ${text} ${sampleText(sampleSize)}`;
+}
+
+/** The second half of an estimated count, shown smaller under it on a narrow screen. */
+export function sampleText(sampleSize: number): string {
+  return `(estimated from a sample of ${sampleSize.toLocaleString('en-US')})`;
 }
 
 /** One chip per rule that is set, in the form's order; a segment without rules is everyone. */

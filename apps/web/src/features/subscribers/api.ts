@@ -21,6 +21,9 @@ export interface SubscribersFilter {
   active: ActiveFilter;
   search: string;
   page: number;
+  /** Reached with Next or Previous: the page after or before a cursor of the page shown (one page read however deep, docs/product.md "Subscribers"). */
+  after?: string;
+  before?: string;
 }
 
 export const SUBSCRIBERS_PAGE_SIZE = SUBSCRIBERS_PAGE_DEFAULT_LIMIT;
@@ -40,6 +43,8 @@ export function subscribersQueryString(filter: SubscribersFilter): string {
   const params = filterParams(filter);
   params.set('page', String(filter.page));
   params.set('limit', String(SUBSCRIBERS_PAGE_SIZE));
+  if (filter.after) params.set('after', filter.after);
+  if (filter.before) params.set('before', filter.before);
   return params.toString();
 }
 

@@ -20,7 +20,7 @@ import { Alert, Button, ButtonLink, Card, CardContent, CardDescription, CardHead
 import { errorMessage } from '../../../lib/api-client';
 import { NOTIFICATION_HELP } from '../../../lib/help-texts';
 import { cn } from '../../../lib/class-names';
-import { audienceKey } from '../../../lib/audience';
+import { audienceKey, type Reach } from '../../../lib/audience';
 import { confirmAction, notify } from '../../../lib/dialogs';
 import { useCreateNotificationMutation, useNotificationCommandMutation, useUpdateNotificationMutation } from '../api';
 import {
@@ -91,8 +91,8 @@ export function NotificationForm({ site, notification, initialType }: Notificati
   /** Issue 11: a target of nobody warns before it is saved or sent (when its reach is known). */
   function reachConfirmed(segmentId: string): boolean {
     if (!site) return true;
-    const reach = queryClient.getQueryData<number>(audienceKey(site.id, segmentId || null));
-    return reach !== 0 || confirmAction('This notification would reach 0 subscribers right now. Save it anyway?');
+    const reach = queryClient.getQueryData<Reach>(audienceKey(site.id, segmentId || null));
+    return reach?.count !== 0 || confirmAction('This notification would reach 0 subscribers right now. Save it anyway?');
   }
 
   const submit = form.handleSubmit(async (formValues) => {

@@ -58,7 +58,10 @@ const buttonsOf = (title: string) => [...card(title).querySelectorAll('button, a
 
 describe('notifications list (spec §2 Notifications list)', () => {
   it('shows each notification with its status badge, type badge, dates, schedule and trigger, and a count line', async () => {
-    setUp({ [LIST]: list([draft, scheduled, completed, failed, recurring, triggered]), 'GET /api/sites/site-1/audience': ok({ count: 0, segment_id: null }) });
+    setUp({
+      [LIST]: list([draft, scheduled, completed, failed, recurring, triggered], { ...counts, all: 6, draft: 1, scheduled: 3, sending: 0, completed: 1, completed_with_errors: 0, cancelled: 0 }),
+      'GET /api/sites/site-1/audience': ok({ count: 0, segment_id: null }),
+    });
     renderApp('/notifications');
 
     expect(await screen.findByRole('article', { name: 'Draft sale' })).toBeInTheDocument();
@@ -139,7 +142,9 @@ describe('notifications list (spec §2 Notifications list)', () => {
     const api = setUp({
       [LIST]: (call) => {
         const status = call.url.searchParams.get('status');
-        return list(status === 'draft' ? [draft] : status === 'completed,completed_with_errors' ? [] : status === 'failed' ? [failed] : [draft, scheduled]);
+        // What the server would answer: the counts are the same whatever the filter (this site has no completed notification).
+        const c = { ...counts, all: 7, draft: 1, scheduled: 2, completed: 0, completed_with_errors: 0, cancelled: 2 };
+        return list(status === 'draft' ? [draft] : status === 'completed,completed_with_errors' ? [] : status === 'failed' ? [failed] : [draft, scheduled], c);
       },
     });
     const { user } = renderApp('/notifications');
@@ -147,13 +152,14 @@ describe('notifications list (spec §2 Notifications list)', () => {
     const filters = await screen.findByRole('group', { name: 'Filter by status' });
     expect(within(filters).getAllByRole('button').map((b) => b.textContent?.replace(/\d+$/, ''))).toEqual(['All', 'Draft', 'Scheduled', 'Sending', 'Completed', 'Failed', 'Cancelled']);
     expect(within(filters).getByRole('button', { name: 'All' })).toHaveAttribute('aria-pressed', 'true');
-    await screen.findByText('2 notifications');
+    await screen.findByText('7 notifications');
     // Counts per status come from data.counts; Completed holds those completed with errors; they add up to All.
     const tabCounts = Object.fromEntries(within(filters).getAllByRole('button').map((b) => [b.textContent!.replace(/\d+$/, ''), Number(/\d+$/.exec(b.textContent!)![0])]));
-    expect(tabCounts).toEqual({ All: 10, Draft: 3, Scheduled: 1, Sending: 1, Completed: 3, Failed: 1, Cancelled: 1 });
+    expect(tabCounts).toEqual({ All: 7, Draft: 1, Scheduled: 2, Sending: 1, Completed: 0, Failed: 1, Cancelled: 2 });
     const { All: all, ...byStatus } = tabCounts;
     expect(Object.values(byStatus).reduce((sum, n) => sum + n, 0)).toBe(all);
-    expect(api.callsTo(LIST)[0]?.url.search).toBe('');
+    // A page of 50, newest first (docs/product.md, "Notifications list").
+    expect(api.callsTo(LIST)[0]?.url.search).toBe('?page=1&limit=50');
 
     await user.click(within(filters).getByRole('button', { name: 'Failed' }));
     expect(await screen.findByText('1 failed notification')).toBeInTheDocument();
@@ -168,6 +174,40 @@ describe('notifications list (spec §2 Notifications list)', () => {
     expect(await screen.findByText('0 completed notifications')).toBeInTheDocument();
     expect(api.callsTo(LIST).at(-1)?.url.searchParams.get('status')).toBe('completed,completed_with_errors');
     expect(screen.getByRole('heading', { name: 'No completed notifications' })).toBeInTheDocument();
+  });
+
+  it('pages through a long list 50 at a time, the count line counting them all (docs/product.md, "Notifications list")', async () => {
+    const many = Array.from({ length: 120 }, (_, i) => makeNotification({ id: `n${i}`, title: `Notification ${i + 1}`, status: 'completed' }));
+    const api = setUp({
+      [LIST]: (call) => {
+        const page = Number(call.url.searchParams.get('page'));
+        const limit = Number(call.url.searchParams.get('limit'));
+        return list(many.slice((page - 1) * limit, page * limit), { ...counts, all: 120, draft: 0, scheduled: 0, sending: 0, completed: 120, completed_with_errors: 0, cancelled: 0, failed: 0 });
+      },
+    });
+    const { user } = renderApp('/notifications');
+
+    expect(await screen.findByRole('article', { name: 'Notification 1' })).toBeInTheDocument();
+    expect(screen.getByTestId('notification-count')).toHaveTextContent('120 notifications');
+    expect(within(screen.getByRole('list', { name: 'Notifications' })).getAllByRole('listitem')).toHaveLength(50);
+    const pagination = screen.getByRole('navigation', { name: 'Pagination' });
+    expect(pagination).toHaveTextContent('Page 1 of 3');
+    expect(within(pagination).getByRole('button', { name: 'Previous' })).toBeDisabled();
+
+    await user.click(within(pagination).getByRole('button', { name: 'Next' }));
+    expect(await screen.findByRole('article', { name: 'Notification 51' })).toBeInTheDocument();
+    expect(api.callsTo(LIST).at(-1)?.url.searchParams.get('page')).toBe('2');
+    await user.click(within(pagination).getByRole('button', { name: 'Next' }));
+    expect(await screen.findByRole('article', { name: 'Notification 120' })).toBeInTheDocument();
+    expect(within(screen.getByRole('list', { name: 'Notifications' })).getAllByRole('listitem')).toHaveLength(20);
+    expect(pagination).toHaveTextContent('Page 3 of 3');
+    expect(within(pagination).getByRole('button', { name: 'Next' })).toBeDisabled();
+
+    // Another filter starts at its first page.
+    await user.click(within(screen.getByRole('group', { name: 'Filter by status' })).getByRole('button', { name: 'Completed' }));
+    await waitFor(() => expect(api.callsTo(LIST).at(-1)?.url.searchParams.get('status')).toBe('completed,completed_with_errors'));
+    expect(api.callsTo(LIST).at(-1)?.url.searchParams.get('page')).toBe('1');
+    expect(await screen.findByRole('article', { name: 'Notification 1' })).toBeInTheDocument();
   });
 
   it('shows "No notifications yet" with a create link when there are none', async () => {

@@ -1,5 +1,6 @@
 import { NOTIFICATION_STATUSES, type Notification } from '@herald/contracts';
-import { AlertTriangle, Bell, CalendarClock, Clock, Plus, Repeat, Rss, Users, Zap } from 'lucide-react';
+import { AlertTriangle, Bell, CalendarClock, ChevronLeft, ChevronRight, Clock, Plus, Repeat, Rss, Users, Zap } from 'lucide-react';
+import { useEffect, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { formatCount, OutcomeSummary, shareText } from '../../../components/send-outcome';
 import { Alert, Badge, Button, Card, DateTime, EmptyState, PageHeader, Spinner, ToggleGroup, type ToggleItem } from '../../../components/ui';
@@ -8,7 +9,7 @@ import { errorMessage } from '../../../lib/api-client';
 import { reachText, useAudienceCount } from '../../../lib/audience';
 import { useSegmentOptions } from '../../../lib/segment-options';
 import { useCurrentSite } from '../../../lib/sites-store';
-import { FILTER_STATUSES, useNotificationsQuery, type StatusFilter } from '../api';
+import { FILTER_STATUSES, NOTIFICATIONS_PAGE_SIZE, useNotificationsQuery, type StatusFilter } from '../api';
 import { NotificationActions } from '../components/notification-actions';
 import { LocalTimeBadge, QuietHoursBadge } from '../components/local-time-badge';
 import { SendingProgress, StatusBadge, TypeBadge } from '../components/notification-badges';
@@ -62,16 +63,26 @@ function NotificationsList({ siteId, timeZone }: { siteId: string; timeZone: str
   const [params, setParams] = useSearchParams();
   const requested = params.get('status');
   const filter: StatusFilter = isStatusFilter(requested) ? requested : 'all';
-  const query = useNotificationsQuery(siteId, filter);
+  // Pages of NOTIFICATIONS_PAGE_SIZE; another filter starts again at page 1.
+  const [paging, setPaging] = useState<{ filter: StatusFilter; page: number }>({ filter, page: 1 });
+  const requestedPage = paging.filter === filter ? paging.page : 1;
+  const query = useNotificationsQuery(siteId, filter, requestedPage);
   const counts = query.data?.counts;
   // The server sends `all`; summing the statuses covers one that does not.
   const total = counts ? (counts.all ?? NOTIFICATION_STATUSES.reduce((sum, status) => sum + (counts[status] ?? 0), 0)) : undefined;
+  const countOf = (value: StatusFilter) => (counts ? (value === 'all' ? total : FILTER_STATUSES[value].reduce((sum, status) => sum + (counts[status] ?? 0), 0)) : undefined);
 
-  const items: ToggleItem<StatusFilter>[] = FILTERS.map((value) => ({
-    value,
-    label: FILTER_LABELS[value],
-    adornment: counts ? (value === 'all' ? total : FILTER_STATUSES[value].reduce((sum, status) => sum + (counts[status] ?? 0), 0)) : undefined,
-  }));
+  const items: ToggleItem<StatusFilter>[] = FILTERS.map((value) => ({ value, label: FILTER_LABELS[value], adornment: countOf(value) }));
+  // The count line and the pages come from the exact counts, not from the rows of one page.
+  const filterTotal = countOf(filter) ?? query.data?.notifications.length ?? 0;
+  const pages = Math.max(1, Math.ceil(filterTotal / NOTIFICATIONS_PAGE_SIZE));
+  const page = Math.min(requestedPage, pages);
+  const goTo = (next: number) => setPaging({ filter, page: Math.min(pages, Math.max(1, next)) });
+  // The last page emptied (its notifications deleted or moved to another status): show the new last page.
+  const pastTheEnd = query.data !== undefined && !query.isPlaceholderData && requestedPage > pages;
+  useEffect(() => {
+    if (pastTheEnd) setPaging({ filter, page: pages });
+  }, [pastTheEnd, filter, pages]);
 
   return (
     <>
@@ -86,7 +97,7 @@ function NotificationsList({ siteId, timeZone }: { siteId: string; timeZone: str
         />
         {query.data ? (
           <p className="text-sm text-slate-600" role="status" data-testid="notification-count">
-            {countLine(query.data.notifications.length, filter)}
+            {countLine(filterTotal, filter)}
           </p>
         ) : null}
       </div>
@@ -122,6 +133,23 @@ function NotificationsList({ siteId, timeZone }: { siteId: string; timeZone: str
           ))}
         </ul>
       )}
+
+      {query.data && pages > 1 ? (
+        <nav aria-label="Pagination" className="mt-4 flex items-center justify-between gap-3">
+          <p className="text-sm text-slate-600">
+            Page {page} of {pages}
+          </p>
+          <div className="flex gap-2">
+            <Button variant="secondary" size="sm" onClick={() => goTo(page - 1)} disabled={page <= 1} icon={<ChevronLeft className="size-4" aria-hidden="true" />}>
+              Previous
+            </Button>
+            <Button variant="secondary" size="sm" onClick={() => goTo(page + 1)} disabled={page >= pages}>
+              Next
+              <ChevronRight className="size-4" aria-hidden="true" />
+            </Button>
+          </div>
+        </nav>
+      ) : null}
     </>
   );
 }
@@ -138,11 +166,11 @@ function TargetName({ siteId, segmentId }: { siteId: string; segmentId: string |
 function ReachLine({ siteId, segmentId }: { siteId: string; segmentId: string | null }) {
   const audience = useAudienceCount(siteId, segmentId);
   if (!audience.isSuccess) return null;
-  const count = audience.data;
+  const { count } = audience.data;
   return (
     <p className={count === 0 ? 'flex items-center gap-1.5 text-xs font-medium text-amber-800' : 'flex items-center gap-1.5 text-xs text-slate-700'} data-testid="reach">
       {count === 0 ? <AlertTriangle className="size-3.5" aria-hidden="true" /> : <Users className="size-3.5" aria-hidden="true" />}
-      {reachText(count)}
+      {reachText(audience.data)}
       {count === 0 ? ' (nobody is subscribed to this target yet)' : ''}
     </p>
   );

@@ -3,7 +3,7 @@ import { Pencil, RefreshCw, Trash2, Users } from 'lucide-react';
 import { Button, Card } from '../../../components/ui';
 import { RoleGatedButton } from '../../../components/role-gate';
 import { cn } from '../../../lib/class-names';
-import { formatDate, ruleChips, subscriberCountText } from '../segment-labels';
+import { formatDate, ruleChips, sampleText, subscriberCountText } from '../segment-labels';
 
 interface SegmentCardProps {
   segment: Segment;
@@ -27,15 +27,21 @@ export function SegmentCard({ segment, timeZone, onEdit, onDelete, onRefresh, de
           <h2 id={titleId} className="text-base font-semibold break-words text-slate-900">
             {segment.name}
           </h2>
-          <div className="flex flex-wrap items-center gap-2 text-sm text-slate-700">
-            <Users className="size-4 text-slate-500" aria-hidden="true" />
-            <span data-testid="segment-count" aria-live="polite">
-              {subscriberCountText(segment.estimated_count)}
+          <div className="flex items-start gap-2 text-sm text-slate-700">
+            <Users className="mt-0.5 size-4 shrink-0 text-slate-500" aria-hidden="true" />
+            <span data-testid="segment-count" aria-live="polite" className="min-w-0 pt-px">
+              {segment.sample_size === null ? (
+                subscriberCountText(segment.estimated_count)
+              ) : (
+                <>
+                  ≈ {subscriberCountText(segment.estimated_count)} <span className="text-xs whitespace-nowrap text-slate-600">{sampleText(segment.sample_size)}</span>
+                </>
+              )}
             </span>
             <Button
               variant="ghost"
               size="sm"
-              className="h-7 px-2 text-xs"
+              className="-mt-0.5 h-7 shrink-0 px-2 text-xs"
               onClick={onRefresh}
               disabled={refreshing}
               aria-label={`Refresh count of ${segment.name}`}

@@ -16,6 +16,8 @@ function makeSegment(overrides: Partial<Segment> = {}): Segment {
     name: 'Chrome in Germany',
     rules: { browser: 'Chrome', country: 'DE' },
     estimated_count: 1234,
+    is_estimate: false,
+    sample_size: null,
     created_at: '2026-03-01T10:00:00.000Z',
     // 23:30 UTC is already the next day in Tokyo.
     updated_at: '2026-03-04T23:30:00.000Z',
@@ -235,6 +237,18 @@ describe('segments page', () => {
     answer.resolve(ok({ estimated_count: 12 }));
     await waitFor(() => expect(within(item).getByTestId('segment-count')).toHaveTextContent('12 subscribers'));
     expect(api.callsTo('POST /api/segments/seg-1/estimate')[0]!.body).toBeUndefined();
+  });
+
+  it('says when a count is estimated from a sample, and a refresh keeps saying so (docs/product.md, "Segments")', async () => {
+    setUp([makeSegment({ estimated_count: 512000, is_estimate: true, sample_size: 11702 })], {
+      'POST /api/segments/seg-1/estimate': ok({ estimated_count: 512000, is_estimate: false, sample_size: null }),
+    });
+    const { user } = renderApp('/segments');
+    const item = await card('Chrome in Germany');
+    expect(within(item).getByTestId('segment-count')).toHaveTextContent('≈ 512,000 subscribers (estimated from a sample of 11,702)');
+    await user.click(within(item).getByRole('button', { name: 'Refresh count of Chrome in Germany' }));
+    // The site shrank below the estimate threshold: the fresh count is exact and no longer marked.
+    await waitFor(() => expect(within(item).getByTestId('segment-count')).toHaveTextContent(/^512,000 subscribers$/));
   });
 
   it('shows a load failure with a retry', async () => {

@@ -185,7 +185,7 @@ describe('subscribers page (spec §2 Subscribers)', () => {
   it('pages through more subscribers than fit on one page', async () => {
     const api = setUp((call) => {
       const n = Number(call.url.searchParams.get('page'));
-      return page([makeSubscriber({ id: `p${n}` })], 120, n);
+      return ok({ subscribers: [makeSubscriber({ id: `p${n}` })], total: 120, page: n, limit: 50, cursors: { next: `${n}000.last`, previous: `${n}000.first` } });
     });
     const { user } = renderApp('/subscribers');
 
@@ -197,6 +197,18 @@ describe('subscribers page (spec §2 Subscribers)', () => {
     expect(pager).toHaveTextContent('Page 2 of 3');
     expect(api.callsTo(LIST).at(-1)!.url.searchParams.get('page')).toBe('2');
     expect(api.callsTo(LIST).at(-1)!.url.searchParams.get('limit')).toBe('50');
+    // Next reads on from where page 1 ended; Previous reads back from where the page starts; page 1 from the top.
+    expect(api.callsTo(LIST).at(-1)!.url.searchParams.get('after')).toBe('1000.last');
+    await user.click(within(pager).getByRole('button', { name: 'Next' }));
+    expect(await screen.findByTestId('subscriber-p3')).toBeInTheDocument();
+    await user.click(within(pager).getByRole('button', { name: 'Previous' }));
+    expect(await screen.findByTestId('subscriber-p2')).toBeInTheDocument();
+    expect(api.callsTo(LIST).at(-1)!.url.searchParams.get('before')).toBe('3000.first');
+    await user.click(within(pager).getByRole('button', { name: 'Previous' }));
+    expect(await screen.findByTestId('subscriber-p1')).toBeInTheDocument();
+    expect(pager).toHaveTextContent('Page 1 of 3');
+    // Page 1 is the one read from the top (shown again from the cache): no page 1 was asked for by cursor.
+    expect(api.callsTo(LIST).filter((call) => call.url.searchParams.get('page') === '1' && (call.url.searchParams.has('before') || call.url.searchParams.has('after')))).toEqual([]);
 
     // A new filter starts again at page 1.
     await user.click(screen.getByRole('button', { name: 'Active' }));

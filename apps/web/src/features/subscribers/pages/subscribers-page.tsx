@@ -61,9 +61,11 @@ function SubscribersList({ siteId, siteName, timeZone }: { siteId: string; siteN
   const searchId = useId();
   const [searchText, setSearchText] = useState('');
   const [active, setActive] = useState<ActiveFilter>('all');
-  const [page, setPage] = useState(1);
+  // Next and Previous read the page next to the one shown (a cursor); page 1 is always read from the top.
+  const [at, setAt] = useState<{ page: number; after?: string; before?: string }>({ page: 1 });
+  const page = at.page;
   const search = useDebounced(searchText.trim(), SEARCH_DEBOUNCE_MS);
-  const query = useSubscribersQuery(siteId, { active, search, page });
+  const query = useSubscribersQuery(siteId, { active, search, ...at });
   const remove = useRemoveSubscriberMutation(siteId);
   const erase = useEraseSubscriberMutation(siteId);
   const [downloadingId, setDownloadingId] = useState<string | null>(null);
@@ -73,7 +75,7 @@ function SubscribersList({ siteId, siteName, timeZone }: { siteId: string; siteN
   const [shownFor, setShownFor] = useState({ search, active });
   if (shownFor.search !== search || shownFor.active !== active) {
     setShownFor({ search, active });
-    setPage(1);
+    setAt({ page: 1 });
   }
 
   const data = query.data;
@@ -203,13 +205,13 @@ function SubscribersList({ siteId, siteName, timeZone }: { siteId: string; siteN
             <Button
               variant="secondary"
               size="sm"
-              onClick={() => setPage((p) => Math.max(1, p - 1))}
+              onClick={() => setAt(page <= 2 || !data?.cursors.previous ? { page: Math.max(1, page - 1) } : { page: page - 1, before: data.cursors.previous })}
               disabled={page <= 1}
               icon={<ChevronLeft className="size-4" aria-hidden="true" />}
             >
               Previous
             </Button>
-            <Button variant="secondary" size="sm" onClick={() => setPage((p) => Math.min(pages, p + 1))} disabled={page >= pages}>
+            <Button variant="secondary" size="sm" onClick={() => setAt(data?.cursors.next ? { page: Math.min(pages, page + 1), after: data.cursors.next } : { page: Math.min(pages, page + 1) })} disabled={page >= pages}>
               Next
               <ChevronRight className="size-4" aria-hidden="true" />
             </Button>

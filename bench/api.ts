@@ -35,7 +35,7 @@ import { createDeliveryToken } from '../apps/server/src/delivery/delivery-token'
 import { insertRun } from '../apps/server/src/delivery/runs';
 import { HeraldProcess, stopAll } from '../apps/server/test/scale/herald-processes';
 import { startPgCluster, type PgCluster } from '../apps/server/test/support/pg-cluster';
-import { clusterCpuSeconds, processCpuSeconds } from './support/process-cpu';
+import { clusterCpuBetween, clusterCpuSeconds, processCpuSeconds } from './support/process-cpu';
 
 const { values: args } = parseArgs({
   options: {
@@ -67,8 +67,8 @@ const SUBSCRIBE_TARGET_PER_SECOND: Record<DatabaseKind, number> = { sqlite: 3_00
 const SUBSCRIBE_P99_TARGET_MS = 50;
 /** Beacons per second one process should take (issue 15 §2), printed against each run's figure. */
 const BEACON_TARGET_PER_SECOND = 4_000;
-/** Deliveries seeded for the beacons: more than a run of --duration seconds can use. */
-const BEACON_DELIVERIES = 100_000;
+/** Deliveries seeded for the beacons: more than a run of --duration seconds can use (each beacon names a delivery not yet used: no replays). */
+const BEACON_DELIVERIES = 250_000;
 
 interface Row {
   database: string;
@@ -116,13 +116,13 @@ async function load(options: autocannon.Options): Promise<Measured> {
   if (WARMUP > 0) await autocannon({ ...options, duration: WARMUP });
   const read = () => ({
     server: cpuSources ? processCpuSeconds(cpuSources.serverPid) : 0,
-    database: cpuSources?.pgDataDir ? clusterCpuSeconds(cpuSources.pgDataDir) : 0,
+    database: cpuSources?.pgDataDir ? clusterCpuSeconds(cpuSources.pgDataDir) : new Map<number, number>(),
     load: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
   });
   const before = read();
   const result = await autocannon({ ...options, duration: DURATION });
   const after = read();
-  return { result, cpu: { server: after.server - before.server, database: after.database - before.database, load: after.load - before.load } };
+  return { result, cpu: { server: after.server - before.server, database: clusterCpuBetween(before.database, after.database), load: after.load - before.load } };
 }
 
 function record(database: string, endpoint: string, { result, cpu }: Measured, expected: number, stored: string): void {

@@ -27,12 +27,19 @@ function childrenOf(pid: number): number[] {
   }
 }
 
-/**
- * CPU seconds used so far by a PostgreSQL cluster: its postmaster and the
- * backends alive now (a backend that exited meanwhile is not counted, so
- * take both readings while the connections of the measured load are open).
- */
-export function clusterCpuSeconds(dataDir: string): number {
+/** CPU seconds used so far by each process of a PostgreSQL cluster alive now: its postmaster and its backends. */
+export function clusterCpuSeconds(dataDir: string): Map<number, number> {
   const postmaster = Number(fs.readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-  return [postmaster, ...childrenOf(postmaster)].reduce((sum, pid) => sum + processCpuSeconds(pid), 0);
+  return new Map([postmaster, ...childrenOf(postmaster)].map((pid) => [pid, processCpuSeconds(pid)]));
+}
+
+/**
+ * CPU seconds a cluster used between two readings of clusterCpuSeconds: what
+ * each process added, a process started meanwhile all of its time. A backend
+ * that exited meanwhile (an autovacuum worker) is not counted: a floor.
+ */
+export function clusterCpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let seconds = 0;
+  for (const [pid, used] of after) seconds += Math.max(0, used - (before.get(pid) ?? 0));
+  return seconds;
 }

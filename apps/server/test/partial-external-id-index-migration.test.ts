@@ -3,6 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../src/db/migrate';
 import { insertOwnerAndSite, openDatabaseAt, type OldDatabase } from './support/old-schema';
+import { subscriberRow } from './support/subscriber-rows';
 
 // Migration 0031 on a database of 0029 (issue 15 part 3): the (site_id,
 // external_id) index holds only identified subscribers, and a lookup by
@@ -45,22 +46,7 @@ describe('migration 0031 on a database of 0029 with subscribers', () => {
       const id = crypto.randomUUID();
       await db
         .insertInto('subscribers')
-        .values({
-          id,
-          site_id: site,
-          endpoint: `https://fcm.googleapis.com/fcm/send/${id}`,
-          endpoint_hash: id,
-          p256dh: 'key',
-          auth: 'auth',
-          browser: 'Chrome',
-          os: 'Windows',
-          country: 'US',
-          external_id: externalId,
-          is_active: 1,
-          subscribed_at: T0 + i,
-          last_seen_at: T0,
-          updated_at: T0,
-        })
+        .values(subscriberRow(site, { id, subscribed_at: T0 + i, external_id: externalId }))
         .execute();
     }
   });

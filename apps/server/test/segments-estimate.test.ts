@@ -4,6 +4,7 @@ import { selectActiveSubscriberIds } from '../src/features/segments/repository';
 import { ESTIMATE_FROM_ACTIVE, roundEstimate } from '../src/features/segments/sample-estimate';
 import { ManualClock } from '../src/platform/clock';
 import { createTestApp, type TestApp, type TestUser } from './support/test-app';
+import { subscriberRow } from './support/subscriber-rows';
 
 // Segment counts on a large site (docs/product.md, "Segments"; issue 15
 // part 5): from ESTIMATE_FROM_ACTIVE active subscribers a segment's count is
@@ -48,21 +49,7 @@ describe('segment counts estimated from a sample on a large site', () => {
       await t.ctx.db
         .insertInto('subscribers')
         .values(
-          list.slice(from, from + 1000).map((row) => ({
-            id: row.id,
-            site_id: siteId,
-            endpoint: `https://fcm.googleapis.com/fcm/send/${row.id}`,
-            endpoint_hash: row.id,
-            p256dh: 'key',
-            auth: 'auth',
-            browser: row.browser,
-            os: 'Windows',
-            country: row.country,
-            is_active: row.is_active,
-            subscribed_at: row.subscribed_at,
-            last_seen_at: row.subscribed_at,
-            updated_at: row.subscribed_at,
-          })),
+          list.slice(from, from + 1000).map((row) => subscriberRow(siteId, { id: row.id, browser: row.browser, country: row.country, is_active: row.is_active, subscribed_at: row.subscribed_at })),
         )
         .execute();
       const vips = list.slice(from, from + 1000).filter((row) => row.vip);

@@ -1,8 +1,9 @@
 import crypto from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../src/db/migrate';
-import { insertOwnerAndSite, openDatabaseAt, type OldDatabase } from './support/old-schema';
+import { indexesOf, insertOwnerAndSite, openDatabaseAt, type OldDatabase } from './support/old-schema';
+import { subscriberRow } from './support/subscriber-rows';
 
 // Migration 0029 on a database of 0026 (issue 15 part 5, bench:lists): the
 // subscribers' (site_id, subscribed_at) index becomes (site_id,
@@ -16,13 +17,7 @@ describe('migration 0029 on a database of 0026 with subscribers', () => {
   let old: OldDatabase;
   let db: Kysely<any>;
 
-  async function indexesOfSubscribers(): Promise<string[]> {
-    const rows =
-      old.handle.kind === 'postgres'
-        ? await sql<{ name: string }>`SELECT indexname AS name FROM pg_indexes WHERE tablename = 'subscribers'`.execute(db)
-        : await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'subscribers'`.execute(db);
-    return rows.rows.map((row) => row.name);
-  }
+  const indexesOfSubscribers = () => indexesOf(old, 'subscribers');
 
   beforeAll(async () => {
     old = await openDatabaseAt('0026_ab_tests');
@@ -31,21 +26,7 @@ describe('migration 0029 on a database of 0026 with subscribers', () => {
     for (const [i, id] of subscribers.entries()) {
       await db
         .insertInto('subscribers')
-        .values({
-          id,
-          site_id: site,
-          endpoint: `https://fcm.googleapis.com/fcm/send/${id}`,
-          endpoint_hash: id,
-          p256dh: 'key',
-          auth: 'auth',
-          browser: 'Chrome',
-          os: 'Windows',
-          country: 'US',
-          is_active: 1,
-          subscribed_at: T0 + (i === 2 ? 0 : i),
-          last_seen_at: T0,
-          updated_at: T0,
-        })
+        .values(subscriberRow(site, { id, subscribed_at: T0 + (i === 2 ? 0 : i) }))
         .execute();
     }
   });

@@ -108,29 +108,8 @@ describe('group commit of public subscribes', () => {
     const after = await t.ctx.db.selectFrom('subscribers').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     expect(Number(after.n) - Number(before.n)).toBe(20);
   });
-});
 
-describe('subscriber-created hooks of group-committed subscribes', () => {
-  let t: TestApp;
-  const clock = new ManualClock(Date.UTC(2026, 2, 11, 9, 15));
-  let address = 0;
-  const subscribe = (siteId: string, body: unknown) =>
-    t.app.inject({
-      method: 'POST',
-      url: `/api/public/sites/${siteId}/subscribers`,
-      remoteAddress: `127.2.${Math.floor(++address / 250)}.${(address % 250) + 1}`,
-      headers: { 'content-type': 'application/json', 'user-agent': CHROME },
-      payload: JSON.stringify(body),
-    });
-
-  beforeAll(async () => {
-    t = await createTestApp({ clock });
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
-
-  it('run once per batch with its new subscribers: a welcome campaign enrols each new subscriber of its site once, a webhook gets one event each', async () => {
+  it('subscriber-created hooks run once per batch with its new subscribers: a welcome campaign enrols each new subscriber of its site once, a webhook gets one event each', async () => {
     const owner = await t.createUser();
     const withCampaign = await t.createSite(owner.token, { name: 'Welcoming', url: 'https://welcoming.example' });
     const plain = await t.createSite(owner.token, { name: 'Plain', url: 'https://plain.example' });

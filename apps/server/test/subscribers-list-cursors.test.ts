@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/platform/clock';
 import { createTestApp, type TestApp, type TestUser } from './support/test-app';
+import { subscriberRow } from './support/subscriber-rows';
 
 // Next and Previous of the subscribers list by cursor (docs/product.md,
 // "Subscribers"; issue 15 part 5): `after` the last row of a page reads the
@@ -41,21 +42,7 @@ describe('subscribers list by cursor', () => {
     await t.ctx.db
       .insertInto('subscribers')
       .values(
-        rows.map((row) => ({
-          id: row.id,
-          site_id: siteId,
-          endpoint: `https://fcm.googleapis.com/fcm/send/${row.id}`,
-          endpoint_hash: row.id,
-          p256dh: 'key',
-          auth: 'auth',
-          browser: row.browser,
-          os: 'Windows',
-          country: 'US',
-          is_active: row.is_active,
-          subscribed_at: row.subscribed_at,
-          last_seen_at: row.subscribed_at,
-          updated_at: row.subscribed_at,
-        })),
+        rows.map((row) => subscriberRow(siteId, row)),
       )
       .execute();
     const active = rows.filter((row) => row.is_active === 1).length;

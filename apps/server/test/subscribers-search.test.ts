@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../src/db/migrate';
 import { countryCodesNamed } from '../src/features/subscribers/country-names';
 import { ManualClock } from '../src/platform/clock';
-import { insertOwnerAndSite, openDatabaseAt, type OldDatabase } from './support/old-schema';
+import { indexesOf, insertOwnerAndSite, openDatabaseAt, type OldDatabase } from './support/old-schema';
 import { createTestApp, type TestApp, type TestUser } from './support/test-app';
+import { subscriberRow } from './support/subscriber-rows';
 
 // A search of the subscribers list (docs/product.md, "Subscribers"; issue 15
 // part 5): resolved into the browsers, OSes and countries it matches
@@ -51,21 +52,7 @@ describe('subscribers list search', () => {
     await t.ctx.db
       .insertInto('subscribers')
       .values(
-        list.map((row) => ({
-          id: row.id,
-          site_id: site,
-          endpoint: `https://fcm.googleapis.com/fcm/send/${row.id}`,
-          endpoint_hash: row.id,
-          p256dh: 'key',
-          auth: 'auth',
-          browser: row.browser,
-          os: row.os,
-          country: row.country,
-          is_active: row.is_active,
-          subscribed_at: row.subscribed_at,
-          last_seen_at: row.subscribed_at,
-          updated_at: row.subscribed_at,
-        })),
+        list.map((row) => subscriberRow(site, row)),
       )
       .execute();
   }
@@ -173,13 +160,7 @@ describe('migration 0030 on a database of 0029 with subscribers', () => {
   let old: OldDatabase;
   let db: Kysely<any>;
 
-  async function indexesOfSubscribers(): Promise<string[]> {
-    const rows =
-      old.handle.kind === 'postgres'
-        ? await sql<{ name: string }>`SELECT indexname AS name FROM pg_indexes WHERE tablename = 'subscribers'`.execute(db)
-        : await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'subscribers'`.execute(db);
-    return rows.rows.map((row) => row.name);
-  }
+  const indexesOfSubscribers = () => indexesOf(old, 'subscribers');
 
   beforeAll(async () => {
     old = await openDatabaseAt('0029_subscriber_list_order');
@@ -188,21 +169,7 @@ describe('migration 0030 on a database of 0029 with subscribers', () => {
     const id = 'aaaaaaaa-aaaa-4aaa-aaaa-aaaaaaaa01aa';
     await db
       .insertInto('subscribers')
-      .values({
-        id,
-        site_id: site,
-        endpoint: `https://fcm.googleapis.com/fcm/send/${id}`,
-        endpoint_hash: id,
-        p256dh: 'key',
-        auth: 'auth',
-        browser: 'Chrome',
-        os: 'Windows',
-        country: 'US',
-        is_active: 1,
-        subscribed_at: T0,
-        last_seen_at: T0,
-        updated_at: T0,
-      })
+      .values(subscriberRow(site, { id, subscribed_at: T0 }))
       .execute();
   });
   afterAll(async () => old?.close());

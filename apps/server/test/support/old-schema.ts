@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database';
 import { migrationsFor } from '../../src/db/migrations';
@@ -77,4 +77,13 @@ export async function insertOneTimeSend(
     .insertInto('notification_runs')
     .values({ id: ids.run, notification_id: ids.notification, site_id: ids.site, dedupe_key: `once:${ids.notification}`, status: status.run, due_at: at, created_at: at })
     .execute();
+}
+
+/** The names of a table's indexes, as the database lists them. */
+export async function indexesOf(old: OldDatabase, table: string): Promise<string[]> {
+  const rows =
+    old.handle.kind === 'postgres'
+      ? await sql<{ name: string }>`SELECT indexname AS name FROM pg_indexes WHERE tablename = ${table}`.execute(old.db)
+      : await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ${table}`.execute(old.db);
+  return rows.rows.map((row) => row.name);
 }

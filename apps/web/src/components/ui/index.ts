@@ -10,6 +10,7 @@ export { Spinner } from './spinner';
 export { TabPanel, Tabs, type TabItem } from './tabs';
 export { Tooltip } from './tooltip';
 export { PageHeader } from './page-header';
+export { Pager } from './pager';
 export { DateTime, formatDateTime } from './date-time';
 export { Switch } from './switch';
 export { ToggleGroup, type ToggleItem } from './toggle-group';

@@ -1,9 +1,9 @@
 import { NOTIFICATION_STATUSES, type Notification } from '@herald/contracts';
-import { AlertTriangle, Bell, CalendarClock, ChevronLeft, ChevronRight, Clock, Plus, Repeat, Rss, Users, Zap } from 'lucide-react';
+import { AlertTriangle, Bell, CalendarClock, Clock, Plus, Repeat, Rss, Users, Zap } from 'lucide-react';
 import { useEffect, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { formatCount, OutcomeSummary, shareText } from '../../../components/send-outcome';
-import { Alert, Badge, Button, Card, DateTime, EmptyState, PageHeader, Spinner, ToggleGroup, type ToggleItem } from '../../../components/ui';
+import { Alert, Badge, Button, Card, DateTime, EmptyState, PageHeader, Pager, Spinner, ToggleGroup, type ToggleItem } from '../../../components/ui';
 import { RoleGatedLink } from '../../../components/role-gate';
 import { errorMessage } from '../../../lib/api-client';
 import { reachText, useAudienceCount } from '../../../lib/audience';
@@ -134,22 +134,7 @@ function NotificationsList({ siteId, timeZone }: { siteId: string; timeZone: str
         </ul>
       )}
 
-      {query.data && pages > 1 ? (
-        <nav aria-label="Pagination" className="mt-4 flex items-center justify-between gap-3">
-          <p className="text-sm text-slate-600">
-            Page {page} of {pages}
-          </p>
-          <div className="flex gap-2">
-            <Button variant="secondary" size="sm" onClick={() => goTo(page - 1)} disabled={page <= 1} icon={<ChevronLeft className="size-4" aria-hidden="true" />}>
-              Previous
-            </Button>
-            <Button variant="secondary" size="sm" onClick={() => goTo(page + 1)} disabled={page >= pages}>
-              Next
-              <ChevronRight className="size-4" aria-hidden="true" />
-            </Button>
-          </div>
-        </nav>
-      ) : null}
+      {query.data && pages > 1 ? <Pager page={page} pages={pages} onPrevious={() => goTo(page - 1)} onNext={() => goTo(page + 1)} /> : null}
     </>
   );
 }

@@ -1,7 +1,7 @@
 import type { Subscriber } from '@herald/contracts';
-import { ChevronLeft, ChevronRight, Download, Eraser, FileJson, FileUp, FlaskConical, RefreshCw, Search, Trash2, Users } from 'lucide-react';
+import { Download, Eraser, FileJson, FileUp, FlaskConical, RefreshCw, Search, Trash2, Users } from 'lucide-react';
 import { useEffect, useId, useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, ButtonLink, Card, DateTime, EmptyState, Input, PageHeader, Spinner, ToggleGroup } from '../../../components/ui';
+import { Alert, Badge, Button, ButtonLink, Card, DateTime, EmptyState, Input, PageHeader, Pager, Spinner, ToggleGroup } from '../../../components/ui';
 import { RoleGatedButton } from '../../../components/role-gate';
 import { errorMessage } from '../../../lib/api-client';
 import { confirmAction, notify } from '../../../lib/dialogs';
@@ -197,26 +197,13 @@ function SubscribersList({ siteId, siteName, timeZone }: { siteId: string; siteN
       )}
 
       {data && pages > 1 ? (
-        <nav aria-label="Pagination" className="mt-4 flex items-center justify-between gap-3">
-          <p className="text-sm text-slate-600">
-            Page {page} of {pages}
-          </p>
-          <div className="flex gap-2">
-            <Button
-              variant="secondary"
-              size="sm"
-              onClick={() => setAt(page <= 2 || !data?.cursors.previous ? { page: Math.max(1, page - 1) } : { page: page - 1, before: data.cursors.previous })}
-              disabled={page <= 1}
-              icon={<ChevronLeft className="size-4" aria-hidden="true" />}
-            >
-              Previous
-            </Button>
-            <Button variant="secondary" size="sm" onClick={() => setAt(data?.cursors.next ? { page: Math.min(pages, page + 1), after: data.cursors.next } : { page: Math.min(pages, page + 1) })} disabled={page >= pages}>
-              Next
-              <ChevronRight className="size-4" aria-hidden="true" />
-            </Button>
-          </div>
-        </nav>
+        <Pager
+          page={page}
+          pages={pages}
+          // Next and Previous read the neighbouring page from its cursor (a deep page costs one page); page 1 needs none.
+          onPrevious={() => setAt(page <= 2 || !data.cursors.previous ? { page: Math.max(1, page - 1) } : { page: page - 1, before: data.cursors.previous })}
+          onNext={() => setAt(data.cursors.next ? { page: Math.min(pages, page + 1), after: data.cursors.next } : { page: Math.min(pages, page + 1) })}
+        />
       ) : null}
     </>
   );

@@ -5,6 +5,7 @@
 // here; analytics reads.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DatabaseKind } from '../../db/database';
+import { inKeyOrder } from '../../db/lock-order';
 import type { Database } from '../../db/schema';
 import type { DeliveryHealthEntry } from '../../delivery/ports';
 
@@ -55,7 +56,10 @@ export async function adjustActiveSubscriberCount(db: Db, siteId: string, delta:
  * one writer at a time. `deltas` need not be sorted; zero deltas are skipped.
  */
 export async function adjustActiveSubscriberCounts(db: Db, kind: DatabaseKind, deltas: ReadonlyArray<{ siteId: string; delta: number }>): Promise<void> {
-  const changes = deltas.filter((change) => change.delta !== 0).sort((a, b) => (a.siteId < b.siteId ? -1 : a.siteId > b.siteId ? 1 : 0));
+  const changes = inKeyOrder(
+    deltas.filter((change) => change.delta !== 0),
+    (change) => [change.siteId],
+  );
   if (!changes.length) return;
   if (changes.length === 1) return adjustActiveSubscriberCount(db, changes[0]!.siteId, changes[0]!.delta);
   const ids = changes.map((change) => change.siteId);
@@ -74,10 +78,10 @@ export async function adjustActiveSubscriberCounts(db: Db, kind: DatabaseKind, d
  * order PostgreSQL takes their locks in; see adjustActiveSubscriberCounts).
  */
 export async function addToHourlyStatsOfSites(db: Db, counter: HourlyCounter, rows: ReadonlyArray<{ siteId: string; at: number; count: number }>): Promise<void> {
-  const values = rows
-    .filter((row) => row.count !== 0)
-    .map((row) => ({ site_id: row.siteId, hour_start: hourStart(row.at), [counter]: row.count }))
-    .sort((a, b) => (a.site_id < b.site_id ? -1 : a.site_id > b.site_id ? 1 : a.hour_start - b.hour_start));
+  const values = inKeyOrder(
+    rows.filter((row) => row.count !== 0).map((row) => ({ site_id: row.siteId, hour_start: hourStart(row.at), [counter]: row.count })),
+    (row) => [row.site_id, row.hour_start],
+  );
   if (!values.length) return;
   await db
     .insertInto('stats_hourly')
@@ -121,10 +125,10 @@ export async function addToPromptStats(db: Db, siteId: string, at: number, promp
 
 /** addToPromptStats for several (site, hour, prompt) rows of conversions, in one upsert in key order. */
 export async function addSubscribedToPromptStats(db: Db, rows: ReadonlyArray<{ siteId: string; at: number; prompt: string; count: number }>): Promise<void> {
-  const values = rows
-    .filter((row) => row.count !== 0)
-    .map((row) => ({ site_id: row.siteId, hour_start: hourStart(row.at), prompt: row.prompt, subscribed: row.count }))
-    .sort((a, b) => (a.site_id < b.site_id ? -1 : a.site_id > b.site_id ? 1 : a.hour_start - b.hour_start || (a.prompt < b.prompt ? -1 : a.prompt > b.prompt ? 1 : 0)));
+  const values = inKeyOrder(
+    rows.filter((row) => row.count !== 0).map((row) => ({ site_id: row.siteId, hour_start: hourStart(row.at), prompt: row.prompt, subscribed: row.count })),
+    (row) => [row.site_id, row.hour_start, row.prompt],
+  );
   if (!values.length) return;
   await db
     .insertInto('prompt_stats')

@@ -2,6 +2,7 @@ import { sql, type ExpressionBuilder, type Insertable, type Kysely, type SelectQ
 import { membershipsOf } from '../../db/membership';
 import type { Database, SubscriberRow, SubscribersTable } from '../../db/schema';
 import type { WithMemberRole } from '../../platform/site-roles';
+import { inKeyOrder } from '../../db/lock-order';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -51,22 +52,6 @@ export function findSubscriberOfUser(db: Db, userId: string, subscriberId: strin
     .executeTakeFirst();
 }
 
-/**
- * Inserts the subscriber unless (site, endpoint) is already stored. True when
- * this call created the row. On PostgreSQL a concurrent insert of the same
- * endpoint waits for the first to commit and then does nothing, so exactly
- * one caller sees `true`.
- */
-export async function insertSubscriberIfNew(db: Db, row: Insertable<SubscribersTable>): Promise<boolean> {
-  const inserted = await db
-    .insertInto('subscribers')
-    .values(row)
-    .onConflict((oc) => oc.columns(['site_id', 'endpoint_hash']).doNothing())
-    .returning('id')
-    .executeTakeFirst();
-  return inserted !== undefined;
-}
-
 /** A subscriber row as a subscribe stores it, its id chosen up front. */
 export type NewSubscriber = Insertable<SubscribersTable> & { id: string };
 
@@ -74,11 +59,13 @@ export type NewSubscriber = Insertable<SubscribersTable> & { id: string };
  * Inserts the subscribers whose endpoints are new to their sites, in one
  * statement, in (site, endpoint) order (two batches inserting the same new
  * endpoints wait for each other in the same order, never in a cycle);
- * answers the ids of those inserted.
+ * answers the ids of those inserted. On PostgreSQL a concurrent insert of the
+ * same endpoint waits for the first to commit and then does nothing, so
+ * exactly one caller gets the row.
  */
 export async function insertSubscribersIfNew(db: Db, rows: readonly NewSubscriber[]): Promise<Set<string>> {
   if (!rows.length) return new Set();
-  const ordered = [...rows].sort((a, b) => (a.site_id < b.site_id ? -1 : a.site_id > b.site_id ? 1 : a.endpoint_hash < b.endpoint_hash ? -1 : a.endpoint_hash > b.endpoint_hash ? 1 : 0));
+  const ordered = inKeyOrder(rows, (row) => [row.site_id, row.endpoint_hash]);
   const inserted = await db
     .insertInto('subscribers')
     .values(ordered)

@@ -287,7 +287,7 @@ export function createSubscribersService(ctx: AppContext) {
     }
 
     const row = newSubscriberRow(subscription, vapidKey);
-    if (await repo.insertSubscriberIfNew(trx, row)) {
+    if ((await repo.insertSubscribersIfNew(trx, [row])).has(row.id)) {
       countArrival(subscription, tally);
       return { subscriber: { id: row.id }, created: true };
     }

@@ -14,6 +14,7 @@ import type { DueWorkSource } from '../../jobs/scheduler';
 import { hourStart } from '../analytics/site-counters';
 import type { NotificationClickedHook } from './hooks';
 import * as repo from './repository';
+import { inKeyOrder } from '../../db/lock-order';
 
 /** Beacons per fold transaction: one transaction stays short (a few ms of row locks on the counters). */
 export const FOLD_BATCH = 2_000;
@@ -33,8 +34,6 @@ function addTo<K>(sums: Map<K, Sums>, key: K, delivered: number, clicked: number
   sum.clicked += clicked;
   sums.set(key, sum);
 }
-
-const byKey = <V>(a: [string, V], b: [string, V]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
 
 /**
  * One fold: takes up to `limit` uncounted beacons and adds them to their
@@ -62,14 +61,14 @@ export async function foldBeaconCounts(ctx: FoldContext, limit = FOLD_BATCH): Pr
     }
     // The row order of every counting transaction (delivery/run-counters.ts): runs, notifications,
     // then stats_hourly, each in id order, so folders and send results never wait on each other crosswise.
-    for (const [id, sum] of [...runs].sort(byKey)) await repo.addBeaconCounts(trx, 'notification_runs', id, sum.delivered, sum.clicked);
-    for (const [id, sum] of [...notifications].sort(byKey)) await repo.addBeaconCounts(trx, 'notifications', id, sum.delivered, sum.clicked);
+    for (const [id, sum] of inKeyOrder(runs, ([id]) => [id])) await repo.addBeaconCounts(trx, 'notification_runs', id, sum.delivered, sum.clicked);
+    for (const [id, sum] of inKeyOrder(notifications, ([id]) => [id])) await repo.addBeaconCounts(trx, 'notifications', id, sum.delivered, sum.clicked);
     // A site deleted since its beacons came has no rollup left to add to (and its rows are gone): skipped.
     const sites = await repo.existingSites(trx, [...new Set(taken.map((beacon) => beacon.site_id))]);
-    for (const [, sum] of [...hours].sort(byKey)) {
+    for (const [, sum] of inKeyOrder(hours, ([key]) => [key])) {
       if (sites.has(sum.siteId)) await addToSiteCounters(trx, sum.siteId, sum.hour, { delivered: sum.delivered, clicked: sum.clicked });
     }
-    for (const [notificationId, sum] of [...notifications].sort(byKey)) {
+    for (const [notificationId, sum] of inKeyOrder(notifications, ([id]) => [id])) {
       if (!sum.clicked || !sites.has(sum.siteId)) continue;
       for (const hook of clickedHooks) await hook(trx, { siteId: sum.siteId, notificationId, clicks: sum.clicked });
     }

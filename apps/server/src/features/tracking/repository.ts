@@ -77,40 +77,6 @@ export async function addBeaconCounts(db: Db, table: 'notification_runs' | 'noti
     .execute();
 }
 
-/**
- * PostgreSQL: the whole beacon (mark the delivery, the subscriber's last
- * delivered push, the uncounted row) as one statement, atomic by itself, so a
- * beacon costs one round trip instead of a transaction of five. The same
- * rules as markDelivered / markClicked / recordDeliveredTo /
- * addUncountedBeacon, which SQLite (no data-modifying WITH) runs in a
- * transaction. The click's row is locked first (FOR UPDATE), so the
- * delivered_at it reads is the one it replaces; a concurrent beacon of the
- * same delivery waits and re-checks. True when the beacon counted.
- */
-export async function recordBeaconInOneStatement(db: Db, type: 'delivered' | 'clicked', deliveryId: number, at: number): Promise<boolean> {
-  const marked =
-    type === 'delivered'
-      ? sql`marked as (
-          update deliveries set delivered_at = ${at} where id = ${deliveryId} and delivered_at is null
-          returning run_id, notification_id, site_id, subscriber_id, true as newly_delivered, 0 as clicked
-        )`
-      : sql`before as (
-          select id, delivered_at from deliveries where id = ${deliveryId} and clicked_at is null for update
-        ), marked as (
-          update deliveries d set clicked_at = ${at}, delivered_at = coalesce(d.delivered_at, ${at}) from before where d.id = before.id
-          returning d.run_id, d.notification_id, d.site_id, d.subscriber_id, before.delivered_at is null as newly_delivered, 1 as clicked
-        )`;
-  const result = await sql<{ id: number }>`
-    with ${marked}, seen as (
-      update subscribers s set last_delivered_at = ${at} from marked
-      where marked.newly_delivered and s.id = marked.subscriber_id and (s.last_delivered_at is null or s.last_delivered_at < ${at})
-    )
-    insert into uncounted_beacons (site_id, notification_id, run_id, at, delivered, clicked)
-    select site_id, notification_id, run_id, ${at}, case when newly_delivered then 1 else 0 end, clicked from marked
-    returning id`.execute(db);
-  return result.rows.length > 0;
-}
-
 /** One beacon of a batch: the delivery its token names, and whether it is a click. */
 export interface BeaconWrite {
   deliveryId: number;
@@ -121,10 +87,13 @@ export interface BeaconWrite {
 
 /**
  * PostgreSQL: a batch of beacons (features/tracking/service.ts, group commit)
- * as one statement, with the rules of recordBeaconInOneStatement for each:
- * the deliveries are locked in id order (so two batches cannot deadlock on
- * them) and re-checked after the lock, marked, their subscribers' last
- * delivered push moved, and one uncounted row added per counted beacon.
+ * as one statement, atomic by itself, with the rules SQLite runs as
+ * markDelivered / markClicked / recordDeliveredTo / addUncountedBeacon in a
+ * transaction (no data-modifying WITH there): the deliveries are locked in
+ * id order (so two batches cannot deadlock on them) and re-checked after the
+ * lock, so the `delivered_at` a click reads is the one it replaces; then
+ * marked, their subscribers' last delivered push moved, and one uncounted
+ * row added per counted beacon.
  * Each delivery id may appear once (the caller writes repeats alone: a
  * statement cannot change one row twice). Answers the delivery ids counted.
  */

@@ -43,13 +43,13 @@ export function createTrackingService(ctx: Pick<AppContext, 'db' | 'dbKind' | 'c
           if (!written.has(beacon.deliveryId)) {
             written.add(beacon.deliveryId);
             results.push(counted.has(beacon.deliveryId));
-          } else results.push(await repo.recordBeaconInOneStatement(trx, beacon.type, beacon.deliveryId, beacon.at));
+          } else results.push((await repo.recordBeaconsInOneStatement(trx, [beacon])).has(beacon.deliveryId));
         }
         return results;
       };
       return firsts.length === beacons.length ? write(db) : db.transaction().execute(write);
     },
-    (beacon) => repo.recordBeaconInOneStatement(db, beacon.type, beacon.deliveryId, beacon.at),
+    async (beacon) => (await repo.recordBeaconsInOneStatement(db, [beacon])).has(beacon.deliveryId),
     // A few batches at once on the pool's connections; each locks only its own deliveries.
     { concurrency: 4 },
   );

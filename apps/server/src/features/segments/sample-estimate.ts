@@ -35,23 +35,37 @@ export interface SegmentCount {
   sample_size: number | null;
 }
 
-async function activeCounter(db: Db, siteId: string): Promise<number> {
-  const site = await db.selectFrom('sites').select('active_subscriber_count').where('id', '=', siteId).executeTakeFirst();
-  return Number(site?.active_subscriber_count ?? 0);
+/**
+ * What a site's counts are scaled from: its exact active counter and, on a
+ * site large enough to estimate, how many active subscribers the sample
+ * holds. Read once per answer: the segments list counts every segment
+ * against the same two figures.
+ */
+export interface EstimateBasis {
+  active: number;
+  /** Active subscribers in the sample; 0 on a site below ESTIMATE_FROM_ACTIVE (not read). */
+  sampled: number;
 }
 
-/** Active subscribers of the site in the sample, and those of them matching the rules at `now`. */
-async function countSample(db: Db, siteId: string, rules: SegmentRules, now: number): Promise<{ sampled: number; matching: number }> {
-  const base = db
+function sampleOf(db: Db, siteId: string) {
+  return db
     .selectFrom('subscribers')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('subscribers.site_id', '=', siteId)
     .where('subscribers.is_active', '=', 1)
     .where(sql.raw<SqlBool>(SAMPLE_PREDICATE));
-  const sampled = Number((await base.executeTakeFirstOrThrow()).n);
-  if (sampled < MIN_SAMPLE) return { sampled, matching: 0 };
-  const matching = Number((await applySegmentRules(base, rules, now).executeTakeFirstOrThrow()).n);
-  return { sampled, matching };
+}
+
+export async function estimateBasis(db: Db, siteId: string): Promise<EstimateBasis> {
+  const site = await db.selectFrom('sites').select('active_subscriber_count').where('id', '=', siteId).executeTakeFirst();
+  const active = Number(site?.active_subscriber_count ?? 0);
+  if (active < ESTIMATE_FROM_ACTIVE) return { active, sampled: 0 };
+  return { active, sampled: Number((await sampleOf(db, siteId).executeTakeFirstOrThrow()).n) };
+}
+
+/** The count of the site's sampled active subscribers matching the rules (exported for the plan test). */
+export function sampleMatching(db: Db, siteId: string, rules: SegmentRules, now: number) {
+  return applySegmentRules(sampleOf(db, siteId), rules, now, siteId);
 }
 
 /** Three significant figures: an estimate does not pretend to more. */
@@ -64,12 +78,18 @@ export function roundEstimate(value: number): number {
  * site below ESTIMATE_FROM_ACTIVE (and for rules that match everyone, from
  * the exact counter), else estimated from the sample (see above).
  */
-export async function countSegment(db: Db, siteId: string, rules: SegmentRules, now: number, countExactly: () => Promise<number>): Promise<SegmentCount> {
-  if (!hasRules(rules)) return { count: await activeCounter(db, siteId), sample_size: null };
-  const active = await activeCounter(db, siteId);
-  if (active >= ESTIMATE_FROM_ACTIVE) {
-    const { sampled, matching } = await countSample(db, siteId, rules, now);
-    if (sampled >= MIN_SAMPLE && matching >= MIN_SAMPLE_MATCHES) return { count: roundEstimate((matching * active) / sampled), sample_size: sampled };
+export async function countSegment(
+  db: Db,
+  siteId: string,
+  rules: SegmentRules,
+  now: number,
+  basis: EstimateBasis,
+  countExactly: () => Promise<number>,
+): Promise<SegmentCount> {
+  if (!hasRules(rules)) return { count: basis.active, sample_size: null };
+  if (basis.active >= ESTIMATE_FROM_ACTIVE && basis.sampled >= MIN_SAMPLE) {
+    const matching = Number((await sampleMatching(db, siteId, rules, now).executeTakeFirstOrThrow()).n);
+    if (matching >= MIN_SAMPLE_MATCHES) return { count: roundEstimate((matching * basis.active) / basis.sampled), sample_size: basis.sampled };
   }
   return { count: await countExactly(), sample_size: null };
 }

@@ -10,7 +10,7 @@ import { checkSiteRole } from '../../platform/site-roles';
 import { changedFields, recordAudit } from '../audit-log/record';
 import { requireSiteRole } from '../sites/service';
 import * as repo from './repository';
-import { countSegment } from './sample-estimate';
+import { countSegment, estimateBasis, type EstimateBasis } from './sample-estimate';
 import { parseStoredRules } from './segment-rules';
 import { describeSegmentUses, findSegmentUses } from './segment-uses';
 
@@ -53,16 +53,16 @@ export function createSegmentsService(ctx: AppContext) {
   }
 
   /** Active subscribers matching now: exact, or on a large site estimated from a sample and labelled so (sample-estimate.ts). */
-  async function segmentCount(siteId: string, rules: SegmentRules): Promise<{ count: number; is_estimate: boolean; sample_size: number | null }> {
+  async function segmentCount(siteId: string, rules: SegmentRules, basis?: EstimateBasis): Promise<{ count: number; is_estimate: boolean; sample_size: number | null }> {
     const now = clock.now();
-    const counted = await countSegment(db, siteId, rules, now, () => repo.countMatchingSubscribers(db, siteId, rules, now));
+    const counted = await countSegment(db, siteId, rules, now, basis ?? (await estimateBasis(db, siteId)), () => repo.countMatchingSubscribers(db, siteId, rules, now));
     return { count: counted.count, is_estimate: counted.sample_size !== null, sample_size: counted.sample_size };
   }
 
   /** Spec §3: estimated_count is the number of active subscribers matching now. */
-  async function toResponse(row: SegmentRow): Promise<Segment> {
+  async function toResponse(row: SegmentRow, basis?: EstimateBasis): Promise<Segment> {
     const rules = rulesOf(row);
-    const { count, is_estimate, sample_size } = await segmentCount(row.site_id, rules);
+    const { count, is_estimate, sample_size } = await segmentCount(row.site_id, rules, basis);
     return {
       id: row.id,
       site_id: row.site_id,
@@ -81,8 +81,9 @@ export function createSegmentsService(ctx: AppContext) {
       await requireSiteRole(ctx, userId, siteId, 'viewer');
       const rows = await repo.listSegmentsOfSite(db, siteId, SEGMENTS_PER_SITE_MAX);
       const segments: Segment[] = [];
-      // One count at a time: a site has few segments, and a pool has few connections.
-      for (const row of rows) segments.push(await toResponse(row));
+      // The site's counter and sample size once for the list; then one count at a time (a pool has few connections).
+      const basis = await estimateBasis(db, siteId);
+      for (const row of rows) segments.push(await toResponse(row, basis));
       return segments;
     },
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config';
-import { compactOldDeliveries } from '../src/features/retention/service';
+import { compactOldDeliveries, removeCompactedRuns } from '../src/features/retention/service';
 import { ManualClock } from '../src/platform/clock';
 import { createDeliveryHarness, notificationInput, type DeliveryHarness } from './support/delivery-harness';
 import { waitFor } from './support/test-app';
@@ -227,4 +227,65 @@ describe('delivery retention', () => {
     expect((await beacon('delivered', liveToken)).body.data).toEqual({ counted: true });
     expect(await figures()).toMatchObject({ ab: before.ab, plain: before.plain });
   }, 90_000);
+
+  it('removes a trigger’s one-subscriber runs once compacted, keeping its latest run; "fired N times" and every count stay', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 6, 1, 8));
+    h = await createDeliveryHarness({ clock });
+    const db = h.t.ctx.db;
+    let token = h.owner.token;
+    const buyers = [await h.subscribe(), await h.subscribe()];
+    const key = (await h.t.request('POST', `/api/sites/${h.site.id}/api-keys`, { token, body: { name: 'Shop backend' } })).body.data.key as string;
+    const created = await h.t.request('POST', `/api/sites/${h.site.id}/notifications`, {
+      token,
+      body: notificationInput({ type: 'TRIGGERED', title: 'Thanks', trigger: { event: 'purchase', delay_minutes: 0 } }),
+    });
+    const id = created.body.data.notification.id as string;
+    const runsOf = () => db.selectFrom('notification_runs').select(['id', 'status', 'created_at']).where('notification_id', '=', id).orderBy('created_at').execute();
+
+    /** One purchase: a run of one delivery, sent before the clock moves on a minute. */
+    async function purchase(i: number) {
+      const fired = await h.t.request('POST', `/api/v1/sites/${h.site.id}/events`, {
+        body: { event: 'purchase', subscriber_id: buyers[i % 2]!.subscriberId },
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(fired.status, JSON.stringify(fired.body)).toBeLessThan(300);
+      await h.engine.scheduler!.tick();
+      await waitFor(async () => ((await runsOf()).every((run) => run.status === 'completed') ? true : undefined), { timeoutMs: 10_000 });
+      clock.advance(60_000);
+    }
+    async function passDays(days: number) {
+      clock.advance(days * DAY);
+      token = (await h.t.request('POST', '/api/auth/login', { body: { email: h.owner.email, password: h.owner.password } })).body.data.token;
+    }
+    const notification = async () => (await h.t.request('GET', `/api/notifications/${id}`, { token })).body.data.notification;
+
+    for (let i = 0; i < 5; i++) await purchase(i);
+    await h.engine.scheduler!.stop();
+    expect(await runsOf()).toHaveLength(5);
+    await passDays(31);
+    const before = await notification();
+    expect(before).toMatchObject({ fire_count: 5, counts: { sent: 5 } });
+
+    expect(await compactOldDeliveries(h.t.ctx, clock.now())).toBe(5);
+    expect(await removeCompactedRuns(h.t.ctx)).toBe(4);
+    // The latest firing stays (Retry and the "kept N days" answer read it); the four before it are counted, not kept.
+    const [latest] = await runsOf();
+    expect(await runsOf()).toHaveLength(1);
+    expect(latest!.created_at).toBe(Date.UTC(2026, 6, 1, 8) + 4 * 60_000);
+    expect(await notification()).toEqual(before);
+    expect(await removeCompactedRuns(h.t.ctx)).toBe(0);
+
+    // A later firing: the run kept before goes (the scheduler's own sweep may take it first); the new one, the latest, stays even once compacted.
+    await h.engine.scheduler!.start();
+    await purchase(5);
+    await h.engine.scheduler!.stop();
+    await removeCompactedRuns(h.t.ctx);
+    const sixth = Date.UTC(2026, 6, 1, 8) + 5 * 60_000 + 31 * DAY;
+    expect((await runsOf()).map((run) => run.created_at)).toEqual([sixth]);
+    await passDays(31);
+    expect(await compactOldDeliveries(h.t.ctx, clock.now())).toBe(1);
+    expect(await removeCompactedRuns(h.t.ctx)).toBe(0);
+    expect((await runsOf()).map((run) => run.created_at)).toEqual([sixth]);
+    expect(await notification()).toMatchObject({ fire_count: 6, counts: { sent: 6 } });
+  }, 60_000);
 });

@@ -34,6 +34,7 @@ import * as m0029 from './0029_subscriber_list_order';
 import * as m0030 from './0030_subscriber_search_and_sample';
 import * as m0031 from './0031_partial_external_id_index';
 import * as m0032 from './0032_subscriber_tags_sample';
+import * as m0033 from './0033_personal_run_retention';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -72,6 +73,7 @@ const modules: Record<string, MigrationModule> = {
   '0030_subscriber_search_and_sample': m0030,
   '0031_partial_external_id_index': m0031,
   '0032_subscriber_tags_sample': m0032,
+  '0033_personal_run_retention': m0033,
 };
 
 export function migrationsFor(kind: DatabaseKind): Record<string, Migration> {

@@ -54,6 +54,8 @@ export interface NotificationsTable {
   skipped_count: Counter;
   /** Of skipped_count, the deliveries skipped for the site's frequency cap. */
   skipped_capped_count: Counter;
+  /** Its one-subscriber runs (trigger firings, welcome steps) retention removed after compacting them (migration 0033). */
+  removed_run_count: Counter;
   created_at: Millis;
   updated_at: Millis;
 }

@@ -123,6 +123,7 @@ function newNotificationRow(fields: NewNotification, now: number): NotificationR
     expired_count: 0,
     skipped_count: 0,
     skipped_capped_count: 0,
+    removed_run_count: 0,
     created_at: now,
     updated_at: now,
   };

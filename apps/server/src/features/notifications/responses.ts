@@ -75,7 +75,7 @@ export function toNotificationResponse(row: NotificationRow, automation: Notific
     trigger: row.type === 'TRIGGERED' && automation.trigger ? { event: automation.trigger.event_name, delay_minutes: automation.trigger.delay_minutes } : null,
     stats: { total: row.total_count, sent: row.sent_count, delivered: row.delivered_count, clicked: row.clicked_count, failed: row.failed_count },
     counts: outcomeCountsOf(row),
-    fire_count: row.type === 'TRIGGERED' ? (automation.fireCount ?? 0) : null,
+    fire_count: row.type === 'TRIGGERED' ? (automation.fireCount ?? 0) + row.removed_run_count : null,
     ...abFieldsOf(automation.abTest),
   };
 }

@@ -3,8 +3,9 @@
 // `limit` of their rows into their notifications' counts
 // (compacted_deliveries) and the subscribers' last-* columns, in one
 // transaction.
-import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
+import { sql, type Insertable, type Kysely, type SqlBool, type Transaction } from 'kysely';
 import type { CompactedDeliveriesTable, Database, DeliveryStatus, RunStatus } from '../../db/schema';
+import { inKeyOrder } from '../../db/lock-order';
 import { pushServiceOf } from '../../delivery/push-services';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -64,6 +65,51 @@ export async function compactStep(db: Kysely<Database>, runIds: string[], cutoff
     await moveLastActivity(trx, removed);
     if (removed.length < limit) {
       await trx.updateTable('notification_runs').set({ deliveries_compacted_at: now }).where('id', 'in', runIds).where('status', 'in', FINISHED).where('finished_at', '<', cutoff).execute();
+    }
+    return removed.length;
+  });
+}
+
+/**
+ * Removes up to `limit` one-subscriber runs (trigger firings, welcome steps)
+ * whose deliveries compaction has taken, oldest compaction first, and adds
+ * them to their notifications' removed_run_count, in one transaction. A run
+ * stays while it is its notification's latest (Retry and the "kept N days"
+ * answer read that one): it goes once a later run exists. Two schedulers at
+ * once: a run is deleted once and counted by the one that deleted it.
+ * Returns how many runs it removed.
+ */
+export async function removeCompactedPersonalRuns(db: Kysely<Database>, limit: number): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const removable = trx
+      .selectFrom('notification_runs as run')
+      .select('run.id')
+      // Word for word the predicate of the partial index notification_runs_personal_compacted (migration 0033).
+      .where(sql<SqlBool>`run.subscriber_id is not null and run.deliveries_compacted_at is not null`)
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('notification_runs as later')
+            .select('later.id')
+            .whereRef('later.notification_id', '=', 'run.notification_id')
+            .whereRef('later.created_at', '>', 'run.created_at'),
+        ),
+      )
+      .orderBy('run.deliveries_compacted_at')
+      .limit(limit);
+    const removed = await trx
+      .deleteFrom('notification_runs')
+      .where('id', 'in', removable)
+      .where('deliveries_compacted_at', 'is not', null)
+      .returning('notification_id')
+      .execute();
+    const perNotification = new Map<string, number>();
+    for (const row of removed) perNotification.set(row.notification_id, (perNotification.get(row.notification_id) ?? 0) + 1);
+    for (const [notificationId, count] of inKeyOrder(perNotification.entries(), ([id]) => [id])) {
+      await trx
+        .updateTable('notifications')
+        .set((eb) => ({ removed_run_count: eb('removed_run_count', '+', count) }))
+        .where('id', '=', notificationId)
+        .execute();
     }
     return removed.length;
   });

@@ -1,8 +1,9 @@
 // Delivery retention (docs/storage.md, "Retention"; docs/delivery.md,
 // "Retention"): the delivery rows of runs finished more than
 // DELIVERY_RETENTION_DAYS ago are compacted into per-run counts a little at
-// a time, so storage stops growing with every push sent while every figure a
-// screen shows stays what it was.
+// a time, and then the runs made for one subscriber go too, so storage
+// stops growing with every push sent while every figure a screen shows
+// stays what it was.
 import type { AppContext } from '../../context';
 import type { DueWorkSource } from '../../jobs/scheduler';
 import * as repo from './repository';
@@ -51,6 +52,21 @@ export async function compactOldDeliveries(ctx: Pick<AppContext, 'db' | 'config'
   return removed;
 }
 
+/**
+ * Removes the one-subscriber runs compaction has emptied (trigger firings,
+ * welcome steps: a run each), `batchSize` per transaction, at most
+ * `maxBatches` transactions; returns how many it removed.
+ */
+export async function removeCompactedRuns(ctx: Pick<AppContext, 'db'>, options: DeliveryRetentionOptions = RETENTION_DEFAULTS): Promise<number> {
+  let removed = 0;
+  for (let step = 0; step < options.maxBatches; step++) {
+    const count = await repo.removeCompactedPersonalRuns(ctx.db, options.batchSize);
+    removed += count;
+    if (count < options.batchSize) break;
+  }
+  return removed;
+}
+
 /** The due-work source: a sweep at most every `everyMs` per scheduler. */
 export function deliveryRetentionSource(ctx: Pick<AppContext, 'db' | 'config' | 'log'>, options: DeliveryRetentionOptions = RETENTION_DEFAULTS): DueWorkSource {
   let lastSweepAt = -Infinity;
@@ -61,6 +77,8 @@ export function deliveryRetentionSource(ctx: Pick<AppContext, 'db' | 'config' | 
       lastSweepAt = now;
       const removed = await compactOldDeliveries(ctx, now, options);
       if (removed > 0) ctx.log.info({ removed }, 'compacted old delivery rows');
+      const removedRuns = await removeCompactedRuns(ctx, options);
+      if (removedRuns > 0) ctx.log.info({ removedRuns }, 'removed compacted one-subscriber runs');
     },
   };
 }

@@ -3,6 +3,7 @@ import type { AppContext } from './context';
 import { openDatabase, type DatabaseHandle } from './db/database';
 import { migrateToLatest, pendingMigrations } from './db/migrate';
 import { deliveryBacklog } from './delivery/runs';
+import { unfoldedBeacons } from './features/tracking/repository';
 import { fireTriggers } from './features/notifications/triggered';
 import { addSendToSiteCounters, addToDeliveryHealth } from './features/analytics/site-counters';
 import { notificationsUsingSegment, runsUsingSegment } from './features/segments/repository';
@@ -83,6 +84,10 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     const now = ctx.clock.now();
     const backlog = await deliveryBacklog(ctx.db, now);
     return { pending: backlog.pending, leased: backlog.leased, oldestPendingSeconds: backlog.oldestPendingAt === null ? 0 : Math.max(0, now - backlog.oldestPendingAt) / 1000 };
+  });
+  metrics.watchBeaconBacklog(async () => {
+    const beacons = await unfoldedBeacons(ctx.db);
+    return { unfolded: beacons.count, oldestUnfoldedSeconds: beacons.oldestAt === null ? 0 : Math.max(0, ctx.clock.now() - beacons.oldestAt) / 1000 };
   });
   return {
     ctx,

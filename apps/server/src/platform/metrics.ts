@@ -25,6 +25,13 @@ export interface DeliveryBacklog {
   oldestPendingSeconds: number;
 }
 
+/** Beacons stored and not yet folded into the counters (docs/delivery.md, "How beacons are counted"). */
+export interface BeaconBacklog {
+  unfolded: number;
+  /** Age of the oldest of them, in seconds (0 when none): above a few seconds, the fold is behind or not running. */
+  oldestUnfoldedSeconds: number;
+}
+
 /** Jobs per queue and state (waiting, active, delayed, failed). */
 export type QueueJobCounts = Record<string, Record<string, number>>;
 
@@ -46,6 +53,8 @@ export interface Metrics {
   runClaimed(lagSeconds: number): void;
   /** Reads the backlog gauges from `read` at each scrape. */
   watchDeliveryBacklog(read: () => Promise<DeliveryBacklog>): void;
+  /** Reads the beacon gauges from `read` at each scrape. */
+  watchBeaconBacklog(read: () => Promise<BeaconBacklog>): void;
   /** Reads the queue gauges from `read` at each scrape. */
   watchQueue(read: () => Promise<QueueJobCounts>): void;
 }
@@ -103,43 +112,65 @@ export function createMetrics(): Metrics {
     registers: [registry],
   });
 
-  let readBacklog: (() => Promise<DeliveryBacklog>) | undefined;
   const oldestPending = new client.Gauge({
     name: 'herald_deliveries_oldest_pending_age_seconds',
     help: 'Age of the oldest pending delivery (0 when none is pending).',
     registers: [registry],
   });
-  new client.Gauge({
+  const deliveries = new client.Gauge({
     name: 'herald_deliveries',
     help: 'Deliveries not finished, by state: pending (all of them) and leased (held by a worker now).',
     labelNames: ['state'] as const,
     registers: [registry],
-    async collect() {
-      if (!readBacklog) return;
-      const backlog = await readBacklog();
-      this.set({ state: 'pending' }, backlog.pending);
-      this.set({ state: 'leased' }, backlog.leased);
-      oldestPending.set(backlog.oldestPendingSeconds);
-    },
   });
-
-  let readQueue: (() => Promise<QueueJobCounts>) | undefined;
-  new client.Gauge({
+  const oldestUnfolded = new client.Gauge({
+    name: 'herald_beacons_oldest_unfolded_age_seconds',
+    help: 'Age of the oldest delivered/clicked beacon not yet counted (0 when none); the fold runs about every second.',
+    registers: [registry],
+  });
+  const unfolded = new client.Gauge({
+    name: 'herald_beacons_unfolded',
+    help: 'Delivered/clicked beacons stored and not yet folded into the counters.',
+    registers: [registry],
+  });
+  const queueJobs = new client.Gauge({
     name: 'herald_queue_jobs',
     help: 'Jobs in the queue by queue and state (waiting, active, delayed, failed).',
     labelNames: ['queue', 'state'] as const,
     registers: [registry],
-    async collect() {
-      if (!readQueue) return;
-      this.reset();
-      for (const [queue, states] of Object.entries(await readQueue())) {
-        for (const [state, count] of Object.entries(states)) this.set({ queue, state }, count);
-      }
-    },
   });
+  let readBacklog: (() => Promise<DeliveryBacklog>) | undefined;
+  let readBeacons: (() => Promise<BeaconBacklog>) | undefined;
+  let readQueue: (() => Promise<QueueJobCounts>) | undefined;
+
+  /**
+   * The gauges read from the database and the queue, all set before the
+   * registry writes any of them: a gauge's own collect() would run while the
+   * registry writes the others, so a figure set from another gauge's read
+   * would show the scrape before's value.
+   */
+  async function refreshGauges(): Promise<void> {
+    const [backlog, beacons, queue] = await Promise.all([readBacklog?.(), readBeacons?.(), readQueue?.()]);
+    if (backlog) {
+      deliveries.set({ state: 'pending' }, backlog.pending);
+      deliveries.set({ state: 'leased' }, backlog.leased);
+      oldestPending.set(backlog.oldestPendingSeconds);
+    }
+    if (beacons) {
+      unfolded.set(beacons.unfolded);
+      oldestUnfolded.set(beacons.oldestUnfoldedSeconds);
+    }
+    if (queue) {
+      queueJobs.reset();
+      for (const [name, states] of Object.entries(queue)) {
+        for (const [state, count] of Object.entries(states)) queueJobs.set({ queue: name, state }, count);
+      }
+    }
+  }
 
   return {
     async scrape() {
+      await refreshGauges();
       return { contentType: registry.contentType, body: await registry.metrics() };
     },
     pushFinished: (pushService, outcome, reason) => pushes.inc({ push_service: pushService, outcome, reason: reason ?? 'none' }),
@@ -151,6 +182,9 @@ export function createMetrics(): Metrics {
     runClaimed: (lagSeconds) => claimLag.observe(Math.max(0, lagSeconds)),
     watchDeliveryBacklog(read) {
       readBacklog = read;
+    },
+    watchBeaconBacklog(read) {
+      readBeacons = read;
     },
     watchQueue(read) {
       readQueue = read;

@@ -2,6 +2,8 @@
 // the counters a send moves (README, "Health and metrics").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pushServiceOf } from '../../src/delivery/push-services';
+import { foldAllBeaconCounts } from '../../src/features/tracking/fold';
+import { ManualClock } from '../../src/platform/clock';
 import { createDeliveryHarness, notificationInput, type DeliveryHarness } from '../support/delivery-harness';
 import { createTestApp } from '../support/test-app';
 
@@ -18,6 +20,31 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   }
   return 0;
 }
+
+describe('beacons waiting to be counted', () => {
+  it('/metrics shows how many beacons wait for the fold and how old the oldest is; none once folded', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 6, 1, 8));
+    // No scheduler here: nothing folds until the test does.
+    const t = await createTestApp({ clock, env: { METRICS_TOKEN } });
+    try {
+      const scrape = async () => String((await t.request('GET', '/metrics', { token: METRICS_TOKEN })).body);
+      expect(sample(await scrape(), 'herald_beacons_unfolded')).toBe(0);
+      expect(await scrape()).toMatch(/^herald_beacons_oldest_unfolded_age_seconds 0$/m);
+      // Three beacons of a site deleted meanwhile (the fold skips their counts and drops them): 90 s, 30 s and 0 s old.
+      const row = (at: number) => ({ site_id: 'gone-site', notification_id: 'gone-notification', run_id: 'gone-run', at, delivered: 1, clicked: 0 });
+      await t.ctx.db.insertInto('uncounted_beacons').values([row(clock.now() - 90_000), row(clock.now() - 30_000), row(clock.now())]).execute();
+      const waiting = await scrape();
+      expect(sample(waiting, 'herald_beacons_unfolded')).toBe(3);
+      expect(sample(waiting, 'herald_beacons_oldest_unfolded_age_seconds')).toBe(90);
+      await foldAllBeaconCounts(t.ctx);
+      const folded = await scrape();
+      expect(sample(folded, 'herald_beacons_unfolded')).toBe(0);
+      expect(sample(folded, 'herald_beacons_oldest_unfolded_age_seconds')).toBe(0);
+    } finally {
+      await t.close();
+    }
+  });
+});
 
 describe('health and readiness routes', () => {
   it('/healthz answers without I/O, /readyz checks the database and its migrations, /metrics is off without METRICS_TOKEN', async () => {

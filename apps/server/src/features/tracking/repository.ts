@@ -63,6 +63,15 @@ export function takeUncountedBeacons(trx: Transaction<Database>, kind: DatabaseK
 }
 
 /** Of these sites, the ones that still exist (a deleted site's beacons count nowhere). */
+/** Beacons waiting for the fold, and when the first of them (in fold order) came; null: none. */
+export async function unfoldedBeacons(db: Db): Promise<{ count: number; oldestAt: number | null }> {
+  const [counted, first] = await Promise.all([
+    db.selectFrom('uncounted_beacons').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    db.selectFrom('uncounted_beacons').select('at').orderBy('id').limit(1).executeTakeFirst(),
+  ]);
+  return { count: Number(counted.n), oldestAt: first ? Number(first.at) : null };
+}
+
 export async function existingSites(db: Db, siteIds: readonly string[]): Promise<Set<string>> {
   if (!siteIds.length) return new Set();
   return new Set((await db.selectFrom('sites').select('id').where('id', 'in', siteIds).execute()).map((row) => row.id));

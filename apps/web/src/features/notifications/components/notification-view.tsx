@@ -203,11 +203,15 @@ const COUNTS = [
   { key: 'pending', label: 'Pending', help: 'Still to be sent, or waiting for another attempt.' },
 ] as const;
 
-/** Rates with their denominators: the spec's click and delivery rates (§9), and reach beside them. */
+/**
+ * Rates with their denominators: the spec's click and delivery rates (§9),
+ * and reach beside them. A rate whose denominator is still 0 is shown as "—",
+ * not "0%": nothing was delivered (sent, targeted) to measure it against.
+ */
 const RATES = [
-  { key: 'click_rate', label: 'Click Rate', help: 'Clicked ÷ delivered (spec).' },
-  { key: 'delivery_rate', label: 'Delivery Rate', help: 'Delivered ÷ sent, where sent is what the push services accepted (spec).' },
-  { key: 'reach_rate', label: 'Reach', help: 'Delivered ÷ targeted: how many of the people it was meant for got it.' },
+  { key: 'click_rate', denominator: 'delivered', label: 'Click Rate', help: 'Clicked ÷ delivered (spec). "—" until something is delivered.' },
+  { key: 'delivery_rate', denominator: 'sent', label: 'Delivery Rate', help: 'Delivered ÷ sent, where sent is what the push services accepted (spec). "—" until something is accepted.' },
+  { key: 'reach_rate', denominator: 'targeted', label: 'Reach', help: 'Delivered ÷ targeted: how many of the people it was meant for got it. "—" until someone is targeted.' },
 ] as const;
 
 function Metric({ label, help, value, testId }: { label: string; help: string; value: string; testId: string }) {
@@ -282,7 +286,7 @@ function PerformanceCard({
             </dl>
             <dl className="mt-3 grid grid-cols-2 gap-3 sm:grid-cols-3" aria-label="Rates">
               {RATES.map((metric) => (
-                <Metric key={metric.key} label={metric.label} help={metric.help} value={formatPercent(query.data[metric.key])} testId={`performance-${metric.key.replace('_', '-')}`} />
+                <Metric key={metric.key} label={metric.label} help={metric.help} value={query.data.counts[metric.denominator] > 0 ? formatPercent(query.data[metric.key]) : '—'} testId={`performance-${metric.key.replace('_', '-')}`} />
               ))}
             </dl>
             {query.data.counts.skipped > 0 ? <SkippedLine skipped={query.data.skipped} /> : null}

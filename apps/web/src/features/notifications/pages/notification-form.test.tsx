@@ -733,6 +733,30 @@ describe('notification view mode (spec §4: view-only statuses)', () => {
     expect(api.callsTo('GET /api/notifications/c1/performance')).toHaveLength(1);
   });
 
+  it('shows a rate whose denominator is still 0 as "—", not "0%" (every subscriber at the frequency cap)', async () => {
+    const noneSent = makePerformance({
+      notification_id: 'c1',
+      total: 4,
+      sent: 0,
+      delivered: 0,
+      clicked: 0,
+      failed: 0,
+      click_rate: 0,
+      delivery_rate: 0,
+      reach_rate: 0,
+      counts: makeCounts({ targeted: 4, sent: 0, failed: 0, expired: 0, skipped: 4, delivered: 0, clicked: 0 }),
+      skipped: { inactive: 0, frequency_cap: 4, quiet_hours_deferred: 0 },
+    });
+    setUp({ 'GET /api/notifications/c1': ok({ notification: completed }), 'GET /api/notifications/c1/performance': ok(noneSent) });
+    renderApp('/notifications/c1/edit');
+
+    expect(await screen.findByTestId('performance-skipped')).toHaveTextContent('4');
+    expect(screen.getByTestId('performance-click-rate')).toHaveTextContent('—');
+    expect(screen.getByTestId('performance-delivery-rate')).toHaveTextContent('—');
+    // Four were targeted, none reached: that is a true 0%.
+    expect(screen.getByTestId('performance-reach-rate')).toHaveTextContent('0%');
+  });
+
   it('says how many were skipped for the frequency cap, with the way to the setting', async () => {
     setUp({
       'GET /api/notifications/c1': ok({ notification: completed }),

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PushService } from '../apps/server/test/support/push-service';
-import { expectAccessible, launchChromium, recordDialogs, type BrowserSession, type Page } from './support/browser';
+import { expectAccessible, launchChromium, recordDialogs, shootAtWidths, type BrowserSession, type Page } from './support/browser';
 import { startHerald, type HeraldProcess } from './support/herald-server';
 import { USER_AGENTS, ownerApi, signInThroughUi, subscribeThroughPublicApi, waitUntil } from './support/journey';
 
@@ -33,16 +33,7 @@ describe('A/B test journey (headless Chromium, the local push service)', () => {
   const owner = { email: 'owner@example.com', password: 'owner-password' };
   let api: ReturnType<typeof ownerApi>;
 
-  const shoot = async (page: Page, name: string) => {
-    for (const width of [1280, 390]) {
-      await page.setViewportSize({ width, height: 900 });
-      await page.waitForTimeout(300);
-      await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
-      const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
-      expect(scrollWidth, `${name} at ${width} px is wider than the screen`).toBe(width);
-    }
-    await page.setViewportSize({ width: 1280, height: 900 });
-  };
+  const shoot = (page: Page, name: string) => shootAtWidths(page, SHOTS, name);
 
   const beacon = (type: 'delivered' | 'clicked', token: string) =>
     fetch(`${herald.url}/api/public/events`, { method: 'POST', headers: { 'content-type': 'application/json', origin: SITE_URL }, body: JSON.stringify({ type, token }) });

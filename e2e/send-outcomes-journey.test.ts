@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PushService, type TestSubscription } from '../apps/server/test/support/push-service';
-import { expectAccessible, launchChromium, recordDialogs, type BrowserSession, type Page } from './support/browser';
+import { expectAccessible, launchChromium, recordDialogs, shootAtWidths, type BrowserSession, type Page } from './support/browser';
 import { startHerald, type HeraldProcess } from './support/herald-server';
 import { USER_AGENTS, ownerApi, signInThroughUi, subscribeThroughPublicApi, waitUntil } from './support/journey';
 
@@ -47,17 +47,7 @@ describe('send outcomes journey (headless Chromium, a push service that fails so
     return subscription;
   };
 
-  const shoot = async (page: Page, name: string) => {
-    for (const width of [1280, 375]) {
-      await page.setViewportSize({ width, height: 900 });
-      await page.waitForTimeout(300);
-      await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
-      // Nothing wider than the screen: a phone never scrolls sideways.
-      const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
-      expect(scrollWidth, `${name} at ${width} px is wider than the screen`).toBe(width);
-    }
-    await page.setViewportSize({ width: 1280, height: 900 });
-  };
+  const shoot = (page: Page, name: string) => shootAtWidths(page, SHOTS, name, [1280, 375]);
 
   beforeAll(async () => {
     fs.mkdirSync(SHOTS, { recursive: true });

@@ -32,6 +32,23 @@ export async function launchChromium(options: { viewport?: { width: number; heig
 
 export type { Page };
 
+/**
+ * Full-page screenshots of the page at a desktop and a phone width into
+ * `folder` (`{name}-{width}.png`), failing if the page is wider than the
+ * screen at either (a phone never scrolls sideways); back at 1280 px after.
+ */
+export async function shootAtWidths(page: Page, folder: string, name: string, widths: readonly number[] = [1280, 390]): Promise<void> {
+  fs.mkdirSync(folder, { recursive: true });
+  for (const width of widths) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: path.join(folder, `${name}-${width}.png`), fullPage: true });
+    const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+    if (scrollWidth !== width) throw new Error(`${name} at ${width} px is ${scrollWidth} px wide: wider than the screen`);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
 /** Fails on serious or critical accessibility violations of the page as it is now. */
 export async function expectAccessible(page: Page, label: string): Promise<void> {
   const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();

@@ -47,12 +47,12 @@ export const USER_AGENTS = {
  */
 export async function subscribeThroughPublicApi(
   baseUrl: string,
-  input: { siteId: string; origin: string; subscription: TestSubscription; userAgent: string },
+  input: { siteId: string; origin: string; subscription: TestSubscription; userAgent: string; timezone?: string },
 ): Promise<string> {
   const response = await fetch(`${baseUrl}/api/public/sites/${input.siteId}/subscribers`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', origin: input.origin, 'user-agent': input.userAgent },
-    body: JSON.stringify({ subscription: { endpoint: input.subscription.endpoint, keys: input.subscription.keys }, timezone: 'Europe/Paris', language: 'en' }),
+    body: JSON.stringify({ subscription: { endpoint: input.subscription.endpoint, keys: input.subscription.keys }, timezone: input.timezone ?? 'Europe/Paris', language: 'en' }),
   });
   const body = (await response.json()) as any;
   if (response.status !== 201) throw new Error(`subscribe answered ${response.status}: ${JSON.stringify(body)}`);

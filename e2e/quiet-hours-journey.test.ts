@@ -103,9 +103,10 @@ describe('quiet hours and the frequency cap (headless Chromium, the local push s
     const heldId = await sendThroughComposer(page, dialogs, 'Late opening', { sendAnyway: false });
     await waitUntil('the Tokyo pushes', 30_000, () => (received('Late opening').length === 2 ? true : undefined));
     expect(received('Late opening').sort()).toEqual([...subscriptions.tokyo].sort());
-    const held = await waitUntil('the deferred count', 30_000, async () => {
+    // The pushes reach the push service before their outcomes are recorded: wait for both counts.
+    const held = await waitUntil('the Tokyo outcomes and the deferred count', 30_000, async () => {
       const performance = (await api.call('GET', `/notifications/${heldId}/performance`)).data;
-      return performance.skipped.quiet_hours_deferred === 2 ? performance : undefined;
+      return performance.skipped.quiet_hours_deferred === 2 && performance.counts.sent === 2 ? performance : undefined;
     });
     expect(held.counts).toMatchObject({ sent: 2, failed: 0 });
     await page.reload();
@@ -123,7 +124,12 @@ describe('quiet hours and the frequency cap (headless Chromium, the local push s
     // "Send anyway during quiet hours": all four at once.
     const anywayId = await sendThroughComposer(page, dialogs, 'Flash sale now', { sendAnyway: true });
     await waitUntil('all four pushes', 30_000, () => (received('Flash sale now').length === 4 ? true : undefined));
-    expect((await api.call('GET', `/notifications/${anywayId}/performance`)).data.skipped.quiet_hours_deferred).toBe(0);
+    // Recorded too before the cap is set: the cap counts pushes whose outcome is stored.
+    const anyway = await waitUntil('all four outcomes', 30_000, async () => {
+      const performance = (await api.call('GET', `/notifications/${anywayId}/performance`)).data;
+      return performance.counts.sent === 4 ? performance : undefined;
+    });
+    expect(anyway.skipped.quiet_hours_deferred).toBe(0);
 
     // A frequency cap of one push a day: everyone has had one (Tokyo two), so a third send skips all four.
     await page.goto(`${herald.url}/settings`);

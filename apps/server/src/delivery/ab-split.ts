@@ -51,6 +51,11 @@ export interface AbFanOut {
   pick(subscriberIds: string[]): Promise<AbPagePick>;
 }
 
+/** Whether the notification carries variants (its sends are not split by zone: zone-runs.ts). */
+export async function hasAbTest(db: DeliveryDeps['db'], notificationId: string): Promise<boolean> {
+  return (await db.selectFrom('ab_tests').select('notification_id').where('notification_id', '=', notificationId).executeTakeFirst()) !== undefined;
+}
+
 /**
  * What a run of an A/B notification takes of each audience page, or
  * undefined for a single message:
@@ -60,14 +65,10 @@ export interface AbFanOut {
  * - the sample: exactly round(N × percent) of the audience of N, drawn by
  *   selection sampling (Knuth's algorithm S) over the pages in id order with
  *   each subscriber's fixed draw, variants in turn among those taken. N is
- *   counted once, at the first page, and the draw's progress is stored with
- *   each page, so a resumed fan-out takes the same subscribers.
+ *   counted once, at the first page (one count query), and the draw's
+ *   progress is stored with each page, so a resumed fan-out takes the same
+ *   subscribers.
  */
-/** Whether the notification carries variants (its sends are not split by zone: zone-runs.ts). */
-export async function hasAbTest(db: DeliveryDeps['db'], notificationId: string): Promise<boolean> {
-  return (await db.selectFrom('ab_tests').select('notification_id').where('notification_id', '=', notificationId).executeTakeFirst()) !== undefined;
-}
-
 export async function abFanOutFor(deps: Pick<DeliveryDeps, 'db' | 'deliveryPorts'>, run: RunRow): Promise<AbFanOut | undefined> {
   const { db } = deps;
   let test = await db.selectFrom('ab_tests').selectAll().where('notification_id', '=', run.notification_id).executeTakeFirst();
@@ -106,14 +107,9 @@ export async function abFanOutFor(deps: Pick<DeliveryDeps, 'db' | 'deliveryPorts
   }
 
   if (test.sample_audience === null) {
-    let audience = 0;
-    for (let cursor: string | null = null; ; ) {
-      const page = await deps.deliveryPorts.selectAudiencePage(db, run, cursor, 1000);
-      if ('nobodyBecause' in page || !page.subscriberIds.length) break;
-      audience += page.subscriberIds.length;
-      cursor = page.subscriberIds[page.subscriberIds.length - 1]!;
-      if (page.subscriberIds.length < 1000) break;
-    }
+    // One count of the audience the pages will walk (an A/B send is never split by zone: every zone's count, added);
+    // a segment that is gone counts nobody, as its pages would.
+    const audience = (await deps.deliveryPorts.countAudienceByZone(db, run)).reduce((sum, zone) => sum + zone.subscribers, 0);
     // The first fan-out to count fixes N; a rival's count (or a resumed one's) reads it back.
     await db.updateTable('ab_tests').set({ sample_audience: audience }).where('notification_id', '=', run.notification_id).where('sample_audience', 'is', null).execute();
     test = await db.selectFrom('ab_tests').selectAll().where('notification_id', '=', run.notification_id).executeTakeFirstOrThrow();

@@ -41,11 +41,20 @@ export const notificationDeliveryResponse = z.object({ mode: z.enum(DELIVERY_MOD
 export const localTimeProgress = z.object({ zones: z.number(), zones_sent: z.number() });
 export type LocalTimeProgress = z.infer<typeof localTimeProgress>;
 
+/**
+ * The quiet-hours window with its fields named as its reader knows them: the
+ * API's messages say "quietHours.start", Settings' say "From" and "Until".
+ * One set of rules for both.
+ */
+export function quietHoursNamed(names: { start: string; end: string }) {
+  return z
+    .object({ start: timeOfDay(names.start), end: timeOfDay(names.end) })
+    .strict()
+    .refine((value) => value.start !== value.end, { message: `${names.start} and ${names.end} must differ`, path: ['end'] });
+}
+
 /** Per site: non-urgent pushes due inside this window (each subscriber's local time) wait until it ends. */
-export const quietHours = z
-  .object({ start: timeOfDay('quietHours.start'), end: timeOfDay('quietHours.end') })
-  .strict()
-  .refine((value) => value.start !== value.end, { message: 'quietHours.start and quietHours.end must differ', path: ['end'] });
+export const quietHours = quietHoursNamed({ start: 'quietHours.start', end: 'quietHours.end' });
 export type QuietHours = z.infer<typeof quietHours>;
 
 function minutesOf(hhmm: string): number {

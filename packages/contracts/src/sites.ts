@@ -91,20 +91,29 @@ const money = z.coerce
 /** Per site: at most `max` pushes per subscriber in any `hours` (docs/product.md, "Frequency cap"). */
 export const FREQUENCY_CAP_MAX = 100;
 export const FREQUENCY_CAP_HOURS_MAX = 168;
-export const frequencyCap = z
-  .object({
-    max: z
-      .number({ message: 'frequencyCap.max must be a number' })
-      .int('frequencyCap.max must be a whole number')
-      .min(1, 'frequencyCap.max must be at least 1')
-      .max(FREQUENCY_CAP_MAX, `frequencyCap.max must be at most ${FREQUENCY_CAP_MAX}`),
-    hours: z
-      .number({ message: 'frequencyCap.hours must be a number' })
-      .int('frequencyCap.hours must be a whole number')
-      .min(1, 'frequencyCap.hours must be at least 1')
-      .max(FREQUENCY_CAP_HOURS_MAX, `frequencyCap.hours must be at most ${FREQUENCY_CAP_HOURS_MAX} (a week)`),
-  })
-  .strict();
+/**
+ * The frequency cap with its fields named as its reader knows them: the API's
+ * messages say "frequencyCap.max", Settings' say "Pushes" and "Hours". One
+ * set of rules for both.
+ */
+export function frequencyCapNamed(names: { max: string; hours: string }) {
+  return z
+    .object({
+      max: z
+        .number({ message: `${names.max} must be a number` })
+        .int(`${names.max} must be a whole number`)
+        .min(1, `${names.max} must be at least 1`)
+        .max(FREQUENCY_CAP_MAX, `${names.max} must be at most ${FREQUENCY_CAP_MAX}`),
+      hours: z
+        .number({ message: `${names.hours} must be a number` })
+        .int(`${names.hours} must be a whole number`)
+        .min(1, `${names.hours} must be at least 1`)
+        .max(FREQUENCY_CAP_HOURS_MAX, `${names.hours} must be at most ${FREQUENCY_CAP_HOURS_MAX} (a week)`),
+    })
+    .strict();
+}
+
+export const frequencyCap = frequencyCapNamed({ max: 'frequencyCap.max', hours: 'frequencyCap.hours' });
 export type FrequencyCap = z.infer<typeof frequencyCap>;
 
 export const siteSettings = z.object({

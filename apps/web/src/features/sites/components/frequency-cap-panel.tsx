@@ -1,10 +1,12 @@
-import { frequencyCap, type Site } from '@herald/contracts';
+import { frequencyCapNamed, type Site } from '@herald/contracts';
 import { Gauge } from 'lucide-react';
 import { useState } from 'react';
 import { Field, Input } from '../../../components/ui';
 import { SwitchedSettingPanel, useSaveSiteSetting } from './switched-setting-panel';
 
 const DEFAULT_CAP = { max: 3, hours: 24 };
+/** The API's rules, with the messages naming the form's fields. */
+const capForm = frequencyCapNamed({ max: 'Pushes', hours: 'Hours' });
 
 /**
  * Settings → General, "Frequency cap" (issue 14 §3; docs/product.md,
@@ -23,12 +25,12 @@ export function FrequencyCapPanel({ site }: { site: Site }) {
   function onSubmit() {
     let cap: { max: number; hours: number } | null = null;
     if (enabled) {
-      const parsed = frequencyCap.safeParse({ max: max.trim() === '' ? NaN : Number(max), hours: hours.trim() === '' ? NaN : Number(hours) });
+      const parsed = capForm.safeParse({ max: max.trim() === '' ? NaN : Number(max), hours: hours.trim() === '' ? NaN : Number(hours) });
       if (!parsed.success) {
         const found: { max?: string; hours?: string } = {};
         for (const issue of parsed.error.issues) {
           const field = issue.path[0] === 'hours' ? 'hours' : 'max';
-          found[field] ??= issue.message.replace(/^frequencyCap\.(max|hours)/, field === 'max' ? 'Pushes' : 'Hours');
+          found[field] ??= issue.message;
         }
         setErrors(found);
         return;

@@ -32,6 +32,11 @@ describe('Settings → General, quiet hours', () => {
     await user.click(screen.getByRole('button', { name: 'Save quiet hours' }));
     expect(await screen.findByText('From and Until must differ')).toBeInTheDocument();
     expect(api.callsTo('PATCH /api/sites/site-1')).toHaveLength(0);
+    // The API's rules, in the form's words.
+    await user.clear(from);
+    await user.click(screen.getByRole('button', { name: 'Save quiet hours' }));
+    expect(await screen.findByText('From must be a time of day as HH:MM (00:00 to 23:59)')).toBeInTheDocument();
+    await user.type(from, '22:00');
 
     await user.clear(until);
     await user.type(until, '07:30');

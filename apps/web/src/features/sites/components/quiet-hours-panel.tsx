@@ -1,10 +1,12 @@
-import { quietHours, type Site } from '@herald/contracts';
+import { quietHoursNamed, type Site } from '@herald/contracts';
 import { MoonStar } from 'lucide-react';
 import { useState } from 'react';
 import { Field, Input } from '../../../components/ui';
 import { SwitchedSettingPanel, useSaveSiteSetting } from './switched-setting-panel';
 
 const DEFAULT_WINDOW = { start: '22:00', end: '08:00' };
+/** The API's rules, with the messages naming the form's fields. */
+const windowForm = quietHoursNamed({ start: 'From', end: 'Until' });
 
 /**
  * Settings → General, "Quiet hours" (issue 14 §4; docs/product.md, "Quiet
@@ -23,12 +25,12 @@ export function QuietHoursPanel({ site }: { site: Site }) {
   function onSubmit() {
     let window: { start: string; end: string } | null = null;
     if (enabled) {
-      const parsed = quietHours.safeParse({ start, end });
+      const parsed = windowForm.safeParse({ start, end });
       if (!parsed.success) {
         const found: { start?: string; end?: string } = {};
         for (const issue of parsed.error.issues) {
           const field = issue.path[0] === 'start' ? 'start' : 'end';
-          found[field] ??= issue.message.includes('must differ') ? 'From and Until must differ' : issue.message.replace(/^quietHours\.(start|end)/, field === 'start' ? 'From' : 'Until');
+          found[field] ??= issue.message;
         }
         setErrors(found);
         return;

@@ -1,4 +1,4 @@
-// npm run bench:storage [-- --rows 100000] [-- --sends 10] [-- --batch 1000] [-- --pg]   (or HERALD_BENCH_PG=1)
+// npm run bench:storage [-- --rows 100000] [-- --sends 10] [-- --batch 1000] [-- --firings 10000] [-- --pg]   (or HERALD_BENCH_PG=1)
 //
 // Bytes on disk per delivery (docs/storage.md, "Retention"): `--rows`
 // deliveries over `--sends` finished sends, written the way the engine writes
@@ -12,6 +12,11 @@
 // retention source does, 1,000 rows a transaction (--batch), and prints how long each
 // transaction held the database (the longest is what a send's writes could
 // wait), and the bytes that remain for good (compacted_deliveries).
+// Then `--firings` trigger firings (a run of one delivery each, as a
+// triggered notification or a welcome step makes them): the bytes
+// notification_runs takes per firing, and what is left of them once
+// retention has compacted their deliveries and removed their runs (migration
+// 0033: each notification's latest run stays).
 // No pass/fail: figures.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -23,17 +28,22 @@ import pg from 'pg';
 import { loadConfig } from '../apps/server/src/config';
 import type { Database } from '../apps/server/src/db/schema';
 import { createAuthService } from '../apps/server/src/features/auth/service';
-import { compactOldDeliveries } from '../apps/server/src/features/retention/service';
+import type { AppContext } from '../apps/server/src/context';
+import { compactOldDeliveries, removeCompactedRuns } from '../apps/server/src/features/retention/service';
 import { createSitesService } from '../apps/server/src/features/sites/service';
 import { openRuntime } from '../apps/server/src/runtime';
 import { startPgCluster } from '../apps/server/test/support/pg-cluster';
 
-const { values } = parseArgs({ options: { rows: { type: 'string', default: '100000' }, sends: { type: 'string', default: '10' }, pg: { type: 'boolean', default: false }, batch: { type: 'string', default: '1000' } } });
+const { values } = parseArgs({
+  options: { rows: { type: 'string', default: '100000' }, sends: { type: 'string', default: '10' }, pg: { type: 'boolean', default: false }, batch: { type: 'string', default: '1000' }, firings: { type: 'string', default: '10000' } },
+});
 const ROWS = Number(values.rows);
 const SENDS = Number(values.sends);
 const BATCH = Number(values.batch);
+const FIRINGS = Number(values.firings);
 const WITH_PG = values.pg || process.env.HERALD_BENCH_PG === '1';
 if (!Number.isInteger(ROWS) || ROWS < SENDS || !Number.isInteger(SENDS) || SENDS < 1) throw new Error('--rows and --sends must be whole numbers, rows ≥ sends ≥ 1');
+if (!Number.isInteger(FIRINGS) || FIRINGS < 2) throw new Error('--firings must be a whole number, at least 2');
 const SUBSCRIBERS = Math.ceil(ROWS / SENDS);
 const DAY = 86_400_000;
 
@@ -68,10 +78,55 @@ function describe(label: string, s: { table: number; indexes: Record<string, num
   return `${label}: ${perRow(total(s), rows)} B/delivery (table ${perRow(s.table, rows)}; ${parts.join(', ')})`;
 }
 
-async function vacuum(db: Kysely<Database>, kind: Kind, full: boolean): Promise<void> {
+async function vacuum(db: Kysely<Database>, kind: Kind, full: boolean, table: 'deliveries' | 'notification_runs' = 'deliveries'): Promise<void> {
   if (kind === 'sqlite') await sql`vacuum`.execute(db);
-  else if (full) await sql`vacuum full deliveries`.execute(db);
-  else await sql`vacuum deliveries`.execute(db);
+  else if (full) await sql`vacuum full ${sql.table(table)}`.execute(db);
+  else await sql`vacuum ${sql.table(table)}`.execute(db);
+}
+
+/**
+ * FIRINGS runs of one delivery each for one triggered notification, finished
+ * at `at`: notification_runs' bytes per firing, then compaction and the
+ * removal of the runs (what retention's sweep does), and what is left.
+ */
+async function triggerFirings(ctx: AppContext, kind: Kind, siteId: string, subscriberIds: string[], at: number): Promise<void> {
+  const { db } = ctx;
+  const notificationId = crypto.randomUUID();
+  await db
+    .insertInto('notifications')
+    .values({ id: notificationId, site_id: siteId, type: 'TRIGGERED', source: 'dashboard', title: 'Thanks', message: 'Bench', destination_url: 'https://bench.example/', icon_url: null, image_url: null, actions: null, topic: null, throttle_per_minute: null, segment_id: null, status: 'scheduled', scheduled_at: null, sent_at: at, completed_at: null, last_error: null, created_at: at, updated_at: at })
+    .execute();
+  for (let from = 0; from < FIRINGS; from += 500) {
+    const firings = Array.from({ length: Math.min(500, FIRINGS - from) }, (_, i) => {
+      const n = from + i;
+      return { runId: crypto.randomUUID(), subscriberId: subscriberIds[n % subscriberIds.length]!, at: at + n * 1_000, n };
+    });
+    await db
+      .insertInto('notification_runs')
+      .values(firings.map((f) => ({ id: f.runId, notification_id: notificationId, site_id: siteId, dedupe_key: `trigger:${notificationId}:${f.subscriberId}:event-${f.n}`, status: 'completed' as const, due_at: f.at, segment_id: null, subscriber_id: f.subscriberId, after_run_id: null, fanout_cursor: f.subscriberId, fanout_done: 1, lease_owner: null, lease_until: null, started_at: f.at, finished_at: f.at, last_error: null, throttle_window_start: null, total_count: 1, sent_count: 1, created_at: f.at })))
+      .execute();
+    await db
+      .insertInto('deliveries')
+      .values(firings.map((f) => ({ run_id: f.runId, notification_id: notificationId, site_id: siteId, subscriber_id: f.subscriberId, status: 'sent' as const, attempts: 1, next_attempt_at: null, lease_until: null, throttle_window: null, error: null, reason: null, push_service: null, sent_at: f.at, delivered_at: null, clicked_at: null, created_at: f.at })))
+      .execute();
+  }
+  await vacuum(db, kind, true, 'notification_runs');
+  const written = await sizes(db, kind, 'notification_runs');
+  const runsOf = async () => Number((await db.selectFrom('notification_runs').select((eb) => eb.fn.countAll<number>().as('n')).where('notification_id', '=', notificationId).executeTakeFirstOrThrow()).n);
+  // The table holds these runs and the sends' few: bytes per run.
+  const allRuns = Number((await db.selectFrom('notification_runs').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const perFiring = total(written) / allRuns;
+  while ((await compactOldDeliveries(ctx, Date.now())) > 0);
+  let removed = 0;
+  for (let count = -1; count !== 0; removed += count) count = await removeCompactedRuns(ctx);
+  await vacuum(db, kind, true, 'notification_runs');
+  const left = await sizes(db, kind, 'notification_runs');
+  const notification = await db.selectFrom('notifications').select('removed_run_count').where('id', '=', notificationId).executeTakeFirstOrThrow();
+  const kept = await runsOf();
+  console.log(
+    `${kind}: ${FIRINGS.toLocaleString('en')} trigger firings (a run of one delivery each): notification_runs ${perFiring.toFixed(1)} B per firing (table + indexes, after VACUUM${kind === 'postgres' ? ' FULL' : ''}); ` +
+      `after retention ${removed.toLocaleString('en')} runs removed, ${kept} kept (the notification's latest), fired ${(kept + Number(notification.removed_run_count)).toLocaleString('en')} times still; the table holds ${total(left).toLocaleString('en')} bytes for ${allRuns - removed} runs`,
+  );
 }
 
 async function writeDeliveries(db: Kysely<Database>, siteId: string, subscriberIds: string[], finishedAt: number): Promise<void> {
@@ -179,6 +234,8 @@ async function benchOn(kind: Kind, env: Record<string, string>): Promise<void> {
     const kept = await sizes(db, kind, 'compacted_deliveries');
     const groups = Number((await db.selectFrom('compacted_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
     console.log(`${kind}: after compaction and VACUUM, deliveries hold ${total(left).toLocaleString('en')} bytes${kind === 'postgres' ? ' (free for new rows; the files shrink only with VACUUM FULL)' : ''}; compacted_deliveries ${groups} rows, ${total(kept).toLocaleString('en')} bytes: ${perRow(total(kept), rows)} B per removed delivery kept for good`);
+
+    await triggerFirings(runtime.ctx, kind, site.id, subscriberIds, now - 40 * DAY);
   } finally {
     await runtime.close();
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -1,11 +1,11 @@
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PushService } from '../apps/server/test/support/push-service';
-import { expectAccessible, launchChromium, recordDialogs, shootAtWidths, type BrowserSession, type Page } from './support/browser';
-import { startHerald, type HeraldProcess } from './support/herald-server';
-import { USER_AGENTS, ownerApi, signInThroughUi, subscribeThroughPublicApi, waitUntil } from './support/journey';
+import type { PushService } from '../apps/server/test/support/push-service';
+import { expectAccessible, recordDialogs, shootAtWidths, type Page } from './support/browser';
+import type { HeraldProcess } from './support/herald-server';
+import { USER_AGENTS, signInThroughUi, subscribeThroughPublicApi, waitUntil } from './support/journey';
+import { JOURNEY_OWNER, openShopJourney, type ShopJourney } from './support/shop-journey';
 
 // Issue 14 §2's journey: an A/B test is written in the composer (variant A
 // is the content, variant B in the "A/B test" card, a 50 % sample, the
@@ -26,12 +26,10 @@ interface Payload {
 }
 
 describe('A/B test journey (headless Chromium, the local push service)', () => {
+  let journey: ShopJourney;
   let herald: HeraldProcess;
   let push: PushService;
-  let browser: BrowserSession;
-  let siteId = '';
-  const owner = { email: 'owner@example.com', password: 'owner-password' };
-  let api: ReturnType<typeof ownerApi>;
+  let api: ShopJourney['api'];
 
   const shoot = (page: Page, name: string) => shootAtWidths(page, SHOTS, name);
 
@@ -39,37 +37,21 @@ describe('A/B test journey (headless Chromium, the local push service)', () => {
     fetch(`${herald.url}/api/public/events`, { method: 'POST', headers: { 'content-type': 'application/json', origin: SITE_URL }, body: JSON.stringify({ type, token }) });
 
   beforeAll(async () => {
-    fs.mkdirSync(SHOTS, { recursive: true });
-    push = await PushService.start();
-    herald = await startHerald({
-      ADMIN_EMAIL: owner.email,
-      ADMIN_PASSWORD: owner.password,
-      ADMIN_NAME: 'Olive Owner',
-      EXTRA_PUSH_ORIGINS: push.origin,
-      SCHEDULER_INTERVAL_MS: '250',
-    });
-    api = ownerApi(herald.url);
-    await api.signIn(owner.email, owner.password);
-    const site = (await api.call('POST', '/sites', { name: 'AB Shop', url: SITE_URL, settings: { timezone: 'UTC' } })).data.site;
-    siteId = site.id;
+    journey = await openShopJourney({ site: { name: 'AB Shop', url: SITE_URL } });
+    ({ herald, push, api } = journey);
     for (let i = 0; i < 10; i++) {
-      await subscribeThroughPublicApi(herald.url, { siteId, origin: SITE_URL, subscription: push.createSubscription({ applicationServerKey: site.vapid_public_key }), userAgent: USER_AGENTS.chromeWindows });
+      const subscription = push.createSubscription({ applicationServerKey: journey.site.vapid_public_key });
+      await subscribeThroughPublicApi(herald.url, { siteId: journey.site.id, origin: SITE_URL, subscription, userAgent: USER_AGENTS.chromeWindows });
     }
-    browser = await launchChromium();
     console.log(`A/B test journey screenshots: ${SHOTS}`);
   }, 120_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await herald?.stop();
-    herald?.cleanUp();
-    await push?.close();
-  });
+  afterAll(async () => journey?.close());
 
   it('creates an A/B test in the composer, sends the sample, reads the report and sends the picked variant to the rest once', async () => {
-    const page = await browser.context.newPage();
+    const page = await journey.browser.context.newPage();
     const dialogs = recordDialogs(page);
-    await signInThroughUi(page, herald.url, owner.email, owner.password);
+    await signInThroughUi(page, herald.url, JOURNEY_OWNER.email, JOURNEY_OWNER.password);
 
     await page.goto(`${herald.url}/notifications/new`);
     await expect.poll(() => page.getByTestId('reach').textContent(), { timeout: 10_000 }).toBe('Will reach 10 subscribers');

@@ -1,10 +1,11 @@
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PushService } from '../apps/server/test/support/push-service';
-import { expectAccessible, launchChromium, recordDialogs, shootAtWidths, type BrowserSession, type Page } from './support/browser';
-import { startHerald, type HeraldProcess } from './support/herald-server';
-import { USER_AGENTS, ownerApi, signInThroughUi, subscribeThroughPublicApi, waitUntil } from './support/journey';
+import type { PushService } from '../apps/server/test/support/push-service';
+import { expectAccessible, recordDialogs, shootAtWidths, type Page } from './support/browser';
+import type { HeraldProcess } from './support/herald-server';
+import { USER_AGENTS, signInThroughUi, subscribeThroughPublicApi, waitUntil } from './support/journey';
+import { JOURNEY_OWNER, openShopJourney, type ShopJourney } from './support/shop-journey';
 
 // Issue 14 §3 and §4 through the real product: the owner sets quiet hours in
 // Settings → General, in the browser, around the present time in Paris. A
@@ -25,47 +26,31 @@ function localTime(timeZone: string, minutes: number): string {
 }
 
 describe('quiet hours and the frequency cap (headless Chromium, the local push service)', () => {
+  let journey: ShopJourney;
   let herald: HeraldProcess;
   let push: PushService;
-  let browser: BrowserSession;
+  let api: ShopJourney['api'];
   let siteId = '';
-  const owner = { email: 'owner@example.com', password: 'owner-password' };
-  let api: ReturnType<typeof ownerApi>;
   const subscriptions: Record<'paris' | 'tokyo', string[]> = { paris: [], tokyo: [] };
 
   const shoot = (page: Page, name: string) => shootAtWidths(page, SHOTS, name);
   const received = (title: string) => push.messages.filter((m) => (m.payload as { title: string }).title === title).map((m) => m.subscriptionId);
 
   beforeAll(async () => {
-    push = await PushService.start();
-    herald = await startHerald({
-      ADMIN_EMAIL: owner.email,
-      ADMIN_PASSWORD: owner.password,
-      ADMIN_NAME: 'Olive Owner',
-      EXTRA_PUSH_ORIGINS: push.origin,
-      SCHEDULER_INTERVAL_MS: '250',
-    });
-    api = ownerApi(herald.url);
-    await api.signIn(owner.email, owner.password);
-    const site = (await api.call('POST', '/sites', { name: 'Night Shop', url: SITE_URL, settings: { timezone: 'UTC' } })).data.site;
-    siteId = site.id;
+    journey = await openShopJourney({ site: { name: 'Night Shop', url: SITE_URL } });
+    ({ herald, push, api } = journey);
+    siteId = journey.site.id;
     for (const [zone, timezone] of [['paris', 'Europe/Paris'], ['tokyo', 'Asia/Tokyo']] as const) {
       for (let i = 0; i < 2; i++) {
-        const subscription = push.createSubscription({ applicationServerKey: site.vapid_public_key });
+        const subscription = push.createSubscription({ applicationServerKey: journey.site.vapid_public_key });
         await subscribeThroughPublicApi(herald.url, { siteId, origin: SITE_URL, subscription, userAgent: USER_AGENTS.chromeWindows, timezone });
         subscriptions[zone].push(subscription.id);
       }
     }
-    browser = await launchChromium();
     console.log(`Quiet hours journey screenshots: ${SHOTS}`);
   }, 120_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await herald?.stop();
-    herald?.cleanUp();
-    await push?.close();
-  });
+  afterAll(async () => journey?.close());
 
   /** Composes and sends a notification in the browser; its id. */
   async function sendThroughComposer(page: Page, dialogs: string[], title: string, options: { sendAnyway: boolean }): Promise<string> {
@@ -83,9 +68,9 @@ describe('quiet hours and the frequency cap (headless Chromium, the local push s
   }
 
   it('holds the subscribers inside quiet hours and says so, sends "send anyway" to everyone, and skips those at the frequency cap', async () => {
-    const page = await browser.context.newPage();
+    const page = await journey.browser.context.newPage();
     const dialogs = recordDialogs(page);
-    await signInThroughUi(page, herald.url, owner.email, owner.password);
+    await signInThroughUi(page, herald.url, JOURNEY_OWNER.email, JOURNEY_OWNER.password);
 
     // Quiet hours around the present time in Paris: an hour either side (Tokyo is 8 hours ahead, outside).
     const window = { start: localTime('Europe/Paris', -60), end: localTime('Europe/Paris', 60) };

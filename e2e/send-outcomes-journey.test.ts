@@ -3,10 +3,11 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PushService, type TestSubscription } from '../apps/server/test/support/push-service';
-import { expectAccessible, launchChromium, recordDialogs, shootAtWidths, type BrowserSession, type Page } from './support/browser';
-import { startHerald, type HeraldProcess } from './support/herald-server';
-import { USER_AGENTS, ownerApi, signInThroughUi, subscribeThroughPublicApi, waitUntil } from './support/journey';
+import type { PushService, TestSubscription } from '../apps/server/test/support/push-service';
+import { expectAccessible, recordDialogs, shootAtWidths, type Page } from './support/browser';
+import type { HeraldProcess } from './support/herald-server';
+import { USER_AGENTS, signInThroughUi, subscribeThroughPublicApi, waitUntil } from './support/journey';
+import { JOURNEY_OWNER, openShopJourney, type ShopJourney } from './support/shop-journey';
 
 // Issue 11's journey: a push service that accepts some pushes, answers 410
 // and 500 for others, and a third browser's push service that cannot be
@@ -30,14 +31,13 @@ async function closedOrigin(): Promise<string> {
 }
 
 describe('send outcomes journey (headless Chromium, a push service that fails some pushes)', () => {
+  let journey: ShopJourney;
   let herald: HeraldProcess;
   let push: PushService;
-  let browser: BrowserSession;
+  let api: ShopJourney['api'];
   let unreachable: string;
   let siteId = '';
   let vapidKey = '';
-  const owner = { email: 'owner@example.com', password: 'owner-password' };
-  let api: ReturnType<typeof ownerApi>;
 
   const subscribe = async (options: { answer?: { status: number; body?: string }; unreachable?: boolean } = {}): Promise<TestSubscription> => {
     const created = push.createSubscription({ applicationServerKey: vapidKey });
@@ -50,33 +50,19 @@ describe('send outcomes journey (headless Chromium, a push service that fails so
   const shoot = (page: Page, name: string) => shootAtWidths(page, SHOTS, name, [1280, 375]);
 
   beforeAll(async () => {
-    fs.mkdirSync(SHOTS, { recursive: true });
-    push = await PushService.start();
     unreachable = await closedOrigin();
-    herald = await startHerald({
-      ADMIN_EMAIL: owner.email,
-      ADMIN_PASSWORD: owner.password,
-      ADMIN_NAME: 'Olive Owner',
-      EXTRA_PUSH_ORIGINS: `${push.origin},${unreachable}`,
-      SCHEDULER_INTERVAL_MS: '250',
-      DELIVERY_MAX_ATTEMPTS: '3',
-      DELIVERY_RETRY_BASE_MS: '200',
+    journey = await openShopJourney({
+      site: { name: 'Outcomes Shop', url: SITE_URL },
+      extraPushOrigins: [unreachable],
+      env: { DELIVERY_MAX_ATTEMPTS: '3', DELIVERY_RETRY_BASE_MS: '200' },
     });
-    api = ownerApi(herald.url);
-    await api.signIn(owner.email, owner.password);
-    const site = (await api.call('POST', '/sites', { name: 'Outcomes Shop', url: SITE_URL, settings: { timezone: 'UTC' } })).data.site;
-    siteId = site.id;
-    vapidKey = site.vapid_public_key;
-    browser = await launchChromium();
+    ({ herald, push, api } = journey);
+    siteId = journey.site.id;
+    vapidKey = journey.site.vapid_public_key;
     console.log(`send-outcomes journey screenshots: ${SHOTS}`);
   }, 120_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await herald?.stop();
-    herald?.cleanUp();
-    await push?.close();
-  });
+  afterAll(async () => journey?.close());
 
   it('shows the same counts and reasons on the notification page, the list, the dashboard and a campaign card', async () => {
     // 3 accept, 1 answers 410, 1 answers 500 every time, 2 are on a push service nobody can reach.
@@ -86,9 +72,9 @@ describe('send outcomes journey (headless Chromium, a push service that fails so
     await subscribe({ unreachable: true });
     await subscribe({ unreachable: true });
 
-    const page = await browser.context.newPage();
+    const page = await journey.browser.context.newPage();
     const dialogs = recordDialogs(page);
-    await signInThroughUi(page, herald.url, owner.email, owner.password);
+    await signInThroughUi(page, herald.url, JOURNEY_OWNER.email, JOURNEY_OWNER.password);
 
     // The composer: reach before sending, then Send Now with the spec's confirm and alert.
     await page.goto(`${herald.url}/notifications/new`);

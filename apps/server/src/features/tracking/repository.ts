@@ -62,7 +62,6 @@ export function takeUncountedBeacons(trx: Transaction<Database>, kind: DatabaseK
     .execute();
 }
 
-/** Of these sites, the ones that still exist (a deleted site's beacons count nowhere). */
 /** Beacons waiting for the fold, and when the first of them (in fold order) came; null: none. */
 export async function unfoldedBeacons(db: Db): Promise<{ count: number; oldestAt: number | null }> {
   const [counted, first] = await Promise.all([
@@ -72,6 +71,7 @@ export async function unfoldedBeacons(db: Db): Promise<{ count: number; oldestAt
   return { count: Number(counted.n), oldestAt: first ? Number(first.at) : null };
 }
 
+/** Of these sites, the ones that still exist (a deleted site's beacons count nowhere). */
 export async function existingSites(db: Db, siteIds: readonly string[]): Promise<Set<string>> {
   if (!siteIds.length) return new Set();
   return new Set((await db.selectFrom('sites').select('id').where('id', 'in', siteIds).execute()).map((row) => row.id));

@@ -734,19 +734,8 @@ describe('notification view mode (spec §4: view-only statuses)', () => {
   });
 
   it('shows a rate whose denominator is still 0 as "—", not "0%" (every subscriber at the frequency cap)', async () => {
-    const noneSent = makePerformance({
-      notification_id: 'c1',
-      total: 4,
-      sent: 0,
-      delivered: 0,
-      clicked: 0,
-      failed: 0,
-      click_rate: 0,
-      delivery_rate: 0,
-      reach_rate: 0,
-      counts: makeCounts({ targeted: 4, sent: 0, failed: 0, expired: 0, skipped: 4, delivered: 0, clicked: 0 }),
-      skipped: { inactive: 0, frequency_cap: 4, quiet_hours_deferred: 0 },
-    });
+    // Rates and counts default to 0: four targeted, all four skipped.
+    const noneSent = makePerformance({ notification_id: 'c1', total: 4, counts: makeCounts({ targeted: 4, skipped: 4 }), skipped: { inactive: 0, frequency_cap: 4, quiet_hours_deferred: 0 } });
     setUp({ 'GET /api/notifications/c1': ok({ notification: completed }), 'GET /api/notifications/c1/performance': ok(noneSent) });
     renderApp('/notifications/c1/edit');
 

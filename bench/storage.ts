@@ -118,7 +118,11 @@ async function triggerFirings(ctx: AppContext, kind: Kind, siteId: string, subsc
   const perFiring = total(written) / allRuns;
   while ((await compactOldDeliveries(ctx, Date.now())) > 0);
   let removed = 0;
-  for (let count = -1; count !== 0; removed += count) count = await removeCompactedRuns(ctx);
+  for (;;) {
+    const count = await removeCompactedRuns(ctx);
+    if (count === 0) break;
+    removed += count;
+  }
   await vacuum(db, kind, true, 'notification_runs');
   const left = await sizes(db, kind, 'notification_runs');
   const notification = await db.selectFrom('notifications').select('removed_run_count').where('id', '=', notificationId).executeTakeFirstOrThrow();

@@ -99,7 +99,6 @@ export async function removeCompactedPersonalRuns(db: Kysely<Database>, limit: n
     const removed = await trx
       .deleteFrom('notification_runs')
       .where('id', 'in', removable)
-      .where('deliveries_compacted_at', 'is not', null)
       .returning('notification_id')
       .execute();
     const perNotification = new Map<string, number>();

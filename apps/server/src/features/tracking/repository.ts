@@ -62,13 +62,13 @@ export function takeUncountedBeacons(trx: Transaction<Database>, kind: DatabaseK
     .execute();
 }
 
-/** Beacons waiting for the fold, and when the first of them (in fold order) came; null: none. */
+/** Beacons waiting for the fold, and when the oldest of them came (null: none), in one read. */
 export async function unfoldedBeacons(db: Db): Promise<{ count: number; oldestAt: number | null }> {
-  const [counted, first] = await Promise.all([
-    db.selectFrom('uncounted_beacons').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    db.selectFrom('uncounted_beacons').select('at').orderBy('id').limit(1).executeTakeFirst(),
-  ]);
-  return { count: Number(counted.n), oldestAt: first ? Number(first.at) : null };
+  const row = await db
+    .selectFrom('uncounted_beacons')
+    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('at').as('oldest')])
+    .executeTakeFirstOrThrow();
+  return { count: Number(row.n), oldestAt: row.oldest === null ? null : Number(row.oldest) };
 }
 
 /** Of these sites, the ones that still exist (a deleted site's beacons count nowhere). */

@@ -122,7 +122,9 @@ describe('quiet hours and the frequency cap (headless Chromium, the local push s
     await page.getByLabel(/^At most/).fill('1');
     await page.getByLabel(/^In any/).fill('24');
     await page.getByRole('button', { name: 'Save frequency cap' }).click();
-    await waitUntil('the cap to be saved', 10_000, async () => ((await api.call('GET', `/sites/${siteId}`)).data.site.settings.frequencyCap?.max === 1 ? true : undefined));
+    // Wait for the saved alert, not only the stored cap: navigating while the alert is about to open leaves it unanswered and the page never loads.
+    await expect.poll(() => dialogs, { timeout: 10_000 }).toContain('Frequency cap saved: at most 1 per subscriber in any 24 hours.');
+    expect((await api.call('GET', `/sites/${siteId}`)).data.site.settings.frequencyCap).toEqual({ max: 1, hours: 24 });
     const cappedId = await sendThroughComposer(page, dialogs, 'One more thing', { sendAnyway: true });
     const capped = await waitUntil('the capped send to finish', 30_000, async () => {
       const performance = (await api.call('GET', `/notifications/${cappedId}/performance`)).data;

@@ -298,8 +298,6 @@ async function benchDatabase(kind: DatabaseKind): Promise<void> {
           .values(
             page.map(({ id }) => ({
               run_id: runId,
-              notification_id: notificationId,
-              site_id: siteId,
               subscriber_id: id,
               status: 'sent' as const,
               created_at: now,

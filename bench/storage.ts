@@ -6,9 +6,11 @@
 // 250 set to its outcome; then delivered beacons for 60 % and clicks for 5 %),
 // on SQLite and, with --pg, on a throwaway PostgreSQL cluster. Prints the
 // deliveries table and each of its indexes per row, as written and after
-// VACUUM (FULL on PostgreSQL), against the same table with the index
-// migration 0027 dropped (deliveries_subscriber) put back: the baseline of the
-// same run. Then compacts everything (the sends finished 40 days ago) as the
+// VACUUM (FULL on PostgreSQL), against the baseline of the same run: the same
+// rows written, in a database of their own, in the layout before issue 15
+// (each row also holding its run's notification and site, which migration
+// 0034 dropped, and the index deliveries_subscriber, which 0027 dropped).
+// Then compacts everything (the sends finished 40 days ago) as the
 // retention source does, 1,000 rows a transaction (--batch), and prints how long each
 // transaction held the database (the longest is what a send's writes could
 // wait), and the bytes that remain for good (compacted_deliveries).
@@ -107,7 +109,7 @@ async function triggerFirings(ctx: AppContext, kind: Kind, siteId: string, subsc
       .execute();
     await db
       .insertInto('deliveries')
-      .values(firings.map((f) => ({ run_id: f.runId, notification_id: notificationId, site_id: siteId, subscriber_id: f.subscriberId, status: 'sent' as const, attempts: 1, next_attempt_at: null, lease_until: null, throttle_window: null, error: null, reason: null, push_service: null, sent_at: f.at, delivered_at: null, clicked_at: null, created_at: f.at })))
+      .values(firings.map((f) => ({ run_id: f.runId, subscriber_id: f.subscriberId, status: 'sent' as const, attempts: 1, next_attempt_at: null, lease_until: null, throttle_window: null, error: null, reason: null, push_service: null, sent_at: f.at, delivered_at: null, clicked_at: null, created_at: f.at })))
       .execute();
   }
   await vacuum(db, kind, true, 'notification_runs');
@@ -133,7 +135,17 @@ async function triggerFirings(ctx: AppContext, kind: Kind, siteId: string, subsc
   );
 }
 
-async function writeDeliveries(db: Kysely<Database>, siteId: string, subscriberIds: string[], finishedAt: number): Promise<void> {
+/** The layout measured: today's, or the one before issue 15 (docs/storage.md, "Bytes per delivery"). */
+type Layout = 'now' | 'before';
+
+/** Puts back what issue 15 took from the deliveries table: the run's notification and site on each row (0034), deliveries_subscriber (0027). */
+async function restoreLayoutBefore(db: Kysely<Database>): Promise<void> {
+  await sql`alter table deliveries add column notification_id text`.execute(db);
+  await sql`alter table deliveries add column site_id text`.execute(db);
+  await db.schema.createIndex('deliveries_subscriber').on('deliveries').column('subscriber_id').execute();
+}
+
+async function writeDeliveries(db: Kysely<Database>, siteId: string, subscriberIds: string[], finishedAt: number, layout: Layout): Promise<void> {
   for (let s = 0; s < SENDS; s++) {
     const notificationId = crypto.randomUUID();
     const runId = crypto.randomUUID();
@@ -151,7 +163,25 @@ async function writeDeliveries(db: Kysely<Database>, siteId: string, subscriberI
     for (let i = 0; i < audience.length; i += 1000) {
       await db
         .insertInto('deliveries')
-        .values(audience.slice(i, i + 1000).map((subscriberId) => ({ run_id: runId, notification_id: notificationId, site_id: siteId, subscriber_id: subscriberId, status: 'pending' as const, next_attempt_at: null, lease_until: null, throttle_window: null, error: null, reason: null, push_service: null, sent_at: null, delivered_at: null, clicked_at: null, created_at: at })))
+        .values(
+          audience.slice(i, i + 1000).map((subscriberId) => ({
+            run_id: runId,
+            // The layout before issue 15: the run's notification and site on every row (columns the schema type no longer has).
+            ...(layout === 'before' ? ({ notification_id: notificationId, site_id: siteId } as object) : {}),
+            subscriber_id: subscriberId,
+            status: 'pending' as const,
+            next_attempt_at: null,
+            lease_until: null,
+            throttle_window: null,
+            error: null,
+            reason: null,
+            push_service: null,
+            sent_at: null,
+            delivered_at: null,
+            clicked_at: null,
+            created_at: at,
+          })),
+        )
         .execute();
     }
     // Batches of 250: claimed (attempts, lease), then their outcome; 3 % fail, 1 % expire.
@@ -174,8 +204,11 @@ async function writeDeliveries(db: Kysely<Database>, siteId: string, subscriberI
   }
 }
 
-async function benchOn(kind: Kind, env: Record<string, string>): Promise<void> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `herald-bench-storage-${kind}-`));
+type Sizes = Awaited<ReturnType<typeof sizes>>;
+
+/** A fresh Herald database with an owner, a site and SUBSCRIBERS subscribers, given to `use`, then removed. */
+async function withBenchSite<T>(env: Record<string, string>, use: (ctx: AppContext, siteId: string, subscriberIds: string[], now: number) => Promise<T>): Promise<T> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-storage-'));
   const runtime = await openRuntime(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', PUBLIC_URL: 'https://herald.bench', ...env }));
   const { db } = runtime.ctx;
   try {
@@ -193,70 +226,88 @@ async function benchOn(kind: Kind, env: Record<string, string>): Promise<void> {
       await db.insertInto('subscribers').values(rows).execute();
     }
     subscriberIds.sort();
-    const started = performance.now();
-    await writeDeliveries(db, site.id, subscriberIds, now - 40 * DAY);
-    const rows = Number((await db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
-    console.log(`${kind}: ${rows.toLocaleString('en')} deliveries over ${SENDS} sends to ${SUBSCRIBERS.toLocaleString('en')} subscribers written in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-
-    // The same run's baseline: the index 0027 dropped, put back for the measure.
-    await db.schema.createIndex('deliveries_subscriber').on('deliveries').column('subscriber_id').execute();
-    const asWritten = await sizes(db, kind, 'deliveries');
-    const oldIndex = asWritten.indexes.deliveries_subscriber ?? 0;
-    await vacuum(db, kind, true);
-    const compact = await sizes(db, kind, 'deliveries');
-    const oldIndexCompact = compact.indexes.deliveries_subscriber ?? 0;
-    await db.schema.dropIndex('deliveries_subscriber').execute();
-    console.log(describe(`${kind} as written, with 0026's indexes`, asWritten, rows));
-    console.log(describe(`${kind} after VACUUM${kind === 'postgres' ? ' FULL' : ''}, with 0026's indexes`, compact, rows));
-    const before = total(asWritten);
-    const after = before - oldIndex;
-    console.log(
-      `${kind}: without deliveries_subscriber (migration 0027): ${perRow(after, rows)} B/delivery as written (${(after / before).toFixed(3)}× of ${perRow(before, rows)}), ` +
-        `${perRow(total(compact) - oldIndexCompact, rows)} after VACUUM (${((total(compact) - oldIndexCompact) / total(compact)).toFixed(3)}× of ${perRow(total(compact), rows)})`,
-    );
-    console.log(`${kind}: per million deliveries kept: ${((total(compact) - oldIndexCompact) * (1_000_000 / rows) / 1024 / 1024).toFixed(0)} MiB (table + indexes, compact)`);
-
-    // Compaction, a transaction at a time, timed.
-    const steps: number[] = [];
-    const compactStarted = performance.now();
-    let removed = 0;
-    for (;;) {
-      const stepStarted = performance.now();
-      const count = await compactOldDeliveries(runtime.ctx, Date.now(), { everyMs: 0, batchSize: BATCH, maxBatches: 1 });
-      steps.push(performance.now() - stepStarted);
-      removed += count;
-      if (count === 0) break;
-    }
-    const seconds = (performance.now() - compactStarted) / 1000;
-    const sorted = [...steps].sort((a, b) => a - b);
-    console.log(
-      `${kind}: compaction removed ${removed.toLocaleString('en')} rows in ${seconds.toFixed(1)} s (${Math.round(removed / seconds).toLocaleString('en')} rows/s); ` +
-        `per transaction of ≤ ${BATCH.toLocaleString('en')} rows: median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} ms, longest ${sorted.at(-1)!.toFixed(0)} ms`,
-    );
-    await vacuum(db, kind, false);
-    const left = await sizes(db, kind, 'deliveries');
-    const kept = await sizes(db, kind, 'compacted_deliveries');
-    const groups = Number((await db.selectFrom('compacted_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
-    console.log(`${kind}: after compaction and VACUUM, deliveries hold ${total(left).toLocaleString('en')} bytes${kind === 'postgres' ? ' (free for new rows; the files shrink only with VACUUM FULL)' : ''}; compacted_deliveries ${groups} rows, ${total(kept).toLocaleString('en')} bytes: ${perRow(total(kept), rows)} B per removed delivery kept for good`);
-
-    await triggerFirings(runtime.ctx, kind, site.id, subscriberIds, now - 40 * DAY);
+    return await use(runtime.ctx, site.id, subscriberIds, now);
   } finally {
     await runtime.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
+/** Writes the deliveries in a layout and measures them as written and after VACUUM (FULL on PostgreSQL). */
+async function writeAndMeasure(kind: Kind, db: Kysely<Database>, siteId: string, subscriberIds: string[], finishedAt: number, layout: Layout): Promise<{ rows: number; asWritten: Sizes; compact: Sizes }> {
+  const started = performance.now();
+  await writeDeliveries(db, siteId, subscriberIds, finishedAt, layout);
+  const rows = Number((await db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const name = layout === 'before' ? 'the layout before issue 15' : 'the layout now';
+  console.log(`${kind}, ${name}: ${rows.toLocaleString('en')} deliveries over ${SENDS} sends to ${SUBSCRIBERS.toLocaleString('en')} subscribers written in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const asWritten = await sizes(db, kind, 'deliveries');
+  await vacuum(db, kind, true);
+  const compact = await sizes(db, kind, 'deliveries');
+  console.log(describe(`${kind}, ${name}, as written`, asWritten, rows));
+  console.log(describe(`${kind}, ${name}, after VACUUM${kind === 'postgres' ? ' FULL' : ''}`, compact, rows));
+  return { rows, asWritten, compact };
+}
+
+async function benchOn(kind: Kind, env: { now: Record<string, string>; before: Record<string, string> }): Promise<void> {
+  // The baseline of the same run: the same rows in the layout before issue 15, in a database of their own.
+  const before = await withBenchSite(env.before, async (ctx, siteId, subscriberIds, now) => {
+    await restoreLayoutBefore(ctx.db);
+    return writeAndMeasure(kind, ctx.db, siteId, subscriberIds, now - 40 * DAY, 'before');
+  });
+  await withBenchSite(env.now, async (ctx, siteId, subscriberIds, now) => {
+    const { rows, asWritten, compact } = await writeAndMeasure(kind, ctx.db, siteId, subscriberIds, now - 40 * DAY, 'now');
+    const ratio = (after: Sizes, was: Sizes) => `${(total(after) / rows / (total(was) / before.rows)).toFixed(3)}× of ${perRow(total(was), before.rows)}`;
+    console.log(
+      `${kind}: ${perRow(total(asWritten), rows)} B/delivery as written (${ratio(asWritten, before.asWritten)} before issue 15), ` +
+        `${perRow(total(compact), rows)} after VACUUM${kind === 'postgres' ? ' FULL' : ''} (${ratio(compact, before.compact)})`,
+    );
+    console.log(`${kind}: per million deliveries kept: ${((total(compact) * (1_000_000 / rows)) / 1024 / 1024).toFixed(0)} MiB (table + indexes, compact)`);
+    await compactAndRemove(ctx, kind, siteId, subscriberIds, now, rows);
+  });
+}
+
+/** Compaction of the written sends, timed a transaction at a time, then the trigger firings. */
+async function compactAndRemove(ctx: AppContext, kind: Kind, siteId: string, subscriberIds: string[], now: number, rows: number): Promise<void> {
+  const { db } = ctx;
+  // Compaction, a transaction at a time, timed.
+  const steps: number[] = [];
+  const compactStarted = performance.now();
+  let removed = 0;
+  for (;;) {
+    const stepStarted = performance.now();
+    const count = await compactOldDeliveries(ctx, Date.now(), { everyMs: 0, batchSize: BATCH, maxBatches: 1 });
+    steps.push(performance.now() - stepStarted);
+    removed += count;
+    if (count === 0) break;
+  }
+  const seconds = (performance.now() - compactStarted) / 1000;
+  const sorted = [...steps].sort((a, b) => a - b);
+  console.log(
+    `${kind}: compaction removed ${removed.toLocaleString('en')} rows in ${seconds.toFixed(1)} s (${Math.round(removed / seconds).toLocaleString('en')} rows/s); ` +
+      `per transaction of ≤ ${BATCH.toLocaleString('en')} rows: median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} ms, longest ${sorted.at(-1)!.toFixed(0)} ms`,
+  );
+  await vacuum(db, kind, false);
+  const left = await sizes(db, kind, 'deliveries');
+  const kept = await sizes(db, kind, 'compacted_deliveries');
+  const groups = Number((await db.selectFrom('compacted_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  console.log(`${kind}: after compaction and VACUUM, deliveries hold ${total(left).toLocaleString('en')} bytes${kind === 'postgres' ? ' (free for new rows; the files shrink only with VACUUM FULL)' : ''}; compacted_deliveries ${groups} rows, ${total(kept).toLocaleString('en')} bytes: ${perRow(total(kept), rows)} B per removed delivery kept for good`);
+
+  await triggerFirings(ctx, kind, siteId, subscriberIds, now - 40 * DAY);
+}
+
 async function main(): Promise<void> {
   console.log(`bench:storage: ${ROWS.toLocaleString('en')} deliveries, ${os.availableParallelism()} cores, node ${process.version}`);
-  await benchOn('sqlite', {});
+  await benchOn('sqlite', { now: {}, before: {} });
   if (WITH_PG) {
     const cluster = await startPgCluster();
     try {
       const admin = new pg.Client({ connectionString: cluster.adminUrl });
       await admin.connect();
       await admin.query('create database bench');
+      await admin.query('create database bench_before');
       await admin.end();
-      await benchOn('postgres', { DATABASE_URL: cluster.adminUrl.replace(/\/postgres$/, '/bench') });
+      const urlOf = (database: string) => ({ DATABASE_URL: cluster.adminUrl.replace(/\/postgres$/, `/${database}`) });
+      await benchOn('postgres', { now: urlOf('bench'), before: urlOf('bench_before') });
     } finally {
       cluster.stop();
     }

@@ -181,9 +181,9 @@ export async function seedBigSite(db: Kysely<Database>, kind: DatabaseKind, site
       const to = Math.min(deliveries, from + chunk) - 1;
       const insert = sql.raw(
         `${sequence(kind, from, to)}
-           INSERT INTO deliveries (id, run_id, notification_id, site_id, subscriber_id, status, attempts, next_attempt_at, lease_until, error,
+           INSERT INTO deliveries (id, run_id, subscriber_id, status, attempts, next_attempt_at, lease_until, error,
                                    sent_at, delivered_at, clicked_at, created_at)
-           SELECT d + 1, 'run-' || (1000000 + ${r}), 'ntf-' || (1000000 + ${r}), '${siteId}',
+           SELECT d + 1, 'run-' || (1000000 + ${r}),
                   'sub-' || (1000000000 + (${r} * 7919 + ${j}) % ${audience}),
                   'sent', 1, NULL, NULL, NULL,
                   ${sentAt},
@@ -204,24 +204,28 @@ export async function seedBigSite(db: Kysely<Database>, kind: DatabaseKind, site
 
   await timed('hourly rollup, counters, active count', async () => {
     const hour = (column: string) => `(${column} / ${HOUR_MS}) * ${HOUR_MS}`;
+    // A delivery row names only its run (migration 0034).
+    const ofSite = `run_id IN (SELECT id FROM notification_runs WHERE site_id = '${siteId}')`;
     await sql
       .raw(
         `INSERT INTO stats_hourly (site_id, hour_start, sent, delivered, clicked, failed, subscribed, unsubscribed)
          SELECT '${siteId}', h, sum(sent), sum(delivered), sum(clicked), 0, sum(subscribed), sum(unsubscribed) FROM (
-           SELECT ${hour('sent_at')} AS h, 1 AS sent, 0 AS delivered, 0 AS clicked, 0 AS subscribed, 0 AS unsubscribed FROM deliveries WHERE site_id = '${siteId}'
-           UNION ALL SELECT ${hour('delivered_at')}, 0, 1, 0, 0, 0 FROM deliveries WHERE site_id = '${siteId}' AND delivered_at IS NOT NULL
-           UNION ALL SELECT ${hour('clicked_at')}, 0, 0, 1, 0, 0 FROM deliveries WHERE site_id = '${siteId}' AND clicked_at IS NOT NULL
+           SELECT ${hour('sent_at')} AS h, 1 AS sent, 0 AS delivered, 0 AS clicked, 0 AS subscribed, 0 AS unsubscribed FROM deliveries WHERE ${ofSite}
+           UNION ALL SELECT ${hour('delivered_at')}, 0, 1, 0, 0, 0 FROM deliveries WHERE ${ofSite} AND delivered_at IS NOT NULL
+           UNION ALL SELECT ${hour('clicked_at')}, 0, 0, 1, 0, 0 FROM deliveries WHERE ${ofSite} AND clicked_at IS NOT NULL
            UNION ALL SELECT ${hour('subscribed_at')}, 0, 0, 0, 1, 0 FROM subscribers WHERE site_id = '${siteId}'
            UNION ALL SELECT ${hour('unsubscribed_at')}, 0, 0, 0, 0, 1 FROM subscribers WHERE site_id = '${siteId}' AND unsubscribed_at IS NOT NULL
          ) AS events GROUP BY h`,
       )
       .execute(db);
-    for (const table of ['notifications', 'notification_runs']) {
-      const key = table === 'notifications' ? 'notification_id' : 'run_id';
+    // Each run's counts from its rows, and each notification's from its runs' rows.
+    const owners = { notification_runs: 'd.run_id', notifications: 'r.notification_id' };
+    for (const [table, owner] of Object.entries(owners)) {
       await sql
         .raw(
           `UPDATE ${table} SET total_count = a.total, sent_count = a.total, delivered_count = a.delivered, clicked_count = a.clicked
-           FROM (SELECT ${key} AS owner, count(*) AS total, count(delivered_at) AS delivered, count(clicked_at) AS clicked FROM deliveries GROUP BY ${key}) AS a
+           FROM (SELECT ${owner} AS owner, count(*) AS total, count(d.delivered_at) AS delivered, count(d.clicked_at) AS clicked
+                 FROM deliveries d JOIN notification_runs r ON r.id = d.run_id GROUP BY ${owner}) AS a
            WHERE a.owner = ${table}.id`,
         )
         .execute(db);

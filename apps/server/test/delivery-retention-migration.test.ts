@@ -100,7 +100,7 @@ describe('migration 0027 on a database of 0026 with a finished send', () => {
         .execute();
       await typed
         .insertInto('deliveries')
-        .values({ run_id: run, notification_id: triggered, site_id: ids.site, subscriber_id: subscriber, status: 'sent', attempts: 1, next_attempt_at: null, lease_until: null, throttle_window: null, error: null, reason: null, push_service: null, sent_at: T0 + i, delivered_at: null, clicked_at: null, created_at: T0 })
+        .values({ run_id: run, subscriber_id: subscriber, status: 'sent', attempts: 1, next_attempt_at: null, lease_until: null, throttle_window: null, error: null, reason: null, push_service: null, sent_at: T0 + i, delivered_at: null, clicked_at: null, created_at: T0 })
         .execute();
     }
     const ctx = { db: typed, config: { deliveryRetentionDays: 30 } as Config };

@@ -7,6 +7,7 @@ import { foldBeacons } from './support/beacon-counts';
 import { createDeliveryHarness, notificationInput, type DeliveryHarness } from './support/delivery-harness';
 import type { ReceivedPush } from './support/push-service';
 import { waitFor } from './support/test-app';
+import { runsOfNotification } from './support/delivery-rows';
 
 // Issue 4 §1: recurring notifications. Occurrence k = start + k × interval in
 // the site's local wall time; each occurrence is its own run (own stats),
@@ -491,7 +492,7 @@ describe('two schedulers on one database', () => {
       const received = h.push.messages.filter((message) => message.subscriptionId === subscription.id);
       expect(received).toHaveLength(ids.length * 3);
     }
-    const deliveries = await h.t.ctx.db.selectFrom('deliveries').select(['run_id', 'subscriber_id']).where('notification_id', 'in', ids).execute();
+    const deliveries = await h.t.ctx.db.selectFrom('deliveries').select(['run_id', 'subscriber_id']).where('run_id', 'in', runsOfNotification(ids)).execute();
     expect(deliveries).toHaveLength(ids.length * 3 * subscribers.length);
   }, 60_000);
 });

@@ -80,7 +80,14 @@ export async function abFanOutFor(deps: Pick<DeliveryDeps, 'db' | 'deliveryPorts
     return {
       async pick(subscriberIds) {
         const already = new Set(
-          (await db.selectFrom('deliveries').select('subscriber_id').where('notification_id', '=', run.notification_id).where('run_id', '!=', run.id).where('subscriber_id', 'in', subscriberIds).execute()).map(
+          (
+            await db
+              .selectFrom('deliveries')
+              .select('subscriber_id')
+              .where('run_id', 'in', (eb) => eb.selectFrom('notification_runs').select('notification_runs.id').where('notification_runs.notification_id', '=', run.notification_id).where('notification_runs.id', '!=', run.id))
+              .where('subscriber_id', 'in', subscriberIds)
+              .execute()
+          ).map(
             (row) => row.subscriber_id,
           ),
         );

@@ -215,7 +215,7 @@ export async function markFanoutDone(db: Db, runId: string): Promise<void> {
 /** One delivery row per (run, subscriber); a re-run of the same page inserts nothing new. */
 export async function insertPendingDeliveries(
   db: Db,
-  run: Pick<RunRow, 'id' | 'notification_id' | 'site_id'>,
+  run: Pick<RunRow, 'id'>,
   subscriberIds: string[],
   now: number,
   /** A/B sends: the variant of each subscriber (delivery/ab-split.ts). */
@@ -227,8 +227,6 @@ export async function insertPendingDeliveries(
     .values(
       subscriberIds.map((subscriberId) => ({
         run_id: run.id,
-        notification_id: run.notification_id,
-        site_id: run.site_id,
         subscriber_id: subscriberId,
         status: 'pending' as const,
         created_at: now,

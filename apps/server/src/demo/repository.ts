@@ -160,7 +160,7 @@ export async function setLastDelivered(db: Db, latest: ReadonlyMap<string, numbe
 
 /** What the demo holds, for the command's summary. */
 export async function siteTotals(db: Db, siteId: string) {
-  const count = async (table: 'notifications' | 'segments' | 'welcome_campaigns' | 'rss_feeds' | 'site_api_keys' | 'site_events' | 'deliveries') => {
+  const count = async (table: 'notifications' | 'segments' | 'welcome_campaigns' | 'rss_feeds' | 'site_api_keys' | 'site_events') => {
     const row = await db
       .selectFrom(table)
       .select(sql<number>`count(*)`.as('n'))
@@ -188,6 +188,16 @@ export async function siteTotals(db: Db, siteId: string) {
     rssFeeds: await count('rss_feeds'),
     apiKeys: await count('site_api_keys'),
     siteEvents: await count('site_events'),
-    deliveries: await count('deliveries'),
+    // A delivery row names only its run (migration 0034).
+    deliveries: Number(
+      (
+        await db
+          .selectFrom('deliveries')
+          .innerJoin('notification_runs', 'notification_runs.id', 'deliveries.run_id')
+          .select(sql<number>`count(*)`.as('n'))
+          .where('notification_runs.site_id', '=', siteId)
+          .executeTakeFirstOrThrow()
+      ).n,
+    ),
   };
 }

@@ -35,6 +35,7 @@ import * as m0030 from './0030_subscriber_search_and_sample';
 import * as m0031 from './0031_partial_external_id_index';
 import * as m0032 from './0032_subscriber_tags_sample';
 import * as m0033 from './0033_personal_run_retention';
+import * as m0034 from './0034_deliveries_without_run_copies';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -74,6 +75,7 @@ const modules: Record<string, MigrationModule> = {
   '0031_partial_external_id_index': m0031,
   '0032_subscriber_tags_sample': m0032,
   '0033_personal_run_retention': m0033,
+  '0034_deliveries_without_run_copies': m0034,
 };
 
 export function migrationsFor(kind: DatabaseKind): Record<string, Migration> {

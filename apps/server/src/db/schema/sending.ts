@@ -113,8 +113,6 @@ export type DeliveryStatus = 'pending' | 'sent' | 'failed' | 'gone' | 'skipped';
 export interface DeliveriesTable {
   id: Generated<number>;
   run_id: string;
-  notification_id: string;
-  site_id: string;
   subscriber_id: string;
   status: DeliveryStatus;
   attempts: Counter;

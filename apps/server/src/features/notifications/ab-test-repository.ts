@@ -51,7 +51,7 @@ export interface VariantFigures {
   clicked: number;
 }
 
-/** Each variant's figures from the notification's deliveries (index on notification_id, variant_index) and their compacted counts. */
+/** Each variant's figures from the deliveries of the notification's runs (index deliveries_run_variant) and their compacted counts. */
 export async function variantFigures(db: Db, notificationId: string): Promise<Map<number, VariantFigures>> {
   const rows = await db
     .selectFrom('deliveries')
@@ -61,7 +61,7 @@ export async function variantFigures(db: Db, notificationId: string): Promise<Ma
       eb.fn.count<number>('delivered_at').as('delivered'),
       eb.fn.count<number>('clicked_at').as('clicked'),
     ])
-    .where('notification_id', '=', notificationId)
+    .where('run_id', 'in', (eb) => eb.selectFrom('notification_runs').select('notification_runs.id').where('notification_runs.notification_id', '=', notificationId))
     .where('variant_index', 'is not', null)
     .groupBy('variant_index')
     .execute();

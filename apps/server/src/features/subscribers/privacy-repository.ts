@@ -17,7 +17,16 @@ type Db = Kysely<Database> | Transaction<Database>;
  * left to deleteDeliveriesOf: counted once either way.
  */
 export function deletePendingDeliveriesOf(db: Db, subscriberId: string): Promise<Array<{ run_id: string; notification_id: string }>> {
-  return db.deleteFrom('deliveries').where('subscriber_id', '=', subscriberId).where('status', '=', 'pending').returning(['run_id', 'notification_id']).execute();
+  return db
+    .deleteFrom('deliveries')
+    .where('subscriber_id', '=', subscriberId)
+    .where('status', '=', 'pending')
+    .returning((eb) => [
+      'deliveries.run_id',
+      // A delivery row names only its run (migration 0034).
+      eb.selectFrom('notification_runs').select('notification_runs.notification_id').whereRef('notification_runs.id', '=', 'deliveries.run_id').$asScalar().as('notification_id'),
+    ])
+    .execute();
 }
 
 /** Deletes the rest of its deliveries (index deliveries_subscriber); returns how many, and the runs they were of. */
@@ -161,10 +170,11 @@ export function eventsOf(db: Db, siteId: string, subscriberId: string, externalI
 export function deliveriesOf(db: Db, subscriberId: string) {
   return db
     .selectFrom('deliveries')
-    .leftJoin('notifications', 'notifications.id', 'deliveries.notification_id')
+    .innerJoin('notification_runs', 'notification_runs.id', 'deliveries.run_id')
+    .leftJoin('notifications', 'notifications.id', 'notification_runs.notification_id')
     .select([
       'deliveries.id',
-      'deliveries.notification_id',
+      'notification_runs.notification_id',
       'notifications.title as notification_title',
       'deliveries.run_id',
       'deliveries.status',

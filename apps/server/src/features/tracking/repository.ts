@@ -1,10 +1,19 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kysely';
 import type { DatabaseKind } from '../../db/database';
 import type { Database } from '../../db/schema';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-const BEACON_COLUMNS = ['run_id', 'notification_id', 'site_id', 'subscriber_id'] as const;
+/** What a beacon counts for: its delivery's run and subscriber, and the run's notification and site (a delivery row holds only the run: migration 0034). */
+function beaconColumns(eb: ExpressionBuilder<Database, 'deliveries'>) {
+  const ofRun = eb.selectFrom('notification_runs').whereRef('notification_runs.id', '=', 'deliveries.run_id');
+  return [
+    'deliveries.run_id',
+    'deliveries.subscriber_id',
+    ofRun.select('notification_runs.notification_id').$asScalar().as('notification_id'),
+    ofRun.select('notification_runs.site_id').$asScalar().as('site_id'),
+  ] as const;
+}
 
 /**
  * Records the first "delivered" of a delivery (a click marks it too, when its
@@ -14,12 +23,12 @@ const BEACON_COLUMNS = ['run_id', 'notification_id', 'site_id', 'subscriber_id']
  * the first one's row lock).
  */
 export function markDelivered(db: Db, deliveryId: number, at: number) {
-  return db.updateTable('deliveries').set({ delivered_at: at }).where('id', '=', deliveryId).where('delivered_at', 'is', null).returning(BEACON_COLUMNS).executeTakeFirst();
+  return db.updateTable('deliveries').set({ delivered_at: at }).where('id', '=', deliveryId).where('delivered_at', 'is', null).returning(beaconColumns).executeTakeFirst();
 }
 
 /** Records the first click; undefined for a replay or a delivery that is gone. */
 export function markClicked(db: Db, deliveryId: number, at: number) {
-  return db.updateTable('deliveries').set({ clicked_at: at }).where('id', '=', deliveryId).where('clicked_at', 'is', null).returning(BEACON_COLUMNS).executeTakeFirst();
+  return db.updateTable('deliveries').set({ clicked_at: at }).where('id', '=', deliveryId).where('clicked_at', 'is', null).returning(beaconColumns).executeTakeFirst();
 }
 
 /**
@@ -122,8 +131,8 @@ export async function recordBeaconsInOneStatement(db: Db, beacons: readonly Beac
       update deliveries d set
         delivered_at = coalesce(d.delivered_at, before.at),
         clicked_at = case when before.clicked = 1 then before.at else d.clicked_at end
-      from before where d.id = before.id
-      returning d.id, d.run_id, d.notification_id, d.site_id, d.subscriber_id, before.delivered_at is null as newly_delivered, before.clicked, before.at
+      from before, notification_runs run where d.id = before.id and run.id = d.run_id
+      returning d.id, d.run_id, run.notification_id, run.site_id, d.subscriber_id, before.delivered_at is null as newly_delivered, before.clicked, before.at
     ), latest as (
       -- A subscriber with several deliveries in the batch: its latest beacon.
       select subscriber_id, max(at) as at from marked where newly_delivered group by subscriber_id

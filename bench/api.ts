@@ -259,6 +259,7 @@ async function benchDatabase(kind: DatabaseKind): Promise<void> {
     const now = Date.now();
     const runId = crypto.randomUUID();
     await insertRun(db, { id: runId, notification_id: notificationId, site_id: siteId, dedupe_key: `bench:${runId}`, due_at: now, segment_id: null, subscriber_id: null, created_at: now });
+    const { seq: runSeq } = await db.selectFrom('notification_runs').select('seq').where('id', '=', runId).executeTakeFirstOrThrow();
     await db.updateTable('notification_runs').set({ status: 'completed', fanout_done: 1, started_at: now, finished_at: now, total_count: BEACON_DELIVERIES, sent_count: BEACON_DELIVERIES }).where('id', '=', runId).execute();
     await db.updateTable('notifications').set({ status: 'completed', sent_at: now, completed_at: now, total_count: BEACON_DELIVERIES, sent_count: BEACON_DELIVERIES }).where('id', '=', notificationId).execute();
     if (kind === 'sqlite') await sql`PRAGMA foreign_keys = OFF`.execute(db);
@@ -297,7 +298,7 @@ async function benchDatabase(kind: DatabaseKind): Promise<void> {
           .insertInto('deliveries')
           .values(
             page.map(({ id }) => ({
-              run_id: runId,
+              run_seq: runSeq,
               subscriber_id: id,
               status: 'sent' as const,
               created_at: now,
@@ -313,7 +314,7 @@ async function benchDatabase(kind: DatabaseKind): Promise<void> {
       });
     }
     if (kind === 'sqlite') await sql`PRAGMA foreign_keys = ON`.execute(db);
-    const deliveryIds = (await db.selectFrom('deliveries').select('id').where('run_id', '=', runId).orderBy('id').execute()).map((r) => r.id);
+    const deliveryIds = (await db.selectFrom('deliveries').select('id').where('run_seq', '=', runSeq).orderBy('id').execute()).map((r) => r.id);
     const secret = Buffer.from(secretKey, 'utf8');
 
     const beacons = async (type: 'delivered' | 'clicked') => {
@@ -349,7 +350,7 @@ async function benchDatabase(kind: DatabaseKind): Promise<void> {
         const marked = await db
           .selectFrom('deliveries')
           .select((eb) => [eb.fn.count<number>('delivered_at').as('delivered'), eb.fn.count<number>('clicked_at').as('clicked')])
-          .where('run_id', '=', runId)
+          .where('run_seq', '=', runSeq)
           .executeTakeFirstOrThrow();
         return Number(marked.delivered) + Number(marked.clicked);
       });
@@ -358,7 +359,7 @@ async function benchDatabase(kind: DatabaseKind): Promise<void> {
       const state = await db
         .selectFrom('deliveries')
         .select((eb) => [eb.fn.count<number>('delivered_at').as('delivered'), eb.fn.count<number>('clicked_at').as('clicked')])
-        .where('run_id', '=', runId)
+        .where('run_seq', '=', runSeq)
         .executeTakeFirstOrThrow();
       const rowsNow = { delivered_count: Number(state.delivered), clicked_count: Number(state.clicked) };
       const run = await db.selectFrom('notification_runs').select(['delivered_count', 'clicked_count']).where('id', '=', runId).executeTakeFirstOrThrow();

@@ -87,7 +87,7 @@ async function rawDashboard(db: Kysely<Database>, site: RawSite, days: number, n
     SELECT (sent_at / ${sql.lit(H)}) * ${sql.lit(H)} AS sh, (delivered_at / ${sql.lit(H)}) * ${sql.lit(H)} AS dh,
            (clicked_at / ${sql.lit(H)}) * ${sql.lit(H)} AS ch, count(*) AS n
     FROM deliveries
-    WHERE run_id IN (SELECT id FROM notification_runs WHERE site_id = ${site.id})
+    WHERE run_seq IN (SELECT seq FROM notification_runs WHERE site_id = ${site.id})
       AND ((sent_at >= ${previousStart} AND sent_at < ${periodEnd}) OR (delivered_at >= ${previousStart} AND delivered_at < ${periodEnd})
            OR (clicked_at >= ${previousStart} AND clicked_at < ${periodEnd}))
     GROUP BY 1, 2, 3`.execute(db);
@@ -113,10 +113,10 @@ async function rawDashboard(db: Kysely<Database>, site: RawSite, days: number, n
         SELECT r.notification_id AS id, count(*) AS targeted, count(d.sent_at) AS sent,
                sum(CASE WHEN d.status = 'failed' THEN 1 ELSE 0 END) AS failed, sum(CASE WHEN d.status = 'gone' THEN 1 ELSE 0 END) AS expired,
                sum(CASE WHEN d.status = 'skipped' THEN 1 ELSE 0 END) AS skipped, count(d.delivered_at) AS delivered, count(d.clicked_at) AS clicked
-        FROM notification_runs r JOIN deliveries d ON d.run_id = r.id
+        FROM notification_runs r JOIN deliveries d ON d.run_seq = r.seq
         WHERE r.notification_id IN (${sql.join(latest.map((n) => n.id))}) GROUP BY r.notification_id`.execute(db)
     : { rows: [] };
-  const anyDelivery = await sql<{ one: number }>`SELECT 1 AS one FROM deliveries d JOIN notification_runs r ON r.id = d.run_id WHERE r.site_id = ${site.id} LIMIT 1`.execute(db);
+  const anyDelivery = await sql<{ one: number }>`SELECT 1 AS one FROM deliveries d JOIN notification_runs r ON r.seq = d.run_seq WHERE r.site_id = ${site.id} LIMIT 1`.execute(db);
 
   type Sums = { sent: number; delivered: number; clicked: number; subscribed: number; unsubscribed: number };
   const zero = (): Sums => ({ sent: 0, delivered: 0, clicked: 0, subscribed: 0, unsubscribed: 0 });

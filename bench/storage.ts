@@ -107,9 +107,10 @@ async function triggerFirings(ctx: AppContext, kind: Kind, siteId: string, subsc
       .insertInto('notification_runs')
       .values(firings.map((f) => ({ id: f.runId, notification_id: notificationId, site_id: siteId, dedupe_key: `trigger:${notificationId}:${f.subscriberId}:event-${f.n}`, status: 'completed' as const, due_at: f.at, segment_id: null, subscriber_id: f.subscriberId, after_run_id: null, fanout_cursor: f.subscriberId, fanout_done: 1, lease_owner: null, lease_until: null, started_at: f.at, finished_at: f.at, last_error: null, throttle_window_start: null, total_count: 1, sent_count: 1, created_at: f.at })))
       .execute();
+    const seqOf = new Map((await db.selectFrom('notification_runs').select(['id', 'seq']).where('id', 'in', firings.map((f) => f.runId)).execute()).map((run) => [run.id, run.seq]));
     await db
       .insertInto('deliveries')
-      .values(firings.map((f) => ({ run_id: f.runId, subscriber_id: f.subscriberId, status: 'sent' as const, attempts: 1, next_attempt_at: null, lease_until: null, throttle_window: null, error: null, reason: null, push_service: null, sent_at: f.at, delivered_at: null, clicked_at: null, created_at: f.at })))
+      .values(firings.map((f) => ({ run_seq: seqOf.get(f.runId)!, subscriber_id: f.subscriberId, status: 'sent' as const, attempts: 1, next_attempt_at: null, lease_until: null, throttle_window: null, error: null, reason: null, push_service: null, sent_at: f.at, delivered_at: null, clicked_at: null, created_at: f.at })))
       .execute();
   }
   await vacuum(db, kind, true, 'notification_runs');
@@ -138,11 +139,39 @@ async function triggerFirings(ctx: AppContext, kind: Kind, siteId: string, subsc
 /** The layout measured: today's, or the one before issue 15 (docs/storage.md, "Bytes per delivery"). */
 type Layout = 'now' | 'before';
 
-/** Puts back what issue 15 took from the deliveries table: the run's notification and site on each row (0034), deliveries_subscriber (0027). */
-async function restoreLayoutBefore(db: Kysely<Database>): Promise<void> {
-  await sql`alter table deliveries add column notification_id text`.execute(db);
-  await sql`alter table deliveries add column site_id text`.execute(db);
-  await db.schema.createIndex('deliveries_subscriber').on('deliveries').column('subscriber_id').execute();
+/**
+ * The deliveries table as it was before issue 15 (migration 0026's layout):
+ * the run's UUID, notification and site on each row (0034 and 0035 changed
+ * that) and the index deliveries_subscriber (0027 dropped it).
+ */
+async function restoreLayoutBefore(db: Kysely<Database>, kind: Kind): Promise<void> {
+  await sql`drop table deliveries`.execute(db);
+  await sql`
+    create table deliveries (
+      id ${sql.raw(kind === 'postgres' ? 'bigserial' : 'integer')} primary key,
+      run_id text not null references notification_runs (id) on delete cascade,
+      notification_id text not null,
+      site_id text not null,
+      subscriber_id text not null,
+      status text not null,
+      attempts integer default 0 not null,
+      next_attempt_at bigint,
+      lease_until bigint,
+      error text,
+      sent_at bigint,
+      delivered_at bigint,
+      clicked_at bigint,
+      created_at bigint not null,
+      reason text,
+      push_service text,
+      throttle_window bigint,
+      variant_index integer,
+      constraint deliveries_run_subscriber unique (run_id, subscriber_id)
+    )`.execute(db);
+  await sql`create index deliveries_run_pending on deliveries (run_id, id) where status = 'pending'`.execute(db);
+  await sql`create index deliveries_subscriber on deliveries (subscriber_id)`.execute(db);
+  await sql`create index deliveries_subscriber_status_sent on deliveries (subscriber_id, status, sent_at)`.execute(db);
+  await sql`create index deliveries_notification_variant on deliveries (notification_id, variant_index, status, delivered_at, clicked_at) where variant_index is not null`.execute(db);
 }
 
 async function writeDeliveries(db: Kysely<Database>, siteId: string, subscriberIds: string[], finishedAt: number, layout: Layout): Promise<void> {
@@ -158,6 +187,11 @@ async function writeDeliveries(db: Kysely<Database>, siteId: string, subscriberI
       .insertInto('notification_runs')
       .values({ id: runId, notification_id: notificationId, site_id: siteId, dedupe_key: `once:${notificationId}`, status: 'completed', due_at: at, segment_id: null, subscriber_id: null, after_run_id: null, fanout_cursor: null, fanout_done: 1, lease_owner: null, lease_until: null, started_at: at, finished_at: at, last_error: null, throttle_window_start: null, created_at: at })
       .execute();
+    // Read back, not RETURNING: SQLite numbers the run in a trigger after the insert (migration 0035).
+    const { seq } = await db.selectFrom('notification_runs').select('seq').where('id', '=', runId).executeTakeFirstOrThrow();
+    // How a row names its run: by number now (0035), by the run's UUID, with its notification and site, before issue 15.
+    const runKey = layout === 'now' ? { run_seq: seq } : ({ run_id: runId, notification_id: notificationId, site_id: siteId } as unknown as { run_seq: number });
+    const ofRun = layout === 'now' ? sql<boolean>`run_seq = ${seq}` : sql<boolean>`run_id = ${runId}`;
     const audience = subscriberIds.slice(0, Math.min(subscriberIds.length, ROWS - s * SUBSCRIBERS));
     // Fan-out: pending rows, a page at a time.
     for (let i = 0; i < audience.length; i += 1000) {
@@ -165,9 +199,7 @@ async function writeDeliveries(db: Kysely<Database>, siteId: string, subscriberI
         .insertInto('deliveries')
         .values(
           audience.slice(i, i + 1000).map((subscriberId) => ({
-            run_id: runId,
-            // The layout before issue 15: the run's notification and site on every row (columns the schema type no longer has).
-            ...(layout === 'before' ? ({ notification_id: notificationId, site_id: siteId } as object) : {}),
+            ...runKey,
             subscriber_id: subscriberId,
             status: 'pending' as const,
             next_attempt_at: null,
@@ -185,7 +217,7 @@ async function writeDeliveries(db: Kysely<Database>, siteId: string, subscriberI
         .execute();
     }
     // Batches of 250: claimed (attempts, lease), then their outcome; 3 % fail, 1 % expire.
-    const ids = (await db.selectFrom('deliveries').select('id').where('run_id', '=', runId).orderBy('id').execute()).map((row) => row.id);
+    const ids = (await db.selectFrom('deliveries').select('id').where(ofRun).orderBy('id').execute()).map((row) => row.id);
     for (let i = 0; i < ids.length; i += 250) {
       const batch = ids.slice(i, i + 250);
       await db.transaction().execute(async (trx) => {
@@ -199,8 +231,8 @@ async function writeDeliveries(db: Kysely<Database>, siteId: string, subscriberI
       });
     }
     // Beacons: delivered for 60 %, clicked for 5 % (set-based here; the engine writes them one by one).
-    await db.updateTable('deliveries').set({ delivered_at: at + 5_000 }).where('run_id', '=', runId).where('status', '=', 'sent').where(sql<boolean>`id % 10 < 6`).execute();
-    await db.updateTable('deliveries').set({ clicked_at: at + 9_000 }).where('run_id', '=', runId).where('status', '=', 'sent').where(sql<boolean>`id % 20 = 0`).execute();
+    await db.updateTable('deliveries').set({ delivered_at: at + 5_000 }).where(ofRun).where('status', '=', 'sent').where(sql<boolean>`id % 10 < 6`).execute();
+    await db.updateTable('deliveries').set({ clicked_at: at + 9_000 }).where(ofRun).where('status', '=', 'sent').where(sql<boolean>`id % 20 = 0`).execute();
   }
 }
 
@@ -251,7 +283,7 @@ async function writeAndMeasure(kind: Kind, db: Kysely<Database>, siteId: string,
 async function benchOn(kind: Kind, env: { now: Record<string, string>; before: Record<string, string> }): Promise<void> {
   // The baseline of the same run: the same rows in the layout before issue 15, in a database of their own.
   const before = await withBenchSite(env.before, async (ctx, siteId, subscriberIds, now) => {
-    await restoreLayoutBefore(ctx.db);
+    await restoreLayoutBefore(ctx.db, kind);
     return writeAndMeasure(kind, ctx.db, siteId, subscriberIds, now - 40 * DAY, 'before');
   });
   await withBenchSite(env.now, async (ctx, siteId, subscriberIds, now) => {

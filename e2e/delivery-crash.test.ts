@@ -80,7 +80,7 @@ function deliveryRows(herald: HeraldProcess, notificationId: string): Array<{ su
   const db = new SQLite(path.join(herald.dataDir, 'herald.db'), { readonly: true });
   try {
     return db
-      .prepare('select subscriber_id, status, count(*) over (partition by subscriber_id) as n from deliveries where run_id in (select id from notification_runs where notification_id = ?)')
+      .prepare('select subscriber_id, status, count(*) over (partition by subscriber_id) as n from deliveries where run_seq in (select seq from notification_runs where notification_id = ?)')
       .all(notificationId) as Array<{ subscriber_id: string; status: string; n: number }>;
   } finally {
     db.close();

@@ -144,6 +144,8 @@ export async function seedBigSite(db: Kysely<Database>, kind: DatabaseKind, site
       });
       runs.push({
         id: `run-${1_000_000 + r}`,
+        // Numbered here so the deliveries below can name their run by it (migration 0035).
+        seq: r + 1,
         notification_id: id,
         site_id: siteId,
         dedupe_key: `once:${id}`,
@@ -166,6 +168,7 @@ export async function seedBigSite(db: Kysely<Database>, kind: DatabaseKind, site
       await db.insertInto('notifications').values(notifications.slice(from, from + 1000)).execute();
       await db.insertInto('notification_runs').values(runs.slice(from, from + 1000)).execute();
     }
+    if (kind === 'postgres') await sql.raw(`SELECT setval(pg_get_serial_sequence('notification_runs', 'seq'), ${R})`).execute(db);
   });
 
   await timed(`${fmt(deliveries)} deliveries (${fmt(deliveries * 2)} events)`, async () => {
@@ -181,9 +184,9 @@ export async function seedBigSite(db: Kysely<Database>, kind: DatabaseKind, site
       const to = Math.min(deliveries, from + chunk) - 1;
       const insert = sql.raw(
         `${sequence(kind, from, to)}
-           INSERT INTO deliveries (id, run_id, subscriber_id, status, attempts, next_attempt_at, lease_until, error,
+           INSERT INTO deliveries (id, run_seq, subscriber_id, status, attempts, next_attempt_at, lease_until, error,
                                    sent_at, delivered_at, clicked_at, created_at)
-           SELECT d + 1, 'run-' || (1000000 + ${r}),
+           SELECT d + 1, ${r} + 1,
                   'sub-' || (1000000000 + (${r} * 7919 + ${j}) % ${audience}),
                   'sent', 1, NULL, NULL, NULL,
                   ${sentAt},
@@ -204,8 +207,8 @@ export async function seedBigSite(db: Kysely<Database>, kind: DatabaseKind, site
 
   await timed('hourly rollup, counters, active count', async () => {
     const hour = (column: string) => `(${column} / ${HOUR_MS}) * ${HOUR_MS}`;
-    // A delivery row names only its run (migration 0034).
-    const ofSite = `run_id IN (SELECT id FROM notification_runs WHERE site_id = '${siteId}')`;
+    // A delivery row names only its run, by number (migrations 0034, 0035).
+    const ofSite = `run_seq IN (SELECT seq FROM notification_runs WHERE site_id = '${siteId}')`;
     await sql
       .raw(
         `INSERT INTO stats_hourly (site_id, hour_start, sent, delivered, clicked, failed, subscribed, unsubscribed)
@@ -219,13 +222,13 @@ export async function seedBigSite(db: Kysely<Database>, kind: DatabaseKind, site
       )
       .execute(db);
     // Each run's counts from its rows, and each notification's from its runs' rows.
-    const owners = { notification_runs: 'd.run_id', notifications: 'r.notification_id' };
+    const owners = { notification_runs: 'r.id', notifications: 'r.notification_id' };
     for (const [table, owner] of Object.entries(owners)) {
       await sql
         .raw(
           `UPDATE ${table} SET total_count = a.total, sent_count = a.total, delivered_count = a.delivered, clicked_count = a.clicked
            FROM (SELECT ${owner} AS owner, count(*) AS total, count(d.delivered_at) AS delivered, count(d.clicked_at) AS clicked
-                 FROM deliveries d JOIN notification_runs r ON r.id = d.run_id GROUP BY ${owner}) AS a
+                 FROM deliveries d JOIN notification_runs r ON r.seq = d.run_seq GROUP BY ${owner}) AS a
            WHERE a.owner = ${table}.id`,
         )
         .execute(db);

@@ -8,12 +8,14 @@ import { deliveriesOf } from '../src/features/subscribers/privacy-repository';
 import { pushKeys } from './security/support/fixtures';
 import { indexesOf, insertOneTimeSend, insertOwnerAndSite, openDatabaseAt, type OldDatabase } from './support/old-schema';
 
-// Migration 0034 on a database of 0033 (docs/storage.md, "Bytes per
+// Migrations 0034 and 0035 on a database of 0033 (docs/storage.md, "Bytes per
 // delivery"): the rows lose their copies of the run's notification and site
-// and keep everything else; an A/B test's figures and a subscriber's export,
-// which read those copies, read the same through the run.
+// (0034) and name their run by its number instead of its UUID (0035), and
+// keep everything else; an A/B test's figures and a subscriber's export read
+// the same through the run; a new run gets the next number, and removing a
+// run still removes its rows.
 
-describe('migration 0034 on a database of 0033 with an A/B send in two runs', () => {
+describe('migrations 0034 and 0035 on a database of 0033 with an A/B send in two runs', () => {
   const T0 = Date.UTC(2026, 5, 1, 9);
   const ids = { user: crypto.randomUUID(), site: crypto.randomUUID(), notification: crypto.randomUUID(), sampleRun: crypto.randomUUID(), restRun: crypto.randomUUID() };
   const subscribers = Array.from({ length: 5 }, () => crypto.randomUUID());
@@ -56,27 +58,46 @@ describe('migration 0034 on a database of 0033 with an A/B send in two runs', ()
   });
   afterAll(async () => old?.close());
 
-  it('drops the two columns and the notification index, keeps every row, and reads the same figures and export through the run', async () => {
+  it('keeps every row under its run by number, drops the copies and the notification index, and reads the same figures and export', async () => {
     const typed = db as unknown as Kysely<Database>;
-    const rowsBefore = await db.selectFrom('deliveries').select(['id', 'run_id', 'subscriber_id', 'status', 'sent_at', 'delivered_at', 'clicked_at', 'variant_index']).orderBy('id').execute();
-    const figuresBefore = await variantFigures(typed, ids.notification);
-    expect([...figuresBefore.values()].sort((a, b) => a.index - b.index)).toEqual([
+    const columns = ['id', 'subscriber_id', 'status', 'sent_at', 'delivered_at', 'clicked_at', 'variant_index'] as const;
+    const rowsBefore = await db.selectFrom('deliveries').select([...columns, 'run_id']).orderBy('id').execute();
+
+    expect(await migrateToLatest(old.handle)).toEqual(expect.arrayContaining(['0034_deliveries_without_run_copies', '0035_deliveries_run_seq']));
+
+    const [row] = await db.selectFrom('deliveries').selectAll().limit(1).execute();
+    expect(Object.keys(row!).sort()).toEqual([...columns, 'attempts', 'created_at', 'error', 'lease_until', 'next_attempt_at', 'push_service', 'reason', 'run_seq', 'throttle_window'].sort());
+    const rowsAfter = await typed
+      .selectFrom('deliveries')
+      .innerJoin('notification_runs', 'notification_runs.seq', 'deliveries.run_seq')
+      .select([...columns.map((column) => `deliveries.${column}` as const), 'notification_runs.id as run_id'])
+      .orderBy('deliveries.id')
+      .execute();
+    expect(rowsAfter.map((r) => ({ ...r, id: Number(r.id) }))).toEqual(rowsBefore.map((r) => ({ ...r, id: Number(r.id) })));
+    const runs = await typed.selectFrom('notification_runs').select(['id', 'seq']).execute();
+    expect(new Set(runs.map((run) => Number(run.seq))).size).toBe(2);
+    const indexes = await indexesOf(old, 'deliveries');
+    expect(indexes).toEqual(expect.arrayContaining(['deliveries_run_variant', 'deliveries_run_pending', 'deliveries_subscriber_status_sent']));
+    expect(indexes).not.toContain('deliveries_notification_variant');
+
+    // Variant 0: one sent and delivered; variant 1: three sent (two delivered, one clicked) and one failed.
+    const figures = await variantFigures(typed, ids.notification);
+    expect([...figures.values()].sort((a, b) => a.index - b.index)).toEqual([
       { index: 0, reach: 1, delivered: 1, clicked: 0 },
       { index: 1, reach: 3, delivered: 2, clicked: 1 },
     ]);
-
-    expect(await migrateToLatest(old.handle)).toContain('0034_deliveries_without_run_copies');
-
-    const [row] = await db.selectFrom('deliveries').selectAll().limit(1).execute();
-    expect(Object.keys(row!)).not.toContain('notification_id');
-    expect(Object.keys(row!)).not.toContain('site_id');
-    expect(await db.selectFrom('deliveries').select(['id', 'run_id', 'subscriber_id', 'status', 'sent_at', 'delivered_at', 'clicked_at', 'variant_index']).orderBy('id').execute()).toEqual(rowsBefore);
-    const indexes = await indexesOf(old, 'deliveries');
-    expect(indexes).toContain('deliveries_run_variant');
-    expect(indexes).not.toContain('deliveries_notification_variant');
-
-    expect(await variantFigures(typed, ids.notification)).toEqual(figuresBefore);
     const exported = await deliveriesOf(typed, subscribers[1]!);
     expect(exported).toMatchObject([{ notification_id: ids.notification, notification_title: 'T', run_id: ids.sampleRun, status: 'sent', clicked_at: T0 + 3_000 }]);
+
+    // A run inserted now is numbered after the others; removing a run removes its rows.
+    const later = crypto.randomUUID();
+    await typed
+      .insertInto('notification_runs')
+      .values({ id: later, notification_id: ids.notification, site_id: ids.site, dedupe_key: `later:${later}`, status: 'pending', due_at: T0, segment_id: null, subscriber_id: null, after_run_id: null, fanout_cursor: null, fanout_done: 0, throttle_window_start: null, lease_owner: null, lease_until: null, started_at: null, finished_at: null, last_error: null, created_at: T0 })
+      .execute();
+    const { seq } = await typed.selectFrom('notification_runs').select('seq').where('id', '=', later).executeTakeFirstOrThrow();
+    expect(Number(seq)).toBeGreaterThan(Math.max(...runs.map((run) => Number(run.seq))));
+    await typed.deleteFrom('notification_runs').where('id', '=', ids.restRun).execute();
+    expect(await typed.selectFrom('deliveries').select('subscriber_id').orderBy('id').execute()).toEqual(subscribers.slice(0, 2).map((id) => ({ subscriber_id: id })));
   });
 });

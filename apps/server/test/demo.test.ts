@@ -175,7 +175,7 @@ describe('herald demo', () => {
       add(s.subscribed_at, 'subscribed');
       add(s.unsubscribed_at, 'unsubscribed');
     }
-    for (const d of await db.selectFrom('deliveries').select(['sent_at', 'delivered_at', 'clicked_at']).where('run_id', 'in', runsOfSite(site.id)).execute()) {
+    for (const d of await db.selectFrom('deliveries').select(['sent_at', 'delivered_at', 'clicked_at']).where('run_seq', 'in', runsOfSite(site.id)).execute()) {
       add(d.sent_at, 'sent');
       add(d.delivered_at, 'delivered');
       add(d.clicked_at, 'clicked');
@@ -190,7 +190,12 @@ describe('herald demo', () => {
 
     // Each run's counters are its deliveries', and each notification's the sum of its runs'.
     const runs = await db.selectFrom('notification_runs').selectAll().where('site_id', '=', site.id).execute();
-    const deliveries = await db.selectFrom('deliveries').select(['run_id', 'status', 'delivered_at', 'clicked_at']).where('run_id', 'in', runsOfSite(site.id)).execute();
+    const deliveries = await db
+      .selectFrom('deliveries')
+      .innerJoin('notification_runs', 'notification_runs.seq', 'deliveries.run_seq')
+      .select(['notification_runs.id as run_id', 'deliveries.status', 'deliveries.delivered_at', 'deliveries.clicked_at'])
+      .where('notification_runs.site_id', '=', site.id)
+      .execute();
     const byRun = new Map<string, { total: number; sent: number; failed: number; delivered: number; clicked: number }>();
     for (const d of deliveries) {
       const c = byRun.get(d.run_id) ?? { total: 0, sent: 0, failed: 0, delivered: 0, clicked: 0 };

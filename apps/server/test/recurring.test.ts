@@ -7,7 +7,6 @@ import { foldBeacons } from './support/beacon-counts';
 import { createDeliveryHarness, notificationInput, type DeliveryHarness } from './support/delivery-harness';
 import type { ReceivedPush } from './support/push-service';
 import { waitFor } from './support/test-app';
-import { runsOfNotification } from './support/delivery-rows';
 
 // Issue 4 §1: recurring notifications. Occurrence k = start + k × interval in
 // the site's local wall time; each occurrence is its own run (own stats),
@@ -492,7 +491,12 @@ describe('two schedulers on one database', () => {
       const received = h.push.messages.filter((message) => message.subscriptionId === subscription.id);
       expect(received).toHaveLength(ids.length * 3);
     }
-    const deliveries = await h.t.ctx.db.selectFrom('deliveries').select(['run_id', 'subscriber_id']).where('run_id', 'in', runsOfNotification(ids)).execute();
+    const deliveries = await h.t.ctx.db
+      .selectFrom('deliveries')
+      .innerJoin('notification_runs', 'notification_runs.seq', 'deliveries.run_seq')
+      .select(['notification_runs.id as run_id', 'deliveries.subscriber_id'])
+      .where('notification_runs.notification_id', 'in', ids)
+      .execute();
     expect(deliveries).toHaveLength(ids.length * 3 * subscribers.length);
   }, 60_000);
 });

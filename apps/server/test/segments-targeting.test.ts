@@ -83,7 +83,7 @@ describe('sending to a segment', () => {
     expect(done).toMatchObject({ status: 'completed', stats: { total: 2, sent: 2, failed: 0 } });
 
     expect(recipients(id)).toEqual(names('A', 'E'));
-    const deliveries = await h.t.ctx.db.selectFrom('deliveries').select('subscriber_id').where('run_id', 'in', runsOfNotification(id)).execute();
+    const deliveries = await h.t.ctx.db.selectFrom('deliveries').select('subscriber_id').where('run_seq', 'in', runsOfNotification(id)).execute();
     expect(deliveries.map((d) => d.subscriber_id).sort()).toEqual(names('A', 'E'));
 
     // Without a segment, the same site's notification goes to every active subscriber.

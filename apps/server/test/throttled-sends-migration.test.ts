@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../src/db/migrate';
 import { insertOneTimeSend, insertOwnerAndSite, openDatabaseAt, type OldDatabase } from './support/old-schema';
+import { runSeqOf } from '../src/db/run-seq';
 
 // Migration 0024 on a database of 0023 (docs/delivery.md, "Throttled sends"):
 // existing notifications are not throttled, and a run and its delivery in
@@ -41,6 +42,7 @@ describe('migration 0024 on a database of 0023 with a send in progress', () => {
       throttle_window_start: null,
       throttle_window_used: 0,
     });
-    expect(await db.selectFrom('deliveries').select('throttle_window').where('run_id', '=', run).executeTakeFirstOrThrow()).toEqual({ throttle_window: null });
+    // The run is named by its number since migration 0035.
+    expect(await db.selectFrom('deliveries').select('throttle_window').where('run_seq', '=', runSeqOf(run)).executeTakeFirstOrThrow()).toEqual({ throttle_window: null });
   });
 });

@@ -307,7 +307,7 @@ describe('welcome campaign delivery', () => {
     for (const { subscription } of subscribers) expect(titlesOf(subscription.id)).toEqual(['Raced one', 'Raced two', 'Raced three']);
     const deliveries = await h.t.ctx.db
       .selectFrom('deliveries')
-      .innerJoin('notification_runs', 'notification_runs.id', 'deliveries.run_id')
+      .innerJoin('notification_runs', 'notification_runs.seq', 'deliveries.run_seq')
       .innerJoin('welcome_campaign_steps', 'welcome_campaign_steps.notification_id', 'notification_runs.notification_id')
       .select(['deliveries.subscriber_id', 'deliveries.status'])
       .where('welcome_campaign_steps.campaign_id', '=', campaign.id)

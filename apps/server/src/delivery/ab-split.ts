@@ -84,7 +84,7 @@ export async function abFanOutFor(deps: Pick<DeliveryDeps, 'db' | 'deliveryPorts
             await db
               .selectFrom('deliveries')
               .select('subscriber_id')
-              .where('run_id', 'in', (eb) => eb.selectFrom('notification_runs').select('notification_runs.id').where('notification_runs.notification_id', '=', run.notification_id).where('notification_runs.id', '!=', run.id))
+              .where('run_seq', 'in', (eb) => eb.selectFrom('notification_runs').select('notification_runs.seq').where('notification_runs.notification_id', '=', run.notification_id).where('notification_runs.id', '!=', run.id))
               .where('subscriber_id', 'in', subscriberIds)
               .execute()
           ).map(

@@ -4,6 +4,7 @@
 // counters a send adds to are in run-counters.ts.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, NotificationRow, RunRow, RunStatus, SiteRow } from '../db/schema';
+import { runSeqOf } from '../db/run-seq';
 import type { RunFinished } from './ports';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -97,7 +98,7 @@ export async function claimDueRuns(
 export async function recentPushesOf(db: Db, subscriberIds: string[], runId: string, since: number): Promise<Array<{ subscriberId: string; deliveryId: number; pending: boolean }>> {
   const [sent, pending] = await Promise.all([
     db.selectFrom('deliveries').select(['subscriber_id', 'id']).where('subscriber_id', 'in', subscriberIds).where('status', '=', 'sent').where('sent_at', '>=', since).execute(),
-    db.selectFrom('deliveries').select(['subscriber_id', 'id']).where('subscriber_id', 'in', subscriberIds).where('status', '=', 'pending').where('run_id', '!=', runId).execute(),
+    db.selectFrom('deliveries').select(['subscriber_id', 'id']).where('subscriber_id', 'in', subscriberIds).where('status', '=', 'pending').where('run_seq', '!=', runSeqOf(runId)).execute(),
   ]);
   return [
     ...sent.map((row) => ({ subscriberId: row.subscriber_id, deliveryId: Number(row.id), pending: false })),
@@ -215,7 +216,7 @@ export async function markFanoutDone(db: Db, runId: string): Promise<void> {
 /** One delivery row per (run, subscriber); a re-run of the same page inserts nothing new. */
 export async function insertPendingDeliveries(
   db: Db,
-  run: Pick<RunRow, 'id'>,
+  run: Pick<RunRow, 'seq'>,
   subscriberIds: string[],
   now: number,
   /** A/B sends: the variant of each subscriber (delivery/ab-split.ts). */
@@ -226,7 +227,7 @@ export async function insertPendingDeliveries(
     .insertInto('deliveries')
     .values(
       subscriberIds.map((subscriberId) => ({
-        run_id: run.id,
+        run_seq: run.seq,
         subscriber_id: subscriberId,
         status: 'pending' as const,
         created_at: now,
@@ -241,14 +242,14 @@ export async function insertPendingDeliveries(
         variant_index: variantOf?.get(subscriberId) ?? null,
       })),
     )
-    .onConflict((oc) => oc.columns(['run_id', 'subscriber_id']).doNothing())
+    .onConflict((oc) => oc.columns(['run_seq', 'subscriber_id']).doNothing())
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0);
 }
 
 /** Pending delivery ids of a run in id order, for (re-)enqueueing batches. */
 export async function pendingDeliveryIds(db: Db, runId: string, options: { afterId?: number; subscriberIds?: string[]; limit: number }): Promise<number[]> {
-  let query = db.selectFrom('deliveries').select('id').where('run_id', '=', runId).where('status', '=', PENDING);
+  let query = db.selectFrom('deliveries').select('id').where('run_seq', '=', runSeqOf(runId)).where('status', '=', PENDING);
   if (options.afterId !== undefined) query = query.where('id', '>', options.afterId);
   if (options.subscriberIds) {
     if (!options.subscriberIds.length) return [];
@@ -323,7 +324,7 @@ export function loadSubscribersForSending(db: Db, ids: string[]) {
 }
 
 export async function hasPendingDeliveries(db: Db, runId: string): Promise<boolean> {
-  const row = await db.selectFrom('deliveries').select('id').where('run_id', '=', runId).where('status', '=', PENDING).limit(1).executeTakeFirst();
+  const row = await db.selectFrom('deliveries').select('id').where('run_seq', '=', runSeqOf(runId)).where('status', '=', PENDING).limit(1).executeTakeFirst();
   return row !== undefined;
 }
 
@@ -384,13 +385,13 @@ async function zoneSendStatus(db: Db, zoneSendId: string, notificationId: string
 /**
  * "12 of 40 not accepted: 8 unreachable (fcm), 4 expired (mozilla)": the
  * reasons of a finished run's failed and expired deliveries, most frequent
- * first. Read once, when the run finishes, through its (run_id, …) index.
+ * first. Read once, when the run finishes, through its (run_seq, …) index.
  */
 async function failureSummary(db: Db, runId: string, targeted: number): Promise<string | null> {
   const rows = await db
     .selectFrom('deliveries')
     .select(['reason', 'push_service', (eb) => eb.fn.countAll<number>().as('n')])
-    .where('run_id', '=', runId)
+    .where('run_seq', '=', runSeqOf(runId))
     .where('status', 'in', ['failed', 'gone'])
     .groupBy(['reason', 'push_service'])
     .execute();

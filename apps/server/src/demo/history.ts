@@ -143,7 +143,7 @@ function playRun(run: RunRow, claimedAt: number, audience: string[], subscribers
     const subscriber = subscribers.get(subscriberId)!;
     const pushService = pushServiceOf(subscriber.row.endpoint);
     const attemptAt = claimedAt + 300 + Math.round(index * 1.25) + random.int(0, 400);
-    const base = { run_id: run.id, subscriber_id: subscriberId, next_attempt_at: null, lease_until: null, created_at: claimedAt };
+    const base = { run_seq: run.seq, subscriber_id: subscriberId, next_attempt_at: null, lease_until: null, created_at: claimedAt };
 
     if (model.unreachable || random.chance(0.004)) {
       // Retried with backoff (2 s, 4 s, 8 s, 16 s) before giving up.

@@ -193,7 +193,7 @@ export async function siteTotals(db: Db, siteId: string) {
       (
         await db
           .selectFrom('deliveries')
-          .innerJoin('notification_runs', 'notification_runs.id', 'deliveries.run_id')
+          .innerJoin('notification_runs', 'notification_runs.seq', 'deliveries.run_seq')
           .select(sql<number>`count(*)`.as('n'))
           .where('notification_runs.site_id', '=', siteId)
           .executeTakeFirstOrThrow()

@@ -15,6 +15,7 @@ import { Scheduler } from '../../src/jobs/scheduler';
 import { ManualClock } from '../../src/platform/clock';
 import { createPushClient } from '../../src/roles';
 import { createDeliveryHarness, notificationInput, type DeliveryHarness } from '../support/delivery-harness';
+import { runSeqOf } from '../../src/db/run-seq';
 
 interface QueuedJob {
   name: string;
@@ -126,7 +127,7 @@ describe('the scheduler resumes every sending run after the queue lost its jobs'
   }
 
   async function pending(runId: string): Promise<number> {
-    const row = await ctx.db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('run_id', '=', runId).where('status', '=', 'pending').executeTakeFirstOrThrow();
+    const row = await ctx.db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('run_seq', '=', runSeqOf(runId)).where('status', '=', 'pending').executeTakeFirstOrThrow();
     return Number(row.n);
   }
 

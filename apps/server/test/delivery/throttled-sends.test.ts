@@ -135,7 +135,7 @@ describe('throttled sends', () => {
     await h.t.ctx.db.updateTable('notification_runs').set({ lease_until: clock.now() - 1 }).where('id', '=', run.id).execute();
     await h.engine.queue.enqueue(fanOutRunJob, { runId: run.id, recover: true });
     // A stalled batch job re-run, or one the recovery enqueued, holding every pending delivery.
-    const pending = await h.t.ctx.db.selectFrom('deliveries').select('id').where('run_id', '=', run.id).where('status', '=', 'pending').execute();
+    const pending = await h.t.ctx.db.selectFrom('deliveries').select('id').where('run_seq', '=', run.seq).where('status', '=', 'pending').execute();
     expect(pending).toHaveLength(15);
     await h.engine.queue.enqueue(sendBatchJob, { runId: run.id, deliveryIds: pending.map((p) => Number(p.id)) });
     await expectRequestsThisMinute(10);
@@ -152,7 +152,7 @@ describe('throttled sends', () => {
     expect(lost).toHaveLength(10);
     // That minute sends nothing more (its places are taken, their deliveries wait unclaimed), and the run is not declared stalled.
     await h.engine.scheduler!.tick();
-    await waitFor(async () => (await h.t.ctx.db.selectFrom('deliveries').select('id').where('run_id', '=', run.id).where('lease_until', '>', clock.now()).executeTakeFirst()) === undefined);
+    await waitFor(async () => (await h.t.ctx.db.selectFrom('deliveries').select('id').where('run_seq', '=', run.seq).where('lease_until', '>', clock.now()).executeTakeFirst()) === undefined);
     expect(h.push.requests.length).toBe(10);
     expect((await get(id)).status).toBe('sending');
     // The minute after, the lost places are granted again: 10 go, no more.

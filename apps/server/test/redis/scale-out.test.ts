@@ -176,7 +176,7 @@ describe('scale-out: 1 serve, 2 schedulers, 3 workers on PostgreSQL + Redis', ()
     const rows = await d.db
       .selectFrom('deliveries')
       .select((eb) => ['status', eb.fn.countAll<number>().as('rows'), eb.fn.count<number>('subscriber_id').distinct().as('subscribers')])
-      .where('run_id', 'in', runsOfNotification(bigId))
+      .where('run_seq', 'in', runsOfNotification(bigId))
       .groupBy('status')
       .execute();
     expect(rows).toEqual([{ status: 'sent', rows: SUBSCRIBERS, subscribers: SUBSCRIBERS }]);

@@ -208,19 +208,19 @@ export class Deployment {
 
   /** Delivery rows of a notification: per subscriber, how many rows and their statuses. */
   async deliveriesOf(notificationId: string): Promise<Array<{ subscriber_id: string; status: string; attempts: number; error: string | null }>> {
-    return this.db.selectFrom('deliveries').select(['subscriber_id', 'status', 'attempts', 'error']).where('run_id', 'in', runsOfNotification(notificationId)).execute();
+    return this.db.selectFrom('deliveries').select(['subscriber_id', 'status', 'attempts', 'error']).where('run_seq', 'in', runsOfNotification(notificationId)).execute();
   }
 
   /** What a failed test needs to see: runs, delivery states, and each process's warnings and errors. */
   async diagnose(): Promise<string> {
     const lines: string[] = [];
     try {
-      const runs = await this.db.selectFrom('notification_runs').select(['id', 'status', 'fanout_done', 'lease_owner', 'lease_until', 'total_count', 'sent_count', 'last_error']).execute();
+      const runs = await this.db.selectFrom('notification_runs').select(['id', 'seq', 'status', 'fanout_done', 'lease_owner', 'lease_until', 'total_count', 'sent_count', 'last_error']).execute();
       lines.push(`now ${Date.now()}`, 'runs:', ...runs.map((r) => `  ${JSON.stringify(r)}`));
       const states = await this.db
         .selectFrom('deliveries')
-        .select((eb) => ['run_id', 'status', eb.fn.countAll<number>().as('n'), eb.fn.max('attempts').as('max_attempts'), eb.fn.max('lease_until').as('max_lease'), eb.fn.max('next_attempt_at').as('max_next')])
-        .groupBy(['run_id', 'status'])
+        .select((eb) => ['run_seq', 'status', eb.fn.countAll<number>().as('n'), eb.fn.max('attempts').as('max_attempts'), eb.fn.max('lease_until').as('max_lease'), eb.fn.max('next_attempt_at').as('max_next')])
+        .groupBy(['run_seq', 'status'])
         .execute();
       lines.push('deliveries:', ...states.map((s) => `  ${JSON.stringify(s)}`));
     } catch (error) {

@@ -9,7 +9,6 @@ import { generateVapidKeys } from '../../src/delivery/vapid-keys';
 import { PasswordHasher } from '../../src/platform/passwords';
 import { createTestApp, type TestApp } from '../support/test-app';
 import { nextAddress, pushKeys } from './support/fixtures';
-import { runsOfSite } from '../support/delivery-rows';
 
 // Issue 10 items 7 and 3, for data stored before the fix: migration 0009
 // rewrites every endpoint in normal form and merges the subscribers that were
@@ -289,7 +288,12 @@ describe('migration 0009 on data stored before it', () => {
     expect(byId.get(ids.triggerRunDuplicate)).toMatchObject({ status: 'cancelled', subscriber_id: ids.a0, last_error: 'Merged into the subscriber of the same browser' });
     expect(byId.get(ids.dripRun)).toMatchObject({ status: 'pending', subscriber_id: ids.a0 });
 
-    const deliveries = await t.ctx.db.selectFrom('deliveries').select(['run_id', 'subscriber_id']).where('run_id', 'in', runsOfSite(ids.site)).execute();
+    const deliveries = await t.ctx.db
+      .selectFrom('deliveries')
+      .innerJoin('notification_runs', 'notification_runs.seq', 'deliveries.run_seq')
+      .select(['notification_runs.id as run_id', 'deliveries.subscriber_id'])
+      .where('notification_runs.site_id', '=', ids.site)
+      .execute();
     // The later send moved over; of the triple send, the keeper keeps its own and the others stay as recorded history.
     expect(deliveries.filter((d) => d.run_id === ids.laterRun)).toEqual([{ run_id: ids.laterRun, subscriber_id: ids.a0 }]);
     expect(deliveries.filter((d) => d.run_id === ids.sentRun && d.subscriber_id === ids.a0)).toHaveLength(1);

@@ -67,7 +67,7 @@ describe('beacons counted by the fold', () => {
     const row = await h.t.ctx.db
       .selectFrom('deliveries')
       .select((eb) => [eb.fn.count<number>('delivered_at').as('delivered'), eb.fn.count<number>('clicked_at').as('clicked')])
-      .where('run_id', 'in', runsOfNotification(id))
+      .where('run_seq', 'in', runsOfNotification(id))
       .executeTakeFirstOrThrow();
     return { delivered: Number(row.delivered), clicked: Number(row.clicked) };
   }

@@ -36,6 +36,7 @@ import * as m0031 from './0031_partial_external_id_index';
 import * as m0032 from './0032_subscriber_tags_sample';
 import * as m0033 from './0033_personal_run_retention';
 import * as m0034 from './0034_deliveries_without_run_copies';
+import * as m0035 from './0035_deliveries_run_seq';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -76,6 +77,7 @@ const modules: Record<string, MigrationModule> = {
   '0032_subscriber_tags_sample': m0032,
   '0033_personal_run_retention': m0033,
   '0034_deliveries_without_run_copies': m0034,
+  '0035_deliveries_run_seq': m0035,
 };
 
 export function migrationsFor(kind: DatabaseKind): Record<string, Migration> {

@@ -70,6 +70,8 @@ export type RunStatus = 'pending' | 'sending' | 'completed' | 'completed_with_er
  */
 export interface NotificationRunsTable {
   id: string;
+  /** The run's number, unique: what its delivery rows name it by (migration 0035; given on insert). */
+  seq: Generated<number>;
   notification_id: string;
   site_id: string;
   dedupe_key: string;
@@ -112,7 +114,8 @@ export type DeliveryStatus = 'pending' | 'sent' | 'failed' | 'gone' | 'skipped';
 
 export interface DeliveriesTable {
   id: Generated<number>;
-  run_id: string;
+  /** Its run's notification_runs.seq (migration 0035): an integer, not the run's UUID, in every row and in the (run, subscriber) index. */
+  run_seq: number;
   subscriber_id: string;
   status: DeliveryStatus;
   attempts: Counter;

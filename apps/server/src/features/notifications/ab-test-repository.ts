@@ -2,6 +2,7 @@
 // notification, each variant's figures read from its deliveries, the tests
 // whose decision is due, and the decision's compare-and-set.
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { runSeqsOfNotification } from '../../db/run-seq';
 import type { AbTestRow, Database, RunRow } from '../../db/schema';
 import { compactedVariantFigures } from '../retention/compacted';
 import { oneTimeRunKey } from './one-time-run';
@@ -61,7 +62,7 @@ export async function variantFigures(db: Db, notificationId: string): Promise<Ma
       eb.fn.count<number>('delivered_at').as('delivered'),
       eb.fn.count<number>('clicked_at').as('clicked'),
     ])
-    .where('run_id', 'in', (eb) => eb.selectFrom('notification_runs').select('notification_runs.id').where('notification_runs.notification_id', '=', notificationId))
+    .where('run_seq', 'in', runSeqsOfNotification(notificationId))
     .where('variant_index', 'is not', null)
     .groupBy('variant_index')
     .execute();

@@ -3,6 +3,7 @@
 // CSV report walks.
 import type { FailureReason, PushServiceName } from '@herald/contracts';
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { runSeqOf } from '../../db/run-seq';
 import type { Database, RunRow } from '../../db/schema';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -46,7 +47,7 @@ export interface RetryingGroup {
  * pending deliveries, so it costs what is still pending, never the send.
  */
 export async function retryingOfNotification(db: Db, notificationId: string): Promise<RetryingGroup[]> {
-  const sending = db.selectFrom('notification_runs').select('id').where('notification_id', '=', notificationId).where('status', '=', 'sending');
+  const sending = db.selectFrom('notification_runs').select('seq').where('notification_id', '=', notificationId).where('status', '=', 'sending');
   const rows = await db
     .selectFrom('deliveries')
     .select([
@@ -57,7 +58,7 @@ export async function retryingOfNotification(db: Db, notificationId: string): Pr
       (eb) => eb.fn.min('next_attempt_at').as('next_attempt_at'),
       (eb) => eb.fn.max('error').as('sample_error'),
     ])
-    .where('run_id', 'in', sending)
+    .where('run_seq', 'in', sending)
     .where('status', '=', sql<'pending'>`'pending'`)
     .where('reason', 'is not', null)
     .groupBy(['reason', 'push_service'])
@@ -85,7 +86,7 @@ export function runsOfNotificationPage(db: Db, notificationId: string, afterId: 
 /**
  * One page of a run's deliveries with their subscriber's description, by
  * subscriber id after `afterSubscriberId` (keyset over the unique
- * (run_id, subscriber_id) index: memory stays flat however large the send).
+ * (run_seq, subscriber_id) index: memory stays flat however large the send).
  */
 export function reportDeliveriesPage(db: Db, runId: string, afterSubscriberId: string | null, limit: number) {
   let query = db
@@ -107,7 +108,7 @@ export function reportDeliveriesPage(db: Db, runId: string, afterSubscriberId: s
       'subscribers.os',
       'subscribers.country',
     ])
-    .where('deliveries.run_id', '=', runId);
+    .where('deliveries.run_seq', '=', runSeqOf(runId));
   if (afterSubscriberId !== null) query = query.where('deliveries.subscriber_id', '>', afterSubscriberId);
   return query.orderBy('deliveries.subscriber_id').limit(limit).execute();
 }

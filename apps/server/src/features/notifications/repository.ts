@@ -161,14 +161,14 @@ export async function reopenFailedRun(db: Db, run: RunRow, now: number): Promise
   const groups = await db
     .selectFrom('deliveries')
     .select(['reason', 'push_service', (eb) => eb.fn.countAll<number>().as('n')])
-    .where('run_id', '=', run.id)
+    .where('run_seq', '=', run.seq)
     .where('status', '=', 'failed')
     .groupBy(['reason', 'push_service'])
     .execute();
   const reset = await db
     .updateTable('deliveries')
     .set({ status: 'pending', attempts: 0, next_attempt_at: null, lease_until: null, error: null, reason: null, push_service: null })
-    .where('run_id', '=', run.id)
+    .where('run_seq', '=', run.seq)
     .where('status', '=', 'failed')
     .executeTakeFirst();
   const count = Number(reset.numUpdatedRows);

@@ -52,18 +52,18 @@ interface RemovedDelivery {
  */
 export async function compactStep(db: Kysely<Database>, runIds: string[], cutoff: number, limit: number, now: number): Promise<number> {
   return db.transaction().execute(async (trx) => {
-    const stillFinished = trx.selectFrom('notification_runs').select('id').where('id', 'in', runIds).where('status', 'in', FINISHED).where('finished_at', '<', cutoff);
-    const batch = trx.selectFrom('deliveries').select('id').where('run_id', 'in', stillFinished).limit(limit);
+    const stillFinished = trx.selectFrom('notification_runs').select('seq').where('id', 'in', runIds).where('status', 'in', FINISHED).where('finished_at', '<', cutoff);
+    const batch = trx.selectFrom('deliveries').select('id').where('run_seq', 'in', stillFinished).limit(limit);
     const deleted = await trx
       .deleteFrom('deliveries')
       .where('id', 'in', batch)
-      .where('run_id', 'in', stillFinished)
-      .returning(['run_id', 'subscriber_id', 'status', 'reason', 'push_service', 'variant_index', 'sent_at', 'delivered_at', 'clicked_at'])
+      .where('run_seq', 'in', stillFinished)
+      .returning(['run_seq', 'subscriber_id', 'status', 'reason', 'push_service', 'variant_index', 'sent_at', 'delivered_at', 'clicked_at'])
       .execute();
-    // A delivery row names only its run (migration 0034); the compacted counts are the notification's.
-    const runs = await trx.selectFrom('notification_runs').select(['id', 'notification_id']).where('id', 'in', runIds).execute();
-    const notificationOfRun = new Map(runs.map((run) => [run.id, run.notification_id]));
-    const removed: RemovedDelivery[] = deleted.map(({ run_id, ...row }) => ({ ...row, notification_id: notificationOfRun.get(run_id)! }));
+    // A delivery row names only its run, by number (migrations 0034, 0035); the compacted counts are the notification's.
+    const runs = await trx.selectFrom('notification_runs').select(['seq', 'notification_id']).where('id', 'in', runIds).execute();
+    const notificationOfRun = new Map(runs.map((run) => [run.seq, run.notification_id]));
+    const removed: RemovedDelivery[] = deleted.map(({ run_seq, ...row }) => ({ ...row, notification_id: notificationOfRun.get(run_seq)! }));
     await namePushServices(trx, removed);
     await addToCompacted(trx, removed);
     await moveLastActivity(trx, removed);

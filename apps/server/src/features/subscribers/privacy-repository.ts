@@ -21,19 +21,23 @@ export function deletePendingDeliveriesOf(db: Db, subscriberId: string): Promise
     .deleteFrom('deliveries')
     .where('subscriber_id', '=', subscriberId)
     .where('status', '=', 'pending')
-    .returning((eb) => [
-      'deliveries.run_id',
-      // A delivery row names only its run (migration 0034).
-      eb.selectFrom('notification_runs').select('notification_runs.notification_id').whereRef('notification_runs.id', '=', 'deliveries.run_id').$asScalar().as('notification_id'),
-    ])
+    .returning((eb) => {
+      // A delivery row names only its run, by number (migrations 0034, 0035).
+      const ofRun = eb.selectFrom('notification_runs').whereRef('notification_runs.seq', '=', 'deliveries.run_seq');
+      return [ofRun.select('notification_runs.id').$asScalar().as('run_id'), ofRun.select('notification_runs.notification_id').$asScalar().as('notification_id')];
+    })
     .execute();
 }
 
 /** Deletes the rest of its deliveries (index deliveries_subscriber); returns how many, and the runs they were of. */
 export async function deleteDeliveriesOf(db: Db, subscriberId: string): Promise<{ count: number; runIds: string[] }> {
-  const runs = await db.selectFrom('deliveries').select('run_id').distinct().where('subscriber_id', '=', subscriberId).execute();
+  const runs = await db
+    .selectFrom('notification_runs')
+    .select('id')
+    .where('seq', 'in', (eb) => eb.selectFrom('deliveries').select('deliveries.run_seq').where('deliveries.subscriber_id', '=', subscriberId))
+    .execute();
   const result = await db.deleteFrom('deliveries').where('subscriber_id', '=', subscriberId).executeTakeFirst();
-  return { count: Number(result.numDeletedRows), runIds: runs.map((row) => row.run_id) };
+  return { count: Number(result.numDeletedRows), runIds: runs.map((row) => row.id) };
 }
 
 /**
@@ -170,13 +174,13 @@ export function eventsOf(db: Db, siteId: string, subscriberId: string, externalI
 export function deliveriesOf(db: Db, subscriberId: string) {
   return db
     .selectFrom('deliveries')
-    .innerJoin('notification_runs', 'notification_runs.id', 'deliveries.run_id')
+    .innerJoin('notification_runs', 'notification_runs.seq', 'deliveries.run_seq')
     .leftJoin('notifications', 'notifications.id', 'notification_runs.notification_id')
     .select([
       'deliveries.id',
       'notification_runs.notification_id',
       'notifications.title as notification_title',
-      'deliveries.run_id',
+      'notification_runs.id as run_id',
       'deliveries.status',
       'deliveries.reason',
       'deliveries.attempts',

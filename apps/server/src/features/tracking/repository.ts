@@ -6,9 +6,9 @@ type Db = Kysely<Database> | Transaction<Database>;
 
 /** What a beacon counts for: its delivery's run and subscriber, and the run's notification and site (a delivery row holds only the run: migration 0034). */
 function beaconColumns(eb: ExpressionBuilder<Database, 'deliveries'>) {
-  const ofRun = eb.selectFrom('notification_runs').whereRef('notification_runs.id', '=', 'deliveries.run_id');
+  const ofRun = eb.selectFrom('notification_runs').whereRef('notification_runs.seq', '=', 'deliveries.run_seq');
   return [
-    'deliveries.run_id',
+    ofRun.select('notification_runs.id').$asScalar().as('run_id'),
     'deliveries.subscriber_id',
     ofRun.select('notification_runs.notification_id').$asScalar().as('notification_id'),
     ofRun.select('notification_runs.site_id').$asScalar().as('site_id'),
@@ -131,8 +131,8 @@ export async function recordBeaconsInOneStatement(db: Db, beacons: readonly Beac
       update deliveries d set
         delivered_at = coalesce(d.delivered_at, before.at),
         clicked_at = case when before.clicked = 1 then before.at else d.clicked_at end
-      from before, notification_runs run where d.id = before.id and run.id = d.run_id
-      returning d.id, d.run_id, run.notification_id, run.site_id, d.subscriber_id, before.delivered_at is null as newly_delivered, before.clicked, before.at
+      from before, notification_runs run where d.id = before.id and run.seq = d.run_seq
+      returning d.id, run.id as run_id, run.notification_id, run.site_id, d.subscriber_id, before.delivered_at is null as newly_delivered, before.clicked, before.at
     ), latest as (
       -- A subscriber with several deliveries in the batch: its latest beacon.
       select subscriber_id, max(at) as at from marked where newly_delivered group by subscriber_id

@@ -1,7 +1,9 @@
 import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { Migrator } from 'kysely/migration';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../src/db/migrate';
+import { migrationsFor } from '../src/db/migrations';
 import type { Database } from '../src/db/schema';
 import { variantFigures } from '../src/features/notifications/ab-test-repository';
 import { deliveriesOf } from '../src/features/subscribers/privacy-repository';
@@ -99,5 +101,15 @@ describe('migrations 0034 and 0035 on a database of 0033 with an A/B send in two
     expect(Number(seq)).toBeGreaterThan(Math.max(...runs.map((run) => Number(run.seq))));
     await typed.deleteFrom('notification_runs').where('id', '=', ids.restRun).execute();
     expect(await typed.selectFrom('deliveries').select('subscriber_id').orderBy('id').execute()).toEqual(subscribers.slice(0, 2).map((id) => ({ subscriber_id: id })));
+  });
+
+  it('goes back down to 0034: each row named by its run\'s UUID again, the numbers gone', async () => {
+    const migrator = new Migrator({ db: old.handle.db, provider: { getMigrations: async () => migrationsFor(old.handle.kind) } });
+    const result = await migrator.migrateTo('0034_deliveries_without_run_copies');
+    expect(result.error).toBeUndefined();
+    expect(await db.selectFrom('deliveries').select(['run_id', 'subscriber_id']).orderBy('id').execute()).toEqual(subscribers.slice(0, 2).map((id) => ({ run_id: ids.sampleRun, subscriber_id: id })));
+    const [run] = await db.selectFrom('notification_runs').selectAll().limit(1).execute();
+    expect(Object.keys(run!)).not.toContain('seq');
+    expect(await indexesOf(old, 'deliveries')).toEqual(expect.arrayContaining(['deliveries_run_variant', 'deliveries_run_pending', 'deliveries_subscriber_status_sent']));
   });
 });

@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { selectActiveSubscriberIds } from '../src/features/segments/repository';
+import { sampledMatchingQuery, selectActiveSubscriberIds } from '../src/features/segments/repository';
 import { sql } from 'kysely';
-import { ESTIMATE_FROM_ACTIVE, roundEstimate, sampleMatching } from '../src/features/segments/sample-estimate';
+import { ESTIMATE_FROM_ACTIVE, roundEstimate } from '../src/features/segments/sample-estimate';
 import { ManualClock } from '../src/platform/clock';
 import { createTestApp, type TestApp, type TestUser } from './support/test-app';
 import { subscriberRow } from './support/subscriber-rows';
@@ -122,7 +122,7 @@ describe('segment counts estimated from a sample on a large site', () => {
   });
 
   it('counts a tag of the sample on the tags’ own sample index (migration 0032), not on every holder of the tag', async () => {
-    const compiled = sampleMatching(t.ctx.db, bigSite, { tags: ['vip'], browser: 'Chrome' }, now).compile();
+    const compiled = sampledMatchingQuery(t.ctx.db, bigSite, { tags: ['vip'], browser: 'Chrome' }, now).compile();
     const explain = async (connection: typeof t.ctx.db): Promise<string> => {
       if (t.ctx.dbKind === 'postgres') {
         const plan = await connection.executeQuery<{ 'QUERY PLAN': string }>({ ...compiled, sql: `EXPLAIN ${compiled.sql}` });

@@ -75,11 +75,6 @@ export async function netSubscribersSince(db: Db, siteId: string, fromHour: numb
   return Number(row?.net ?? 0);
 }
 
-export async function activeSubscriberCount(db: Db, siteId: string): Promise<number> {
-  const row = await db.selectFrom('sites').select('active_subscriber_count').where('id', '=', siteId).executeTakeFirst();
-  return Number(row?.active_subscriber_count ?? 0);
-}
-
 /** True once anything was ever sent, delivered or clicked for the site. */
 export async function hasSendingActivity(db: Db, siteId: string): Promise<boolean> {
   const row = await db

@@ -25,7 +25,7 @@ import type { AppContext } from '../../context';
 import { badRequest } from '../../platform/errors';
 import { iso, isoOrNull } from '../../platform/responses';
 import { requireSiteRole } from '../sites/service';
-import { HOUR_MS, LATENCY_BUCKET_UPPER_MS, hourStart } from './site-counters';
+import { HOUR_MS, LATENCY_BUCKET_UPPER_MS, hourStart, readActiveSubscriberCount } from './site-counters';
 import { LocalDayRange, addDays, daysBetween, todayOf, weekdayIndex, type LocalDate } from './local-days';
 import * as repo from './repository';
 
@@ -154,7 +154,7 @@ export function createAnalyticsService(ctx: Pick<AppContext, 'db' | 'clock'>) {
 
       const [rows, active, recent, hasData] = await Promise.all([
         repo.hourlyStats(db, site.id, previousStart, periodEnd),
-        repo.activeSubscriberCount(db, site.id),
+        readActiveSubscriberCount(db, site.id),
         repo.latestSentNotifications(db, site.id, DASHBOARD_LIST_LIMIT),
         repo.hasSendingActivity(db, site.id),
       ]);
@@ -231,7 +231,7 @@ export function createAnalyticsService(ctx: Pick<AppContext, 'db' | 'clock'>) {
       const [rows, netAfter, active, promptRows] = await Promise.all([
         repo.hourlyStats(db, site.id, range.firstHour, range.endHour),
         repo.netSubscribersSince(db, site.id, range.endHour),
-        repo.activeSubscriberCount(db, site.id),
+        readActiveSubscriberCount(db, site.id),
         repo.promptTotals(db, site.id, range.firstHour, range.endHour),
       ]);
       const byDay = totalsByDay(range, rows);

@@ -39,6 +39,12 @@ export async function addToHourlyStats(db: Db, siteId: string, at: number, incre
     .execute();
 }
 
+/** sites.active_subscriber_count: exact, so "active subscribers" is never counted row by row (the dashboard, the subscribers list's totals, segment counts). */
+export async function readActiveSubscriberCount(db: Db, siteId: string): Promise<number> {
+  const row = await db.selectFrom('sites').select('active_subscriber_count').where('id', '=', siteId).executeTakeFirst();
+  return Number(row?.active_subscriber_count ?? 0);
+}
+
 /** sites.active_subscriber_count follows every real change of active state, in the same transaction. */
 export async function adjustActiveSubscriberCount(db: Db, siteId: string, delta: number): Promise<void> {
   await db

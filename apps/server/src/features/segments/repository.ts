@@ -1,9 +1,11 @@
 // SQL of the segments feature.
 import type { SegmentRules } from '@herald/contracts';
-import type { Insertable, Kysely, Transaction, Updateable } from 'kysely';
+import { sql, type Insertable, type Kysely, type SqlBool, type Transaction, type Updateable } from 'kysely';
+import { SAMPLE_PREDICATE } from '../../db/migrations/0030_subscriber_search_and_sample';
 import { membershipsOf } from '../../db/membership';
 import type { Database, SegmentRow, SegmentsTable } from '../../db/schema';
 import type { WithMemberRole } from '../../platform/site-roles';
+import { readActiveSubscriberCount } from '../analytics/site-counters';
 import type { SegmentUse } from './segment-uses';
 import { applySegmentRules, hasRules } from './segment-rules';
 
@@ -90,13 +92,33 @@ export async function countActiveSubscribersByZone(
   return rows.map((row) => ({ zone: row.timezone, subscribers: Number(row.n) }));
 }
 
+/** The site's active subscribers in the fixed sample of about 1 in 85 (index subscribers_site_sample, migration 0030; sample-estimate.ts). */
+function sampledActive(db: Db, siteId: string) {
+  return db
+    .selectFrom('subscribers')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('subscribers.site_id', '=', siteId)
+    .where('subscribers.is_active', '=', 1)
+    .where(sql.raw<SqlBool>(SAMPLE_PREDICATE));
+}
+
+export async function countSampledActive(db: Db, siteId: string): Promise<number> {
+  return Number((await sampledActive(db, siteId).executeTakeFirstOrThrow()).n);
+}
+
+/** The count of the sample's active subscribers matching the rules (exported for the plan test: tags read on their own sample index). */
+export function sampledMatchingQuery(db: Db, siteId: string, rules: SegmentRules, now: number) {
+  return applySegmentRules(sampledActive(db, siteId), rules, now, siteId);
+}
+
+export async function countSampledMatching(db: Db, siteId: string, rules: SegmentRules, now: number): Promise<number> {
+  return Number((await sampledMatchingQuery(db, siteId, rules, now).executeTakeFirstOrThrow()).n);
+}
+
 /** Active subscribers of the site matching the rules at `now` (spec §3 estimated_count). */
 export async function countMatchingSubscribers(db: Db, siteId: string, rules: SegmentRules, now: number): Promise<number> {
-  if (!hasRules(rules)) {
-    // Everyone active: sites.active_subscriber_count, kept exact with every change of active state, rather than counting a million rows.
-    const site = await db.selectFrom('sites').select('active_subscriber_count').where('id', '=', siteId).executeTakeFirst();
-    return Number(site?.active_subscriber_count ?? 0);
-  }
+  // Everyone active: the site's exact counter, not a count of a million rows.
+  if (!hasRules(rules)) return readActiveSubscriberCount(db, siteId);
   const query = db
     .selectFrom('subscribers')
     .select((eb) => eb.fn.countAll<number>().as('n'))

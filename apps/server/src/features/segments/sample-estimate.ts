@@ -14,12 +14,14 @@
 // jump between refreshes. A segment matching fewer than MIN_SAMPLE_MATCHES
 // sampled subscribers is counted exactly: a rare segment's estimate would be
 // mostly noise (and "≈ 0" would hide the few it has). A send never uses the
-// estimate: its audience is applySegmentRules over every subscriber.
+// estimate: its audience is applySegmentRules over every subscriber. The
+// rules are here; the counts they read are in repository.ts.
 import { SEGMENT_ESTIMATE_FROM_ACTIVE, type SegmentRules } from '@herald/contracts';
-import { sql, type Kysely, type SqlBool, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/schema';
-import { SAMPLE_PREDICATE } from '../../db/migrations/0030_subscriber_search_and_sample';
-import { applySegmentRules, hasRules } from './segment-rules';
+import { readActiveSubscriberCount } from '../analytics/site-counters';
+import { countSampledActive, countSampledMatching } from './repository';
+import { hasRules } from './segment-rules';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -47,25 +49,10 @@ export interface EstimateBasis {
   sampled: number;
 }
 
-function sampleOf(db: Db, siteId: string) {
-  return db
-    .selectFrom('subscribers')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('subscribers.site_id', '=', siteId)
-    .where('subscribers.is_active', '=', 1)
-    .where(sql.raw<SqlBool>(SAMPLE_PREDICATE));
-}
-
 export async function estimateBasis(db: Db, siteId: string): Promise<EstimateBasis> {
-  const site = await db.selectFrom('sites').select('active_subscriber_count').where('id', '=', siteId).executeTakeFirst();
-  const active = Number(site?.active_subscriber_count ?? 0);
+  const active = await readActiveSubscriberCount(db, siteId);
   if (active < ESTIMATE_FROM_ACTIVE) return { active, sampled: 0 };
-  return { active, sampled: Number((await sampleOf(db, siteId).executeTakeFirstOrThrow()).n) };
-}
-
-/** The count of the site's sampled active subscribers matching the rules (exported for the plan test). */
-export function sampleMatching(db: Db, siteId: string, rules: SegmentRules, now: number) {
-  return applySegmentRules(sampleOf(db, siteId), rules, now, siteId);
+  return { active, sampled: await countSampledActive(db, siteId) };
 }
 
 /** Three significant figures: an estimate does not pretend to more. */
@@ -88,7 +75,7 @@ export async function countSegment(
 ): Promise<SegmentCount> {
   if (!hasRules(rules)) return { count: basis.active, sample_size: null };
   if (basis.active >= ESTIMATE_FROM_ACTIVE && basis.sampled >= MIN_SAMPLE) {
-    const matching = Number((await sampleMatching(db, siteId, rules, now).executeTakeFirstOrThrow()).n);
+    const matching = await countSampledMatching(db, siteId, rules, now);
     if (matching >= MIN_SAMPLE_MATCHES) return { count: roundEstimate((matching * basis.active) / basis.sampled), sample_size: basis.sampled };
   }
   return { count: await countExactly(), sample_size: null };

@@ -12,6 +12,7 @@
 //   what the first does.
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, SubscriberRow } from '../../db/schema';
+import { readActiveSubscriberCount } from '../analytics/site-counters';
 import * as repo from './repository';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -19,9 +20,9 @@ type Db = Kysely<Database> | Transaction<Database>;
 export async function subscriberListTotal(db: Db, siteId: string, filters: repo.SubscriberFilters): Promise<number> {
   if (filters.searchParts) return repo.countSearchParts(db, siteId, filters.searchParts, filters.isActive);
   if (filters.search) return repo.countSubscribers(db, siteId, filters);
-  if (filters.isActive === true) return repo.activeSubscriberCounter(db, siteId);
+  if (filters.isActive === true) return readActiveSubscriberCount(db, siteId);
   const inactive = await repo.countInactiveSubscribers(db, siteId);
-  return filters.isActive === false ? inactive : inactive + (await repo.activeSubscriberCounter(db, siteId));
+  return filters.isActive === false ? inactive : inactive + (await readActiveSubscriberCount(db, siteId));
 }
 
 /** "<subscribed_at in ms>.<id>": where a page starts or ends (contracts `listCursor`). */

@@ -315,12 +315,6 @@ export function countInactiveSubscribers(db: Db, siteId: string): Promise<number
   return countSubscribersInState(db, siteId, 0);
 }
 
-/** sites.active_subscriber_count: kept exact with every change of active state (service.ts, "Active-state changes"). */
-export async function activeSubscriberCounter(db: Db, siteId: string): Promise<number> {
-  const row = await db.selectFrom('sites').select('active_subscriber_count').where('id', '=', siteId).executeTakeFirst();
-  return Number(row?.active_subscriber_count ?? 0);
-}
-
 /** Where the CSV export stopped: the last subscriber written (oldest first: subscribed_at, then id). */
 export interface ExportCursor {
   subscribedAt: number;

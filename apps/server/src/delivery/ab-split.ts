@@ -5,6 +5,7 @@
 // one lookup, none at sending unless a delivery carries a variant.
 import crypto from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
+import { runSeqsOfNotification } from '../db/run-seq';
 import type { AbTestRow, Database, NotificationRow, RunRow, SiteRow } from '../db/schema';
 import type { DeliveryDeps } from './engine-deps';
 import { notificationContent } from './notification-content';
@@ -84,7 +85,8 @@ export async function abFanOutFor(deps: Pick<DeliveryDeps, 'db' | 'deliveryPorts
             await db
               .selectFrom('deliveries')
               .select('subscriber_id')
-              .where('run_seq', 'in', (eb) => eb.selectFrom('notification_runs').select('notification_runs.seq').where('notification_runs.notification_id', '=', run.notification_id).where('notification_runs.id', '!=', run.id))
+              .where('run_seq', 'in', runSeqsOfNotification(run.notification_id))
+              .where('run_seq', '!=', run.seq)
               .where('subscriber_id', 'in', subscriberIds)
               .execute()
           ).map(

@@ -14,7 +14,6 @@
 // it waits between minutes (the recovery sweep does not take it over).
 import { sql, type Kysely, type Transaction, type UpdateQueryBuilder, type SelectQueryBuilder } from 'kysely';
 import type { AppContext } from '../context';
-import { runSeqOf } from '../db/run-seq';
 import type { Database } from '../db/schema';
 import type { JobQueue } from '../jobs/queue';
 import type { DueWorkSource } from '../jobs/scheduler';
@@ -39,6 +38,7 @@ const PENDING = sql<'pending'>`'pending'`;
 
 interface ThrottledRun {
   id: string;
+  seq: number;
   fanout_done: number;
   lease_until: number | null;
   throttle_window_start: number | null;
@@ -52,6 +52,7 @@ function throttledRunsSending(db: Db): Promise<ThrottledRun[]> {
     .innerJoin('notifications', 'notifications.id', 'notification_runs.notification_id')
     .select([
       'notification_runs.id',
+      'notification_runs.seq',
       'notification_runs.fanout_done',
       'notification_runs.lease_until',
       'notification_runs.throttle_window_start',
@@ -89,7 +90,7 @@ export async function grantThrottledDeliveries(db: Kysely<Database>, run: Thrott
   const used = fresh ? 0 : run.throttle_window_used;
   const room = Math.min(run.throttle_per_minute - used, GRANT_PER_TICK_MAX);
   if (room <= 0) return [];
-  const candidates = await grantable(db.selectFrom('deliveries').select('id').where('run_seq', '=', runSeqOf(run.id)), now).orderBy('id').limit(room).execute();
+  const candidates = await grantable(db.selectFrom('deliveries').select('id').where('run_seq', '=', run.seq), now).orderBy('id').limit(room).execute();
   if (!candidates.length) return [];
   return db.transaction().execute(async (trx) => {
     let taken = trx

@@ -145,7 +145,7 @@ describe('throttled sends', () => {
     clock.advance(MINUTE);
     const current = await h.t.ctx.db
       .selectFrom('notification_runs')
-      .select(['id', 'fanout_done', 'lease_until', 'throttle_window_start', 'throttle_window_used'])
+      .select(['id', 'seq', 'fanout_done', 'lease_until', 'throttle_window_start', 'throttle_window_used'])
       .where('id', '=', run.id)
       .executeTakeFirstOrThrow();
     const lost = await grantThrottledDeliveries(h.t.ctx.db, { ...current, throttle_per_minute: 10 }, clock.now());

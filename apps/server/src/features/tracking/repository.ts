@@ -1,18 +1,15 @@
-import { sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DatabaseKind } from '../../db/database';
 import type { Database } from '../../db/schema';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-/** What a beacon counts for: its delivery's run and subscriber, and the run's notification and site (a delivery row holds only the run: migration 0034). */
-function beaconColumns(eb: ExpressionBuilder<Database, 'deliveries'>) {
-  const ofRun = eb.selectFrom('notification_runs').whereRef('notification_runs.seq', '=', 'deliveries.run_seq');
-  return [
-    ofRun.select('notification_runs.id').$asScalar().as('run_id'),
-    'deliveries.subscriber_id',
-    ofRun.select('notification_runs.notification_id').$asScalar().as('notification_id'),
-    ofRun.select('notification_runs.site_id').$asScalar().as('site_id'),
-  ] as const;
+/** What a marked delivery tells its beacon: its run, by number (migration 0035), and its subscriber. */
+const BEACON_COLUMNS = ['run_seq', 'subscriber_id'] as const;
+
+/** What a beacon counts for, of the run with this number: its id, notification and site (a delivery row holds only the run's number: migrations 0034, 0035). */
+export function runCountedFor(db: Db, runSeq: number) {
+  return db.selectFrom('notification_runs').select(['id', 'notification_id', 'site_id']).where('seq', '=', runSeq).executeTakeFirstOrThrow();
 }
 
 /**
@@ -23,12 +20,12 @@ function beaconColumns(eb: ExpressionBuilder<Database, 'deliveries'>) {
  * the first one's row lock).
  */
 export function markDelivered(db: Db, deliveryId: number, at: number) {
-  return db.updateTable('deliveries').set({ delivered_at: at }).where('id', '=', deliveryId).where('delivered_at', 'is', null).returning(beaconColumns).executeTakeFirst();
+  return db.updateTable('deliveries').set({ delivered_at: at }).where('id', '=', deliveryId).where('delivered_at', 'is', null).returning(BEACON_COLUMNS).executeTakeFirst();
 }
 
 /** Records the first click; undefined for a replay or a delivery that is gone. */
 export function markClicked(db: Db, deliveryId: number, at: number) {
-  return db.updateTable('deliveries').set({ clicked_at: at }).where('id', '=', deliveryId).where('clicked_at', 'is', null).returning(beaconColumns).executeTakeFirst();
+  return db.updateTable('deliveries').set({ clicked_at: at }).where('id', '=', deliveryId).where('clicked_at', 'is', null).returning(BEACON_COLUMNS).executeTakeFirst();
 }
 
 /**

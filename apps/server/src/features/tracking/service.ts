@@ -9,6 +9,9 @@ import type { BeaconWrite } from './repository';
 
 export type BeaconType = 'delivered' | 'clicked';
 
+/** The runs a SQLite batch of beacons has read, by number (runCountedFor). */
+type RunsOfBatch = Map<number, Awaited<ReturnType<typeof repo.runCountedFor>>>;
+
 /**
  * Records a "delivered" or "clicked" beacon from the service worker. The token
  * is signed by the server (forged ones are refused); a replay counts once; a
@@ -59,16 +62,19 @@ export function createTrackingService(ctx: Pick<AppContext, 'db' | 'dbKind' | 'c
    * delivery too. A genuine token whose delivery was deleted with its
    * notification matches no row: nothing to count.
    */
-  const recordInTransaction = async (trx: Transaction<Database>, { type, deliveryId, at }: BeaconWrite): Promise<boolean> => {
+  const recordInTransaction = async (trx: Transaction<Database>, { type, deliveryId, at }: BeaconWrite, runs: RunsOfBatch): Promise<boolean> => {
     const delivered = await repo.markDelivered(trx, deliveryId, at);
     const clicked = type === 'clicked' ? await repo.markClicked(trx, deliveryId, at) : undefined;
     const delivery = delivered ?? clicked;
     if (!delivery) return false;
     if (delivered) await repo.recordDeliveredTo(trx, delivery.subscriber_id, at);
+    // The beacons of a batch mostly belong to one send: its run is read once.
+    let run = runs.get(delivery.run_seq);
+    if (!run) runs.set(delivery.run_seq, (run = await repo.runCountedFor(trx, delivery.run_seq)));
     await repo.addUncountedBeacon(trx, {
-      site_id: delivery.site_id,
-      notification_id: delivery.notification_id,
-      run_id: delivery.run_id,
+      site_id: run.site_id,
+      notification_id: run.notification_id,
+      run_id: run.id,
       at,
       delivered: delivered ? 1 : 0,
       clicked: clicked ? 1 : 0,
@@ -80,10 +86,11 @@ export function createTrackingService(ctx: Pick<AppContext, 'db' | 'dbKind' | 'c
     (beacons) =>
       db.transaction().execute(async (trx) => {
         const results: boolean[] = [];
-        for (const beacon of beacons) results.push(await recordInTransaction(trx, beacon));
+        const runs: RunsOfBatch = new Map();
+        for (const beacon of beacons) results.push(await recordInTransaction(trx, beacon, runs));
         return results;
       }),
-    (beacon) => db.transaction().execute((trx) => recordInTransaction(trx, beacon)),
+    (beacon) => db.transaction().execute((trx) => recordInTransaction(trx, beacon, new Map())),
   );
   return {
     async record(type: BeaconType, token: string): Promise<{ counted: boolean }> {

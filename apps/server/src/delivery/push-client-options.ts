@@ -15,8 +15,10 @@ export interface PushMetrics {
 }
 
 export interface PushClientOptions {
-  /** Messages being encrypted or sent at once, all origins together (default 200, PUSH_CONCURRENCY). */
+  /** Messages sent and not yet answered and recorded, all origins together (default 200, PUSH_CONCURRENCY): the most a crash re-sends. */
   concurrency?: number;
+  /** Messages being encrypted ahead of a free slot, all origins together (default: `concurrency`). */
+  encryptAhead?: number;
   /** Messages in flight to one origin (default: `concurrency`). Lower it to keep a slow origin from taking every slot. */
   maxInFlightPerOrigin?: number;
   /** TCP/TLS connections per push-service origin (default 32). */
@@ -96,7 +98,10 @@ export interface OriginStats {
 }
 
 export interface PushClientStats {
+  /** Requests sent and not yet answered. */
   inFlight: number;
+  /** Messages being encrypted, ahead of a slot. */
+  encrypting: number;
   /** Outcomes handed to an onResult that has not settled yet (they count against the concurrency). */
   awaitingResults: number;
   parked: number;

@@ -7,7 +7,8 @@
 //   bounded number of connections, and per origin one lane per sender (VAPID
 //   key); the client bounds requests in flight per origin;
 // - push-slots.ts: pushes in flight plus outcomes not yet recorded stay within
-//   `concurrency` overall (the most a crash re-sends);
+//   `concurrency` overall (the most a crash re-sends); messages are encrypted
+//   before they take a slot, at most `encryptAhead` at a time;
 // - push-request.ts: one request, under an overall deadline (queueing,
 //   connecting, sending and the answer), so a black-holed endpoint cannot pin
 //   sockets or memory;
@@ -83,7 +84,7 @@ export class PushClient {
     this.vapidTokens = options.vapidTokens ?? new VapidTokenCache({ clock: this.clock });
     this.allowOrigin = options.allowOrigin;
     this.metrics = options.metrics;
-    this.slots = new PushSlots(concurrency, Math.max(1, options.maxParked ?? concurrency * 4));
+    this.slots = new PushSlots(concurrency, Math.max(1, options.maxParked ?? concurrency * 4), Math.max(1, options.encryptAhead ?? concurrency));
     const keepAlive = options.keepAliveTimeoutMs ?? 30_000;
     this.lanes = new PushLanes({
       connections: connectionsPerOrigin,
@@ -144,7 +145,7 @@ export class PushClient {
 
   /** Counts for monitoring and tests. */
   stats(): PushClientStats {
-    return { inFlight: this.slots.inFlight, awaitingResults: this.slots.awaitingResults, parked: this.slots.parked, origins: this.lanes.stats() };
+    return { inFlight: this.slots.inFlight, encrypting: this.slots.encrypting, awaitingResults: this.slots.awaitingResults, parked: this.slots.parked, origins: this.lanes.stats() };
   }
 
   /**
@@ -169,7 +170,7 @@ export class PushClient {
     }
     this.parkedLanes.clear();
     this.slots.parked = 0;
-    if (this.slots.inFlight > 0) await this.slots.whenIdle();
+    if (this.slots.inFlight > 0 || this.slots.encrypting > 0) await this.slots.whenIdle();
     await this.lanes.close();
     if (this.ownsEncryptor) await this.encryptor.close();
   }
@@ -190,7 +191,30 @@ export class PushClient {
       return this.finish(job, { kind: 'failed', reason: errorMessage(error), code: localFailureCode(error) });
     }
     job.path = url.pathname + url.search;
-    this.route(job);
+    this.encryptThenRoute(job);
+  }
+
+  /**
+   * Encrypts the message before it takes a slot (push-slots.ts): the
+   * encryption threads get whole batches while the slots wait for answers and
+   * for recording. A message its lane would defer anyway is not encrypted.
+   */
+  private encryptThenRoute(job: Job): void {
+    if (this.closing || this.backPressure.isPausedPastWait(job.lane)) return this.route(job);
+    this.slots.encryptionStarted();
+    this.encryptor.encrypt(job.message.payload, job.keys).then(
+      (body) => {
+        job.body = body;
+        this.slots.encryptionEnded();
+        this.route(job);
+        this.slots.wakeRoomWaiters();
+      },
+      (error: unknown) => {
+        this.slots.encryptionEnded();
+        this.finish(job, { kind: 'failed', reason: errorMessage(error), code: localFailureCode(error) });
+        this.slots.wakeRoomWaiters();
+      },
+    );
   }
 
   /** The message's lane; a lane opened while its origin is paused starts paused for the rest of that pause. */
@@ -247,22 +271,7 @@ export class PushClient {
     lane.inFlight++;
     lane.origin.inFlight++;
     lane.lastUsed = lane.origin.lastUsed = this.clock.now();
-    if (job.body) return job.dispatch(this.requestTimeoutMs);
-    this.encryptor.encrypt(job.message.payload, job.keys).then(
-      (body) => {
-        job.body = body;
-        // A 429 may have paused the lane while this message was being encrypted.
-        if (!lane.paused) return job.dispatch(this.requestTimeoutMs);
-        this.release(job);
-        this.route(job);
-        this.schedule();
-      },
-      (error: unknown) => {
-        this.release(job);
-        this.finish(job, { kind: 'failed', reason: errorMessage(error), code: localFailureCode(error) });
-        this.schedule();
-      },
-    );
+    job.dispatch(this.requestTimeoutMs);
   }
 
   /** Called by a request's handler when undici is done with it (an answer, or an error), and at its deadline. */

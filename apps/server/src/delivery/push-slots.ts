@@ -3,11 +3,21 @@
 // plus outcomes handed to a caller that has not recorded them yet stay within
 // `concurrency` (PUSH_CONCURRENCY), exactly, however many batches share the
 // client. That is the most a crash can leave sent but not recorded, so the most
-// it re-sends. Messages held back for a paused or busy lane are bounded apart.
-
+// it re-sends. A message is encrypted before it takes a slot (nothing is sent
+// while it is encrypted, so a crash then re-sends nothing): the encryption
+// threads work ahead of the slots, bounded apart (`encryptAhead`), as are the
+// messages held back for a paused or busy lane.
 export class PushSlots {
-  /** Messages being encrypted or sent. */
+  /** Messages sent: dispatched and not yet answered. */
   inFlight = 0;
+  /**
+   * Messages taken from their source and being encrypted, ahead of a slot.
+   * Counting them against `concurrency` starved the encryption threads: a
+   * slot stays taken until its outcome is recorded (tens of milliseconds), so
+   * the 200 slots never held the queue of batches the threads need to stay
+   * busy (docs/delivery.md, "Sending, retries and back-pressure").
+   */
+  encrypting = 0;
   /**
    * Outcomes handed to an onResult that has not settled yet (the caller is
    * still recording them). They count against `concurrency` with the requests
@@ -30,11 +40,13 @@ export class PushSlots {
     /** Pushes in flight plus outcomes not yet recorded, at most. */
     readonly concurrency: number,
     private readonly maxParked: number,
+    /** Messages encrypted ahead of the slots, at most (as many again as `concurrency` by default). */
+    private readonly encryptAhead: number = concurrency,
   ) {}
 
   /** Whether a batch may take one more message from its source. */
   hasRoom(): boolean {
-    return this.inFlight + this.awaitingResults + this.reserved < this.concurrency && this.parked < this.maxParked;
+    return this.inFlight + this.awaitingResults + this.reserved + this.encrypting < this.concurrency + this.encryptAhead && this.parked < this.maxParked;
   }
 
   /**
@@ -55,7 +67,18 @@ export class PushSlots {
     this.reserved--;
   }
 
-  /** A message starts: its encryption, then its request. */
+  /** A message taken from its source goes to the encryption threads. */
+  encryptionStarted(): void {
+    this.encrypting++;
+  }
+
+  /** Its body is ready (or it could not be encrypted). */
+  encryptionEnded(): void {
+    this.encrypting--;
+    this.notifyIfIdle();
+  }
+
+  /** A message's request starts. */
   started(): void {
     this.inFlight++;
   }
@@ -63,10 +86,14 @@ export class PushSlots {
   /** A message was handed back (answered, failed or re-routed); wakes close() once none is left. */
   released(): void {
     this.inFlight--;
-    if (this.inFlight === 0 && this.idleWaiters.length > 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+    this.notifyIfIdle();
   }
 
-  /** Resolves when no message is in flight any more. */
+  private notifyIfIdle(): void {
+    if (this.inFlight === 0 && this.encrypting === 0 && this.idleWaiters.length > 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  /** Resolves when no message is being encrypted or in flight any more. */
   whenIdle(): Promise<void> {
     return new Promise<void>((resolve) => this.idleWaiters.push(resolve));
   }

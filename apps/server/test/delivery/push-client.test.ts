@@ -3,6 +3,7 @@
 import { execFile } from 'node:child_process';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createEncryptionPool, type PushEncryptor } from '../../src/delivery/encryption-pool';
 import { createPayloadTemplate } from '../../src/delivery/payload';
 import { PushClient } from '../../src/delivery/push-client';
 import type { PushClientOptions } from '../../src/delivery/push-client-options';
@@ -482,7 +483,7 @@ describe('push client: batches and shutdown', () => {
   it('pulls from the source only as room frees up (bounded memory)', async () => {
     const service = await pushService();
     service.setAnswer({ status: 201, delayMs: 5 });
-    const client = pushClient({ concurrency: 4, maxParked: 4 });
+    const client = pushClient({ concurrency: 4, encryptAhead: 4, maxParked: 4 });
     const subscription = service.createSubscription();
     let pulled = 0;
     let reported = 0;
@@ -498,7 +499,49 @@ describe('push client: batches and shutdown', () => {
       reported++;
     });
     expect(summary).toMatchObject({ total: 150, stopped: false, counts: { sent: 150 } });
-    expect(maxOutstanding).toBeLessThanOrEqual(4 + 4);
+    // Sent or awaiting their record (concurrency), being encrypted ahead of a slot, and held for a busy lane.
+    expect(maxOutstanding).toBeLessThanOrEqual(4 + 4 + 4);
+  });
+
+  it('encrypts ahead while every slot waits for an answer, within its bounds, and never sends more than the concurrency', async () => {
+    const service = await pushService();
+    service.setAnswer({ status: 201, delayMs: 1_500 });
+    const inner = createEncryptionPool({ threads: 0 });
+    let encrypted = 0;
+    const encryptor: PushEncryptor = {
+      encrypt: (plaintext, keys) => {
+        encrypted++;
+        return inner.encrypt(plaintext, keys);
+      },
+      close: () => inner.close(),
+    };
+    const client = pushClient({ concurrency: 2, encryptAhead: 6, maxParked: 2, encryptor });
+    const subscription = service.createSubscription();
+    let answered = 0;
+    const sending = client.sendAll(
+      Array.from({ length: 20 }, (_, i) => message(subscription, i)),
+      () => void answered++,
+    );
+
+    // Both slots hold a request the push service has not answered yet, and the
+    // encryption went on meanwhile instead of waiting for them: nothing is sent
+    // while it is encrypted, so it is not what the slots bound.
+    await eventually(() => service.stats().inFlight === 2 && encrypted >= 2 + 2, 1_000);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(answered).toBe(0);
+    expect(service.stats().inFlight).toBe(2);
+    const stats = client.stats();
+    expect(stats).toMatchObject({ inFlight: 2, encrypting: 0, awaitingResults: 0 });
+    // Every message encrypted is either sent or waiting, with its body, for a slot.
+    expect(stats.parked).toBeGreaterThanOrEqual(2);
+    expect(encrypted).toBe(2 + stats.parked);
+    // Bounded all the same: the slots, the messages encrypted ahead and those held for a busy lane.
+    expect(encrypted).toBeLessThanOrEqual(2 + 6 + 2);
+
+    const summary = await sending;
+    expect(summary).toMatchObject({ total: 20, counts: { sent: 20 } });
+    expect(encrypted).toBe(20);
+    expect(service.stats().maxInFlight).toBe(2);
   });
 
   it('holds results that return a promise and stops on a failing one', async () => {

@@ -99,7 +99,7 @@ export async function fanOutRun(deps: DeliveryDeps, payload: { runId: string; re
       const pageCursor = cursor;
       const picked = await ab?.pick(subscriberIds);
       await db.transaction().execute(async (trx) => {
-        const inserted = await insertPendingDeliveries(trx, run, picked?.subscriberIds ?? subscriberIds, now, picked?.variantOf);
+        const inserted = await insertPendingDeliveries(trx, deps.dbKind, run, picked?.subscriberIds ?? subscriberIds, now, picked?.variantOf);
         await picked?.commit(trx);
         await recordFanoutPage(trx, run, pageCursor, inserted, now + config.deliveryLeaseMs);
       });

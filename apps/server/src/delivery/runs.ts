@@ -4,6 +4,7 @@
 // counters a send adds to are in run-counters.ts.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, NotificationRow, RunRow, RunStatus, SiteRow } from '../db/schema';
+import type { DatabaseKind } from '../db/database';
 import { runSeqOf } from '../db/run-seq';
 import type { RunFinished } from './ports';
 
@@ -213,9 +214,17 @@ export async function markFanoutDone(db: Db, runId: string): Promise<void> {
   await db.updateTable('notification_runs').set({ fanout_done: 1 }).where('id', '=', runId).execute();
 }
 
-/** One delivery row per (run, subscriber); a re-run of the same page inserts nothing new. */
+/**
+ * One delivery row per (run, subscriber), in the page's order; a re-run of the
+ * same page inserts nothing new. The page travels as one parameter (a JSON
+ * array on SQLite, arrays on PostgreSQL): a statement of the same text for
+ * every page, instead of a thousand rows of values for the query builder to
+ * compile (about 8 µs of CPU per delivery, measured by `npm run bench:send`).
+ * Every column not named keeps its default (null).
+ */
 export async function insertPendingDeliveries(
   db: Db,
+  kind: DatabaseKind,
   run: Pick<RunRow, 'seq'>,
   subscriberIds: string[],
   now: number,
@@ -223,28 +232,19 @@ export async function insertPendingDeliveries(
   variantOf?: ReadonlyMap<string, number>,
 ): Promise<number> {
   if (!subscriberIds.length) return 0;
-  const result = await db
-    .insertInto('deliveries')
-    .values(
-      subscriberIds.map((subscriberId) => ({
-        run_seq: run.seq,
-        subscriber_id: subscriberId,
-        status: 'pending' as const,
-        created_at: now,
-        next_attempt_at: null,
-        lease_until: null,
-        error: null,
-        reason: null,
-        push_service: null,
-        sent_at: null,
-        delivered_at: null,
-        clicked_at: null,
-        variant_index: variantOf?.get(subscriberId) ?? null,
-      })),
-    )
-    .onConflict((oc) => oc.columns(['run_seq', 'subscriber_id']).doNothing())
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0);
+  const variants = subscriberIds.map((subscriberId) => variantOf?.get(subscriberId) ?? null);
+  const rows =
+    kind === 'postgres'
+      ? sql`select ${run.seq}::bigint, s, 'pending', ${now}::bigint, v
+            from unnest(${subscriberIds}::text[], ${variants}::int[]) with ordinality as page(s, v, n)
+            order by n`
+      : // The WHERE is SQLite's: an INSERT … SELECT with an upsert clause needs one to parse.
+        sql`select ${run.seq}, json_extract(value, '$[0]'), 'pending', ${now}, json_extract(value, '$[1]')
+            from json_each(${JSON.stringify(subscriberIds.map((id, i) => [id, variants[i]]))})
+            where true order by key`;
+  const result = await sql`insert into deliveries (run_seq, subscriber_id, status, created_at, variant_index) ${rows}
+    on conflict (run_seq, subscriber_id) do nothing`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
 }
 
 /** Pending delivery ids of a run in id order, for (re-)enqueueing batches. */

@@ -8,7 +8,12 @@
 //   - bare encryption of the messages on one thread;
 //   - bare encryption on every core (os.availableParallelism() worker threads,
 //     each encrypting its share in a tight loop): the true CPU floor, since
-//     Herald encrypts on worker threads too.
+//     Herald encrypts on worker threads too;
+//   - bare HTTPS POSTs of bodies encrypted beforehand, through an undici pool
+//     like Herald's (32 connections, PUSH_CONCURRENCY in flight), to the same
+//     push service: the CPU any sender spends per message on top of the
+//     encryption, with no database and no scheduling. With the encryption,
+//     it says how close to the all-core floor any HTTPS sender can come.
 // Then the same send again with a site frequency cap and quiet hours set
 // (nobody capped, nobody inside the window), and the plain send once more:
 // the per-subscriber decisions of issue 14 must keep the ratio to the floor
@@ -25,12 +30,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
+import { Pool } from 'undici';
 import webpush from 'web-push';
 import { loadConfig } from '../apps/server/src/config';
 import { createAes128gcmEncryptor, decodeSubscriberKeys, encryptPayload } from '../apps/server/src/delivery/encryption';
 import { notificationContent } from '../apps/server/src/delivery/notification-content';
 import { createPayloadTemplate } from '../apps/server/src/delivery/payload';
 import { PushClient } from '../apps/server/src/delivery/push-client';
+import { VapidTokenCache } from '../apps/server/src/delivery/vapid';
 import { endpointHash, pushOriginPolicy } from '../apps/server/src/delivery/push-endpoints';
 import { startEngine } from '../apps/server/src/engine';
 import { createAuthService } from '../apps/server/src/features/auth/service';
@@ -63,10 +70,16 @@ interface SendResult {
   floorPerSecond: number;
   allCoreFloorPerSecond: number;
   threads: number;
+  /** Bare HTTPS POSTs of encrypted bodies: the client's and the push service's CPU seconds per request. */
+  postCpuSecondsPerRequest: number;
+  postPushServiceCpuSecondsPerRequest: number;
+  postPerSecond: number;
   rssBeforeMb: number;
   rssPeakMb: number;
   /** CPU time (all threads) Herald's process spent during the first send. */
   heraldCpuSeconds: number;
+  /** Of which its main thread (HTTP, TLS, database, scheduling); the rest is the encryption threads. */
+  heraldMainThreadCpuSeconds: number;
   /** CPU time the push service process spent during the same send: on a machine this small it competes with Herald for the cores. */
   pushServiceCpuSeconds: number;
 }
@@ -166,9 +179,11 @@ async function measure(subscriberCount: number, baselineMessages: number): Promi
     }, 25);
     const profiler = values.profile ? await startProfiler() : undefined;
     const cpuBefore = process.cpuUsage();
+    const mainThreadCpuBefore = process.threadCpuUsage();
     const pushCpuBefore = processCpuSeconds(push.pid!);
     const heraldSeconds = await heraldSend(notification.id);
     const heraldCpuSeconds = cpuSeconds(process.cpuUsage(cpuBefore));
+    const heraldMainThreadCpuSeconds = cpuSeconds(process.threadCpuUsage(mainThreadCpuBefore));
     const pushServiceCpuSeconds = processCpuSeconds(push.pid!) - pushCpuBefore;
     clearInterval(sampler);
     if (profiler) fs.writeFileSync(values.profile!, JSON.stringify(await profiler.stop()));
@@ -219,6 +234,11 @@ async function measure(subscriberCount: number, baselineMessages: number): Promi
     const threads = os.availableParallelism();
     const allCoreFloorPerSecond = await encryptOnEveryCore(payload, sampleKeys, Math.max(baselineMessages, threads * 2000), threads);
 
+    // --- bare HTTPS POSTs of bodies encrypted beforehand (no database, no scheduling) ---
+    const vapid = { publicKey: siteRow.vapid_public_key, privateKey: siteRow.vapid_private_key, subject: 'https://bench.example' };
+    const bodies = sampleSubscriptions.slice(0, 1000).map((s) => ({ path: new URL(s.endpoint).pathname, body: encryptPayload(payload, s.keys) }));
+    const posts = await postOnly(push.origin, push.pid!, certificate.ca, new VapidTokenCache().authorization(push.origin, vapid), bodies, baselineMessages, config.pushConcurrency);
+
     return {
       subscribers: subscriberCount,
       heraldPerSecond: subscriberCount / heraldSeconds,
@@ -229,9 +249,13 @@ async function measure(subscriberCount: number, baselineMessages: number): Promi
       floorPerSecond,
       allCoreFloorPerSecond,
       threads,
+      postCpuSecondsPerRequest: posts.clientCpuSeconds / posts.requests,
+      postPushServiceCpuSecondsPerRequest: posts.pushServiceCpuSeconds / posts.requests,
+      postPerSecond: posts.requests / posts.seconds,
       rssBeforeMb: mb(rssBefore),
       rssPeakMb: mb(rssPeak),
       heraldCpuSeconds,
+      heraldMainThreadCpuSeconds,
       pushServiceCpuSeconds,
     };
   } finally {
@@ -271,6 +295,53 @@ async function encryptOnEveryCore(payload: Buffer, encodedKeys: Array<{ p256dh: 
     return (share * threads) / ((performance.now() - started) / 1000);
   } finally {
     await Promise.all(workers.map((worker) => worker.terminate()));
+  }
+}
+
+/**
+ * POSTs `requests` encrypted bodies through one undici pool set up like
+ * Herald's (32 keep-alive connections, `inFlight` requests at once), each
+ * answer read to its end: the HTTP and TLS work of a send and nothing else.
+ * The pool warms up (connections, JIT) on a first round that is not timed.
+ */
+async function postOnly(
+  origin: string,
+  pushPid: number,
+  ca: string,
+  authorization: string,
+  bodies: Array<{ path: string; body: Buffer }>,
+  requests: number,
+  inFlight: number,
+): Promise<{ requests: number; seconds: number; clientCpuSeconds: number; pushServiceCpuSeconds: number }> {
+  const pool = new Pool(origin, { connections: 32, connect: { ca } });
+  const headers = { ttl: '86400', urgency: 'normal', 'content-encoding': 'aes128gcm', 'content-type': 'application/octet-stream', authorization };
+  const round = async (count: number) => {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: inFlight }, async () => {
+        while (next < count) {
+          const { path: requestPath, body } = bodies[next++ % bodies.length]!;
+          const answer = await pool.request({ method: 'POST', path: requestPath, headers, body });
+          await answer.body.dump();
+          if (answer.statusCode !== 201) throw new Error(`the push service answered ${answer.statusCode}`);
+        }
+      }),
+    );
+  };
+  try {
+    await round(Math.min(requests, 2000));
+    const cpuBefore = process.cpuUsage();
+    const pushCpuBefore = processCpuSeconds(pushPid);
+    const started = performance.now();
+    await round(requests);
+    return {
+      requests,
+      seconds: (performance.now() - started) / 1000,
+      clientCpuSeconds: cpuSeconds(process.cpuUsage(cpuBefore)),
+      pushServiceCpuSeconds: processCpuSeconds(pushPid) - pushCpuBefore,
+    };
+  } finally {
+    await pool.close();
   }
 }
 
@@ -316,13 +387,29 @@ function report(r: SendResult): void {
   const floorCpuMicros = 1e6 / r.floorPerSecond;
   const pushServiceCores = r.pushServiceCpuSeconds / r.heraldSeconds;
   const reachable = r.allCoreFloorPerSecond * Math.max(0, (r.threads - pushServiceCores) / r.threads);
+  const mainThreadMicros = (r.heraldMainThreadCpuSeconds / r.subscribers) * 1e6;
   console.log(
-    `  CPU per message: Herald ${heraldCpuMicros.toFixed(0)} µs (all threads), bare encryption ${floorCpuMicros.toFixed(0)} µs: ` +
-      `${((floorCpuMicros / heraldCpuMicros) * 100).toFixed(0)}% of Herald's CPU is the encryption itself`,
+    `  CPU per message: Herald ${heraldCpuMicros.toFixed(0)} µs (all threads: main thread ${mainThreadMicros.toFixed(0)} µs, encryption threads ${(heraldCpuMicros - mainThreadMicros).toFixed(0)} µs), ` +
+      `bare encryption ${floorCpuMicros.toFixed(0)} µs: ${((floorCpuMicros / heraldCpuMicros) * 100).toFixed(0)}% of Herald's CPU is the encryption itself`,
   );
   console.log(
     `  the floor on the cores the push service left (${(r.threads - pushServiceCores).toFixed(2)} of ${r.threads}): ${Math.round(reachable).toLocaleString('en')} msg/s; ` +
       `Herald ${((r.heraldPerSecond / reachable) * 100).toFixed(0)}% of it`,
+  );
+  // The least any sender that encrypts and POSTs each message spends: the
+  // encryption, plus the bare POST (its client side; the push service's side
+  // too when it shares the cores, as here).
+  const postMicros = r.postCpuSecondsPerRequest * 1e6;
+  const postPushMicros = r.postPushServiceCpuSecondsPerRequest * 1e6;
+  const sharedCoresBound = r.threads / ((floorCpuMicros + postMicros + postPushMicros) / 1e6) / r.allCoreFloorPerSecond;
+  console.log(
+    `  bare HTTPS POST of encrypted bodies (undici, 32 connections): ${Math.round(r.postPerSecond).toLocaleString('en')} req/s, ` +
+      `${postMicros.toFixed(0)} µs of CPU per request (push service ${postPushMicros.toFixed(0)} µs)`,
+  );
+  console.log(
+    `  encryption + bare POST, the least CPU any HTTPS sender spends per message: ${(floorCpuMicros + postMicros).toFixed(0)} µs: ` +
+      `at most ${((floorCpuMicros / (floorCpuMicros + postMicros)) * 100).toFixed(0)}% of the all-core floor with the push service on other cores, ` +
+      `${(sharedCoresBound * 100).toFixed(0)}% with it on these; Herald's main thread spends ${mainThreadMicros.toFixed(0)} µs (${(mainThreadMicros - postMicros).toFixed(0)} µs more: database, scheduling, thread hand-offs)`,
   );
   const withDecisions = r.decisionsPerSecond / r.allCoreFloorPerSecond;
   const without = r.plainMeanPerSecond / r.allCoreFloorPerSecond;

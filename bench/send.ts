@@ -13,7 +13,9 @@
 //     like Herald's (32 connections, PUSH_CONCURRENCY in flight), to the same
 //     push service: the CPU any sender spends per message on top of the
 //     encryption, with no database and no scheduling. With the encryption,
-//     it says how close to the all-core floor any HTTPS sender can come.
+//     it says how close to the all-core floor any HTTPS sender can come; the
+//     same over HTTP/2 (node:http2, 200 streams on 2 connections, to a second
+//     push service process that offers h2), which costs less per request.
 // Then the same send again with a site frequency cap and quiet hours set
 // (nobody capped, nobody inside the window), and the plain send once more:
 // the per-subscriber decisions of issue 14 must keep the ratio to the floor
@@ -25,6 +27,7 @@
 import { fork } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import http2 from 'node:http2';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
@@ -74,6 +77,9 @@ interface SendResult {
   postCpuSecondsPerRequest: number;
   postPushServiceCpuSecondsPerRequest: number;
   postPerSecond: number;
+  /** The same over HTTP/2 (node:http2). */
+  http2PostCpuSecondsPerRequest: number;
+  http2PostPushServiceCpuSecondsPerRequest: number;
   rssBeforeMb: number;
   rssPeakMb: number;
   /** CPU time (all threads) Herald's process spent during the first send. */
@@ -238,6 +244,7 @@ async function measure(subscriberCount: number, baselineMessages: number): Promi
     const vapid = { publicKey: siteRow.vapid_public_key, privateKey: siteRow.vapid_private_key, subject: 'https://bench.example' };
     const bodies = sampleSubscriptions.slice(0, 1000).map((s) => ({ path: new URL(s.endpoint).pathname, body: encryptPayload(payload, s.keys) }));
     const posts = await postOnly(push.origin, push.pid!, certificate.ca, new VapidTokenCache().authorization(push.origin, vapid), bodies, baselineMessages, config.pushConcurrency);
+    const http2Posts = await postOnlyHttp2(certificate, vapid, bodies.length, payload, baselineMessages, config.pushConcurrency);
 
     return {
       subscribers: subscriberCount,
@@ -252,6 +259,8 @@ async function measure(subscriberCount: number, baselineMessages: number): Promi
       postCpuSecondsPerRequest: posts.clientCpuSeconds / posts.requests,
       postPushServiceCpuSecondsPerRequest: posts.pushServiceCpuSeconds / posts.requests,
       postPerSecond: posts.requests / posts.seconds,
+      http2PostCpuSecondsPerRequest: http2Posts.clientCpuSeconds / http2Posts.requests,
+      http2PostPushServiceCpuSecondsPerRequest: http2Posts.pushServiceCpuSeconds / http2Posts.requests,
       rssBeforeMb: mb(rssBefore),
       rssPeakMb: mb(rssPeak),
       heraldCpuSeconds,
@@ -302,7 +311,8 @@ async function encryptOnEveryCore(payload: Buffer, encodedKeys: Array<{ p256dh: 
  * POSTs `requests` encrypted bodies through one undici pool set up like
  * Herald's (32 keep-alive connections, `inFlight` requests at once), each
  * answer read to its end: the HTTP and TLS work of a send and nothing else.
- * The pool warms up (connections, JIT) on a first round that is not timed.
+ * The pool warms up (connections, JIT) on a first round of as many requests
+ * that is not timed.
  */
 async function postOnly(
   origin: string,
@@ -329,7 +339,7 @@ async function postOnly(
     );
   };
   try {
-    await round(Math.min(requests, 2000));
+    await round(requests);
     const cpuBefore = process.cpuUsage();
     const pushCpuBefore = processCpuSeconds(pushPid);
     const started = performance.now();
@@ -342,6 +352,58 @@ async function postOnly(
     };
   } finally {
     await pool.close();
+  }
+}
+
+/**
+ * postOnly() over HTTP/2: node:http2 straight (undici's HTTP/2 costs more per
+ * request than its HTTP/1.1), `inFlight` streams over two connections, to a
+ * push service process of its own that offers h2.
+ */
+async function postOnlyHttp2(
+  certificate: ReturnType<typeof createTestCertificate>,
+  vapid: { publicKey: string; privateKey: string; subject: string },
+  subscriptionCount: number,
+  payload: Buffer,
+  requests: number,
+  inFlight: number,
+): Promise<{ requests: number; clientCpuSeconds: number; pushServiceCpuSeconds: number }> {
+  const push = await startPushServiceProcess({ tls: { cert: certificate.cert, key: certificate.key }, decrypt: false, keepRecords: false, http2: true });
+  const sessions: http2.ClientHttp2Session[] = [];
+  try {
+    const subscriptions = await push.createSubscriptions(subscriptionCount, { applicationServerKey: vapid.publicKey });
+    const bodies = subscriptions.map((s) => ({ path: new URL(s.endpoint).pathname, body: encryptPayload(payload, s.keys) }));
+    const authorization = new VapidTokenCache().authorization(push.origin, vapid);
+    for (let i = 0; i < 2; i++) sessions.push(http2.connect(push.origin, { ca: certificate.ca }));
+    const post = (session: http2.ClientHttp2Session, requestPath: string, body: Buffer) =>
+      new Promise<void>((resolve, reject) => {
+        const stream = session.request({ ':method': 'POST', ':path': requestPath, ttl: '86400', urgency: 'normal', 'content-encoding': 'aes128gcm', 'content-type': 'application/octet-stream', authorization });
+        let status = 0;
+        stream.on('response', (headers) => (status = Number(headers[':status'])));
+        stream.on('data', () => {});
+        stream.on('end', () => (status === 201 ? resolve() : reject(new Error(`the push service answered ${status}`))));
+        stream.on('error', reject);
+        stream.end(body);
+      });
+    const round = async (count: number) => {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: inFlight }, async (_, lane) => {
+          while (next < count) {
+            const { path: requestPath, body } = bodies[next++ % bodies.length]!;
+            await post(sessions[lane % sessions.length]!, requestPath, body);
+          }
+        }),
+      );
+    };
+    await round(requests);
+    const cpuBefore = process.cpuUsage();
+    const pushCpuBefore = processCpuSeconds(push.pid!);
+    await round(requests);
+    return { requests, clientCpuSeconds: cpuSeconds(process.cpuUsage(cpuBefore)), pushServiceCpuSeconds: processCpuSeconds(push.pid!) - pushCpuBefore };
+  } finally {
+    for (const session of sessions) session.close();
+    await push.close();
   }
 }
 
@@ -401,16 +463,18 @@ function report(r: SendResult): void {
   // too when it shares the cores, as here).
   const postMicros = r.postCpuSecondsPerRequest * 1e6;
   const postPushMicros = r.postPushServiceCpuSecondsPerRequest * 1e6;
-  const sharedCoresBound = r.threads / ((floorCpuMicros + postMicros + postPushMicros) / 1e6) / r.allCoreFloorPerSecond;
   console.log(
     `  bare HTTPS POST of encrypted bodies (undici, 32 connections): ${Math.round(r.postPerSecond).toLocaleString('en')} req/s, ` +
       `${postMicros.toFixed(0)} µs of CPU per request (push service ${postPushMicros.toFixed(0)} µs)`,
   );
-  console.log(
-    `  encryption + bare POST, the least CPU any HTTPS sender spends per message: ${(floorCpuMicros + postMicros).toFixed(0)} µs: ` +
-      `at most ${((floorCpuMicros / (floorCpuMicros + postMicros)) * 100).toFixed(0)}% of the all-core floor with the push service on other cores, ` +
-      `${(sharedCoresBound * 100).toFixed(0)}% with it on these; Herald's main thread spends ${mainThreadMicros.toFixed(0)} µs (${(mainThreadMicros - postMicros).toFixed(0)} µs more: database, scheduling, thread hand-offs)`,
-  );
+  const http2Micros = r.http2PostCpuSecondsPerRequest * 1e6;
+  const http2PushMicros = r.http2PostPushServiceCpuSecondsPerRequest * 1e6;
+  console.log(`  the same over HTTP/2 (node:http2, 2 connections): ${http2Micros.toFixed(0)} µs of CPU per request (push service ${http2PushMicros.toFixed(0)} µs)`);
+  const bound = (postCpu: number, pushCpu: number) =>
+    `${(floorCpuMicros + postCpu).toFixed(0)} µs: at most ${((floorCpuMicros / (floorCpuMicros + postCpu)) * 100).toFixed(0)}% of the all-core floor with the push service on other cores, ` +
+    `${((r.threads / ((floorCpuMicros + postCpu + pushCpu) / 1e6) / r.allCoreFloorPerSecond) * 100).toFixed(0)}% with it on these`;
+  console.log(`  encryption + bare POST, the least CPU an HTTPS sender spends per message: HTTP/1.1 ${bound(postMicros, postPushMicros)}; HTTP/2 ${bound(http2Micros, http2PushMicros)}`);
+  console.log(`  Herald's main thread spends ${mainThreadMicros.toFixed(0)} µs per message, ${(mainThreadMicros - postMicros).toFixed(0)} µs more than the bare HTTP/1.1 POST (database, scheduling, thread hand-offs)`);
   const withDecisions = r.decisionsPerSecond / r.allCoreFloorPerSecond;
   const without = r.plainMeanPerSecond / r.allCoreFloorPerSecond;
   const kept = withDecisions / without;

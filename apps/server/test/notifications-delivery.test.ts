@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { foldBeacons } from './support/beacon-counts';
 import { createDeliveryHarness, notificationInput, type DeliveryHarness } from './support/delivery-harness';
-import { runsOfNotification } from './support/delivery-rows';
+import { runSeqsOfNotification } from '../src/db/run-seq';
 
 // Issue 3: a notification written in the dashboard reaches every subscriber,
 // exactly once, encrypted and VAPID-signed; the local push service checks both.
@@ -54,7 +54,7 @@ describe('sending a one-time notification', () => {
     // Keep-alive: a handful of connections carried 1,000 pushes.
     expect(h.push.stats().connections.total).toBeLessThan(100);
 
-    const rows = await h.t.ctx.db.selectFrom('deliveries').select(['status']).where('run_seq', 'in', runsOfNotification(id)).execute();
+    const rows = await h.t.ctx.db.selectFrom('deliveries').select(['status']).where('run_seq', 'in', runSeqsOfNotification(id)).execute();
     expect(rows).toHaveLength(1000);
     expect(rows.every((r) => r.status === 'sent')).toBe(true);
 
@@ -117,7 +117,7 @@ describe('push-service answers', () => {
     // 401, 413 and the hanging endpoint failed: completed, with errors.
     expect(done.status).toBe('completed_with_errors');
 
-    const deliveries = await h.t.ctx.db.selectFrom('deliveries').select(['subscriber_id', 'status', 'error', 'attempts']).where('run_seq', 'in', runsOfNotification(id)).execute();
+    const deliveries = await h.t.ctx.db.selectFrom('deliveries').select(['subscriber_id', 'status', 'error', 'attempts']).where('run_seq', 'in', runSeqsOfNotification(id)).execute();
     const bySubscriber = new Map(deliveries.map((d) => [d.subscriber_id, d]));
     expect(bySubscriber.get(ok.subscriberId)?.status).toBe('sent');
     expect(bySubscriber.get(flaky.subscriberId)?.status).toBe('sent');

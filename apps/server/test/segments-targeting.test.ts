@@ -4,7 +4,7 @@ import { SEGMENT_DELETED_ERROR, selectAudiencePage } from '../src/features/segme
 import { insertRun } from '../src/delivery/runs';
 import { ManualClock } from '../src/platform/clock';
 import { createDeliveryHarness, notificationInput, type DeliveryHarness } from './support/delivery-harness';
-import { runsOfNotification } from './support/delivery-rows';
+import { runSeqsOfNotification } from '../src/db/run-seq';
 
 // Spec §2 Segments + §3 segment_id: a notification with a segment reaches
 // exactly the active subscribers matching its rules when it is SENT, through
@@ -83,7 +83,7 @@ describe('sending to a segment', () => {
     expect(done).toMatchObject({ status: 'completed', stats: { total: 2, sent: 2, failed: 0 } });
 
     expect(recipients(id)).toEqual(names('A', 'E'));
-    const deliveries = await h.t.ctx.db.selectFrom('deliveries').select('subscriber_id').where('run_seq', 'in', runsOfNotification(id)).execute();
+    const deliveries = await h.t.ctx.db.selectFrom('deliveries').select('subscriber_id').where('run_seq', 'in', runSeqsOfNotification(id)).execute();
     expect(deliveries.map((d) => d.subscriber_id).sort()).toEqual(names('A', 'E'));
 
     // Without a segment, the same site's notification goes to every active subscriber.

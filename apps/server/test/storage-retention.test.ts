@@ -6,7 +6,7 @@ import { createDeliveryHarness, notificationInput, type DeliveryHarness } from '
 import { waitFor } from './support/test-app';
 // The report is RFC 4180 CSV: read it with the import's own parser.
 import { csvCells } from '../src/features/subscriber-imports/import-file';
-import { runsOfNotification } from './support/delivery-rows';
+import { runSeqsOfNotification } from '../src/db/run-seq';
 
 // Issue 15 §1: delivery rows are kept DELIVERY_RETENTION_DAYS after their run
 // finished, then compacted (docs/storage.md, "Retention"). Every figure a
@@ -85,7 +85,7 @@ describe('delivery retention', () => {
     h.push.setAnswer({ status: 500, body: 'try later' }, stuck.subscription.id);
     const liveId = (await api('POST', `/api/sites/${h.site.id}/notifications`, notificationInput({ title: 'Live', ttl_seconds: 28 * 86_400 }))).body.data.notification.id as string;
     await api('POST', `/api/notifications/${liveId}/send`);
-    const liveRows = () => db.selectFrom('deliveries').select(['id', 'status', 'reason']).where('run_seq', 'in', runsOfNotification(liveId)).execute();
+    const liveRows = () => db.selectFrom('deliveries').select(['id', 'status', 'reason']).where('run_seq', 'in', runSeqsOfNotification(liveId)).execute();
     await waitFor(async () => {
       const rows = await liveRows();
       return rows.length === 8 && rows.filter((row) => row.status === 'pending').length === 1 && rows.some((row) => row.reason === 'server_error') ? true : undefined;
@@ -99,7 +99,7 @@ describe('delivery retention', () => {
 
     // What a subscriber's rows say today: its latest accepted push and click.
     const expectedLast = new Map<string, { sent: number | null; clicked: number | null }>();
-    for (const row of await db.selectFrom('deliveries').select(['subscriber_id', 'sent_at', 'clicked_at']).where('run_seq', 'in', runsOfNotification([abId, plainId])).execute()) {
+    for (const row of await db.selectFrom('deliveries').select(['subscriber_id', 'sent_at', 'clicked_at']).where('run_seq', 'in', runSeqsOfNotification([abId, plainId])).execute()) {
       const seen = expectedLast.get(row.subscriber_id) ?? { sent: null, clicked: null };
       const max = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
       expectedLast.set(row.subscriber_id, { sent: max(seen.sent, row.sent_at), clicked: max(seen.clicked, row.clicked_at) });
@@ -163,7 +163,7 @@ describe('delivery retention', () => {
     const sum = (key: 'reach' | 'delivered' | 'clicked') => variants.reduce((total, v) => total + v[key], 0);
     expect([sum('reach'), sum('delivered'), sum('clicked')]).toEqual([6, 5, 2]);
     expect(atStart.plain.counts).toMatchObject({ targeted: 7, sent: 6, failed: 1, expired: 0, skipped: 0, delivered: 3, clicked: 1 });
-    const rowsOf = (ids: string[]) => db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('run_seq', 'in', runsOfNotification(ids)).executeTakeFirstOrThrow();
+    const rowsOf = (ids: string[]) => db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('run_seq', 'in', runSeqsOfNotification(ids)).executeTakeFirstOrThrow();
     expect(Number((await rowsOf([abId, plainId])).n)).toBe(15);
     // The export names the latest accepted push and click of each subscriber (the refused and the expired have none).
     const allRows = await db.selectFrom('deliveries').select(['subscriber_id', 'sent_at', 'clicked_at']).execute();

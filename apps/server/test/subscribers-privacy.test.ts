@@ -6,7 +6,7 @@ import { foldBeacons } from './support/beacon-counts';
 import { createDeliveryHarness, notificationInput, type DeliveryHarness } from './support/delivery-harness';
 import type { ReceivedPush, TestSubscription } from './support/push-service';
 import { waitFor, type TestUser } from './support/test-app';
-import { runsOfNotification } from './support/delivery-rows';
+import { runSeqsOfNotification } from '../src/db/run-seq';
 
 // "Move in and out freely", privacy: everything Herald holds about one
 // subscriber as JSON (GET /subscribers/{id}/export), erasing a subscriber
@@ -124,7 +124,7 @@ describe('subscriber privacy: data export and complete erasure', () => {
     expect((await h.t.request('POST', `/api/notifications/${saleId}/send`, { token: h.owner.token })).status).toBe(200);
     await h.push.waitForAccepted(5);
     await waitFor(async () => {
-      const row = await h.t.ctx.db.selectFrom('deliveries').select(['attempts', 'next_attempt_at']).where('run_seq', 'in', runsOfNotification(saleId)).where('subscriber_id', '=', alice.subscriberId).executeTakeFirst();
+      const row = await h.t.ctx.db.selectFrom('deliveries').select(['attempts', 'next_attempt_at']).where('run_seq', 'in', runSeqsOfNotification(saleId)).where('subscriber_id', '=', alice.subscriberId).executeTakeFirst();
       return row !== undefined && row.attempts >= 1 && row.next_attempt_at !== null;
     });
     await waitFor(async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/platform/clock';
 import { createDeliveryHarness, notificationInput, type DeliveryHarness } from '../support/delivery-harness';
-import { runsOfNotification } from '../support/delivery-rows';
+import { runSeqsOfNotification } from '../../src/db/run-seq';
 
 // Issue 14 §3: a site caps pushes per subscriber in a rolling window (all
 // kinds count); a subscriber at the cap is skipped and counted as "skipped:
@@ -66,7 +66,7 @@ describe('frequency cap', () => {
     expect(done.counts).toMatchObject({ targeted: 2, sent: 0, skipped: 2, failed: 0 });
     expect([received(a.subscription.id), received(b.subscription.id)]).toEqual([2, 2]);
     expect((await performance(third)).skipped).toEqual({ inactive: 0, frequency_cap: 2, quiet_hours_deferred: 0 });
-    const rows = await h.t.ctx.db.selectFrom('deliveries').select(['status', 'reason', 'error']).where('run_seq', 'in', runsOfNotification(third)).execute();
+    const rows = await h.t.ctx.db.selectFrom('deliveries').select(['status', 'reason', 'error']).where('run_seq', 'in', runSeqsOfNotification(third)).execute();
     expect(rows).toEqual([
       { status: 'skipped', reason: 'frequency_cap', error: "The subscriber had already had the site's frequency cap of pushes" },
       { status: 'skipped', reason: 'frequency_cap', error: "The subscriber had already had the site's frequency cap of pushes" },

@@ -14,7 +14,7 @@ import { openDatabase } from '../../src/db/database';
 import { readTarGz } from '../../src/platform/tar';
 import { createDeliveryHarness, notificationInput, type DeliveryHarness } from '../support/delivery-harness';
 import { HeraldProcess, stopAll, waitUntil } from '../scale/herald-processes';
-import { runsOfNotification } from '../support/delivery-rows';
+import { runSeqsOfNotification } from '../../src/db/run-seq';
 
 const SUBSCRIBERS = 300;
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -137,8 +137,8 @@ describe('backup during a send, restore, start again', () => {
     const restoredDb = openDatabase(restoredEnv.DATABASE_URL ? { kind: 'postgres', url: restoredEnv.DATABASE_URL } : { kind: 'sqlite', file: path.join(restoredDir, 'herald.db') });
     try {
       const notification = await restoredDb.db.selectFrom('notifications').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-      const sentRows = await restoredDb.db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('run_seq', 'in', runsOfNotification(id)).where('status', '=', 'sent').executeTakeFirstOrThrow();
-      const allRows = await restoredDb.db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('run_seq', 'in', runsOfNotification(id)).executeTakeFirstOrThrow();
+      const sentRows = await restoredDb.db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('run_seq', 'in', runSeqsOfNotification(id)).where('status', '=', 'sent').executeTakeFirstOrThrow();
+      const allRows = await restoredDb.db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('run_seq', 'in', runSeqsOfNotification(id)).executeTakeFirstOrThrow();
       expect(notification.sent_count).toBe(Number(sentRows.n));
       expect(notification.total_count).toBe(Number(allRows.n));
       expect(notification.sent_count).toBeGreaterThan(0);

@@ -4,7 +4,7 @@ import { startPushServiceProcess, type RemotePushService } from '../support/push
 import { countBy, Deployment } from '../scale/deployment';
 import { FeedOrigin } from '../scale/feed-origin';
 import { sleep, waitUntil, type HeraldProcess } from '../scale/herald-processes';
-import { runsOfNotification } from '../support/delivery-rows';
+import { runSeqsOfNotification } from '../../src/db/run-seq';
 
 // Issue 6 §1, the scale-out deployment: ONE `serve --no-scheduler
 // --no-worker`, TWO `scheduler` and THREE `worker` processes of the built
@@ -176,7 +176,7 @@ describe('scale-out: 1 serve, 2 schedulers, 3 workers on PostgreSQL + Redis', ()
     const rows = await d.db
       .selectFrom('deliveries')
       .select((eb) => ['status', eb.fn.countAll<number>().as('rows'), eb.fn.count<number>('subscriber_id').distinct().as('subscribers')])
-      .where('run_seq', 'in', runsOfNotification(bigId))
+      .where('run_seq', 'in', runSeqsOfNotification(bigId))
       .groupBy('status')
       .execute();
     expect(rows).toEqual([{ status: 'sent', rows: SUBSCRIBERS, subscribers: SUBSCRIBERS }]);

@@ -13,7 +13,7 @@ import type { Database } from '../../src/db/schema';
 import { freePort, startPgCluster, type PgCluster } from '../support/pg-cluster';
 import { startRedis, type RedisServer } from '../support/redis-server';
 import { HeraldProcess, stopAll, waitUntil } from './herald-processes';
-import { runsOfNotification } from '../support/delivery-rows';
+import { runSeqsOfNotification } from '../../src/db/run-seq';
 
 export const OWNER = { email: 'owner@scale.example', password: 'owner-password-1' };
 
@@ -208,7 +208,7 @@ export class Deployment {
 
   /** Delivery rows of a notification: per subscriber, how many rows and their statuses. */
   async deliveriesOf(notificationId: string): Promise<Array<{ subscriber_id: string; status: string; attempts: number; error: string | null }>> {
-    return this.db.selectFrom('deliveries').select(['subscriber_id', 'status', 'attempts', 'error']).where('run_seq', 'in', runsOfNotification(notificationId)).execute();
+    return this.db.selectFrom('deliveries').select(['subscriber_id', 'status', 'attempts', 'error']).where('run_seq', 'in', runSeqsOfNotification(notificationId)).execute();
   }
 
   /** What a failed test needs to see: runs, delivery states, and each process's warnings and errors. */

@@ -9,7 +9,7 @@ import { ManualClock } from '../../src/platform/clock';
 import { createPushClient } from '../../src/roles';
 import { createDeliveryHarness, notificationInput, type DeliveryHarness } from '../support/delivery-harness';
 import type { ReceivedPush } from '../support/push-service';
-import { runsOfNotification } from '../support/delivery-rows';
+import { runSeqsOfNotification } from '../../src/db/run-seq';
 
 // Beacons at push speed (issue 15, part 2; docs/delivery.md, "How beacons are
 // counted"): a beacon marks its delivery and appends a row to
@@ -67,7 +67,7 @@ describe('beacons counted by the fold', () => {
     const row = await h.t.ctx.db
       .selectFrom('deliveries')
       .select((eb) => [eb.fn.count<number>('delivered_at').as('delivered'), eb.fn.count<number>('clicked_at').as('clicked')])
-      .where('run_seq', 'in', runsOfNotification(id))
+      .where('run_seq', 'in', runSeqsOfNotification(id))
       .executeTakeFirstOrThrow();
     return { delivered: Number(row.delivered), clicked: Number(row.clicked) };
   }

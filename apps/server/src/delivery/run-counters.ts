@@ -75,29 +75,23 @@ export async function addToRunCounters(
   const clicked = counters.clicked ?? 0;
   const unsubscribed = counters.unsubscribed ?? 0;
   if (!sent && !failed && !expired && !skipped && !delivered && !clicked && !unsubscribed) return;
-  await db
-    .updateTable('notification_runs')
-    .set((eb) => ({
-      sent_count: eb('sent_count', '+', sent),
-      failed_count: eb('failed_count', '+', failed),
-      expired_count: eb('expired_count', '+', expired),
-      skipped_count: eb('skipped_count', '+', skipped),
-      delivered_count: eb('delivered_count', '+', delivered),
-      clicked_count: eb('clicked_count', '+', clicked),
-    }))
-    .where('id', '=', run.id)
-    .execute();
+  // The outcome counters a run and its notification both keep, added to alike.
+  const added = (column: 'sent_count' | 'failed_count' | 'expired_count' | 'skipped_count' | 'delivered_count' | 'clicked_count', amount: number) => sql<number>`${sql.ref(column)} + ${amount}`;
+  const outcomeCounters = {
+    sent_count: added('sent_count', sent),
+    failed_count: added('failed_count', failed),
+    expired_count: added('expired_count', expired),
+    skipped_count: added('skipped_count', skipped),
+    delivered_count: added('delivered_count', delivered),
+    clicked_count: added('clicked_count', clicked),
+  };
+  await db.updateTable('notification_runs').set(outcomeCounters).where('id', '=', run.id).execute();
   const occurrence = run.due_at ?? at;
   await db
     .updateTable('notifications')
     .set((eb) => ({
-      sent_count: eb('sent_count', '+', sent),
-      failed_count: eb('failed_count', '+', failed),
-      expired_count: eb('expired_count', '+', expired),
-      skipped_count: eb('skipped_count', '+', skipped),
+      ...outcomeCounters,
       skipped_capped_count: eb('skipped_capped_count', '+', capped),
-      delivered_count: eb('delivered_count', '+', delivered),
-      clicked_count: eb('clicked_count', '+', clicked),
       // "Sent <date>" only once a push service accepted something (issue 11). A one-time notification's
       // sent_at is its first accepted push; a recurring one's its latest occurrence that got one accepted;
       // a triggered one sends once per event: its latest accepted push. The dashboard's Recent

@@ -31,6 +31,7 @@ import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { openDatabase, type DatabaseHandle, type DatabaseKind } from '../apps/server/src/db/database';
+import { subscriberSeqOf } from '../apps/server/src/db/subscriber-seq';
 import { createDeliveryToken } from '../apps/server/src/delivery/delivery-token';
 import { insertRun } from '../apps/server/src/delivery/runs';
 import { HeraldProcess, stopAll } from '../apps/server/test/scale/herald-processes';
@@ -299,7 +300,7 @@ async function benchDatabase(kind: DatabaseKind): Promise<void> {
           .values(
             page.map(({ id }) => ({
               run_seq: runSeq,
-              subscriber_id: id,
+              subscriber_seq: subscriberSeqOf(id),
               status: 'sent' as const,
               created_at: now,
               next_attempt_at: null,

@@ -98,6 +98,7 @@ async function triggerFirings(ctx: AppContext, kind: Kind, siteId: string, subsc
     .insertInto('notifications')
     .values({ id: notificationId, site_id: siteId, type: 'TRIGGERED', source: 'dashboard', title: 'Thanks', message: 'Bench', destination_url: 'https://bench.example/', icon_url: null, image_url: null, actions: null, topic: null, throttle_per_minute: null, segment_id: null, status: 'scheduled', scheduled_at: null, sent_at: at, completed_at: null, last_error: null, created_at: at, updated_at: at })
     .execute();
+  const subscriberSeqOf = await subscriberSeqs(db, siteId);
   for (let from = 0; from < FIRINGS; from += 500) {
     const firings = Array.from({ length: Math.min(500, FIRINGS - from) }, (_, i) => {
       const n = from + i;
@@ -110,7 +111,7 @@ async function triggerFirings(ctx: AppContext, kind: Kind, siteId: string, subsc
     const seqOf = new Map((await db.selectFrom('notification_runs').select(['id', 'seq']).where('id', 'in', firings.map((f) => f.runId)).execute()).map((run) => [run.id, run.seq]));
     await db
       .insertInto('deliveries')
-      .values(firings.map((f) => ({ run_seq: seqOf.get(f.runId)!, subscriber_id: f.subscriberId, status: 'sent' as const, attempts: 1, next_attempt_at: null, lease_until: null, throttle_window: null, error: null, reason: null, push_service: null, sent_at: f.at, delivered_at: null, clicked_at: null, created_at: f.at })))
+      .values(firings.map((f) => ({ run_seq: seqOf.get(f.runId)!, subscriber_seq: subscriberSeqOf.get(f.subscriberId)!, status: 'sent' as const, attempts: 1, next_attempt_at: null, lease_until: null, throttle_window: null, error: null, reason: null, push_service: null, sent_at: f.at, delivered_at: null, clicked_at: null, created_at: f.at })))
       .execute();
   }
   await vacuum(db, kind, true, 'notification_runs');
@@ -174,7 +175,15 @@ async function restoreLayoutBefore(db: Kysely<Database>, kind: Kind): Promise<vo
   await sql`create index deliveries_notification_variant on deliveries (notification_id, variant_index, status, delivered_at, clicked_at) where variant_index is not null`.execute(db);
 }
 
+/** The site's subscribers' numbers by id (migration 0036). */
+async function subscriberSeqs(db: Kysely<Database>, siteId: string): Promise<Map<string, number>> {
+  return new Map((await db.selectFrom('subscribers').select(['id', 'seq']).where('site_id', '=', siteId).execute()).map((row) => [row.id, row.seq]));
+}
+
 async function writeDeliveries(db: Kysely<Database>, siteId: string, subscriberIds: string[], finishedAt: number, layout: Layout): Promise<void> {
+  // How a row names its subscriber: by number now (0036), by its UUID before issue 15.
+  const seqOf = await subscriberSeqs(db, siteId);
+  const subscriberKey = (subscriberId: string) => (layout === 'now' ? { subscriber_seq: seqOf.get(subscriberId)! } : ({ subscriber_id: subscriberId } as unknown as { subscriber_seq: number }));
   for (let s = 0; s < SENDS; s++) {
     const notificationId = crypto.randomUUID();
     const runId = crypto.randomUUID();
@@ -200,7 +209,7 @@ async function writeDeliveries(db: Kysely<Database>, siteId: string, subscriberI
         .values(
           audience.slice(i, i + 1000).map((subscriberId) => ({
             ...runKey,
-            subscriber_id: subscriberId,
+            ...subscriberKey(subscriberId),
             status: 'pending' as const,
             next_attempt_at: null,
             lease_until: null,

@@ -76,12 +76,12 @@ async function waitUntil(probe: () => boolean | Promise<boolean>, timeoutMs: num
   }
 }
 
-function deliveryRows(herald: HeraldProcess, notificationId: string): Array<{ subscriber_id: string; status: string; n: number }> {
+function deliveryRows(herald: HeraldProcess, notificationId: string): Array<{ subscriber_seq: number; status: string; n: number }> {
   const db = new SQLite(path.join(herald.dataDir, 'herald.db'), { readonly: true });
   try {
     return db
-      .prepare('select subscriber_id, status, count(*) over (partition by subscriber_id) as n from deliveries where run_seq in (select seq from notification_runs where notification_id = ?)')
-      .all(notificationId) as Array<{ subscriber_id: string; status: string; n: number }>;
+      .prepare('select subscriber_seq, status, count(*) over (partition by subscriber_seq) as n from deliveries where run_seq in (select seq from notification_runs where notification_id = ?)')
+      .all(notificationId) as Array<{ subscriber_seq: number; status: string; n: number }>;
   } finally {
     db.close();
   }

@@ -98,9 +98,9 @@ export async function seedBigSite(db: Kysely<Database>, kind: DatabaseKind, site
       await sql
         .raw(
           `${sequence(kind, from, to)}
-           INSERT INTO subscribers (id, site_id, endpoint, endpoint_hash, p256dh, auth, browser, os, country, language, timezone, user_agent, external_id,
+           INSERT INTO subscribers (id, seq, site_id, endpoint, endpoint_hash, p256dh, auth, browser, os, country, language, timezone, user_agent, external_id,
                                     is_active, subscribed_at, last_seen_at, unsubscribed_at, updated_at)
-           SELECT 'sub-' || (1000000000 + d), '${siteId}',
+           SELECT 'sub-' || (1000000000 + d), d + 1, '${siteId}',
                   'https://fcm.googleapis.com/fcm/send/bench-' || d, 'bench-' || d, 'bench-key', 'bench-auth',
                   CASE d % 10 WHEN 6 THEN 'Safari' WHEN 7 THEN 'Safari' WHEN 8 THEN 'Firefox' WHEN 9 THEN 'Edge' ELSE 'Chrome' END,
                   CASE d % 5 WHEN 0 THEN 'Windows' WHEN 1 THEN 'Android' WHEN 2 THEN 'macOS' WHEN 3 THEN 'iOS' ELSE 'Linux' END,
@@ -114,6 +114,9 @@ export async function seedBigSite(db: Kysely<Database>, kind: DatabaseKind, site
         )
         .execute(db);
     }
+    // Numbered here (d + 1) so the deliveries below can name their subscriber by it (migration 0036); the next subscriber gets S + 1.
+    if (kind === 'postgres') await sql.raw(`SELECT setval(pg_get_serial_sequence('subscribers', 'seq'), ${S})`).execute(db);
+    else await sql.raw(`UPDATE seq_counters SET last = ${S} WHERE name = 'subscribers'`).execute(db);
   });
 
   await timed(`${fmt(R)} notifications and their runs`, async () => {
@@ -184,10 +187,10 @@ export async function seedBigSite(db: Kysely<Database>, kind: DatabaseKind, site
       const to = Math.min(deliveries, from + chunk) - 1;
       const insert = sql.raw(
         `${sequence(kind, from, to)}
-           INSERT INTO deliveries (id, run_seq, subscriber_id, status, attempts, next_attempt_at, lease_until, error,
+           INSERT INTO deliveries (id, run_seq, subscriber_seq, status, attempts, next_attempt_at, lease_until, error,
                                    sent_at, delivered_at, clicked_at, created_at)
            SELECT d + 1, ${r} + 1,
-                  'sub-' || (1000000000 + (${r} * 7919 + ${j}) % ${audience}),
+                  (${r} * 7919 + ${j}) % ${audience} + 1,
                   'sent', 1, NULL, NULL, NULL,
                   ${sentAt},
                   CASE WHEN ${bucket} < 900 THEN ${deliveredAt} ELSE NULL END,

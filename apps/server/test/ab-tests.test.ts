@@ -253,29 +253,32 @@ describe('A/B tests', () => {
     await start();
     const subscribers = await subscribeMany(30);
     const ids = subscribers.map((s) => s.subscriberId).sort();
+    // A page of the audience: each subscriber with its number (migration 0036).
+    const seqOf = new Map((await h.t.ctx.db.selectFrom('subscribers').select(['id', 'seq']).where('id', 'in', ids).execute()).map((row) => [row.id, Number(row.seq)]));
+    const members = ids.map((subscriberId) => ({ id: subscriberId, seq: seqOf.get(subscriberId)! }));
     const created = await create({ variants: [variant('A'), variant('B'), variant('C')], ab_test: { sample_percent: 40, decide_after_minutes: 30, metric: 'click_rate' } });
     const id = created.body.data.notification.id;
     const run = { id: 'run-x', notification_id: id, site_id: h.site.id, dedupe_key: `once:${id}`, segment_id: null, subscriber_id: null, zones: null, total_count: 0 } as unknown as RunRow;
     const db = h.t.ctx.db;
     // A fan-out does the first page, stores its progress, then picks the second page.
     const first = (await abFanOutFor(h.t.ctx, run))!;
-    const page1 = await first.pick(ids.slice(0, 10));
+    const page1 = await first.pick(members.slice(0, 10));
     await db.transaction().execute((trx) => page1.commit(trx));
-    const page2 = await first.pick(ids.slice(10));
+    const page2 = await first.pick(members.slice(10));
     // It dies before the second page is stored; another fan-out resumes from the database.
     const resumed = (await abFanOutFor(h.t.ctx, run))!;
-    const page2Again = await resumed.pick(ids.slice(10));
-    expect(page2Again.subscriberIds).toEqual(page2.subscriberIds);
+    const page2Again = await resumed.pick(members.slice(10));
+    expect(page2Again.subscribers).toEqual(page2.subscribers);
     expect([...page2Again.variantOf]).toEqual([...page2.variantOf]);
     // round(30 × 40 %) = 12, four per variant.
-    const all = [...page1.subscriberIds, ...page2.subscriberIds];
+    const all = [...page1.subscribers, ...page2.subscribers];
     expect(all).toHaveLength(12);
     const perVariant = [0, 1, 2].map((v) => [...page1.variantOf.values(), ...page2.variantOf.values()].filter((x) => x === v).length);
     expect(perVariant).toEqual([4, 4, 4]);
     expect(await db.selectFrom('ab_tests').select(['sample_audience', 'sample_seen', 'sample_picked']).where('notification_id', '=', id).executeTakeFirstOrThrow()).toEqual({
       sample_audience: 30,
       sample_seen: 10,
-      sample_picked: page1.subscriberIds.length,
+      sample_picked: page1.subscribers.length,
     });
   });
 

@@ -7,6 +7,7 @@ import type { Database } from '../src/db/schema';
 import { compactOldDeliveries } from '../src/features/retention/service';
 import { insertOneTimeSend, insertOwnerAndSite, openDatabaseAt, type OldDatabase } from './support/old-schema';
 import { runSeqOf } from '../src/db/run-seq';
+import { subscriberSeqOf } from '../src/db/subscriber-seq';
 
 // Migration 0027 on a database of 0026 (docs/storage.md, "Retention"): a send
 // finished before the upgrade keeps its rows until the retention has passed,
@@ -101,7 +102,7 @@ describe('migration 0027 on a database of 0026 with a finished send', () => {
         .execute();
       await typed
         .insertInto('deliveries')
-        .values({ run_seq: runSeqOf(run), subscriber_id: subscriber, status: 'sent', attempts: 1, next_attempt_at: null, lease_until: null, throttle_window: null, error: null, reason: null, push_service: null, sent_at: T0 + i, delivered_at: null, clicked_at: null, created_at: T0 })
+        .values({ run_seq: runSeqOf(run), subscriber_seq: subscriberSeqOf(subscriber), status: 'sent', attempts: 1, next_attempt_at: null, lease_until: null, throttle_window: null, error: null, reason: null, push_service: null, sent_at: T0 + i, delivered_at: null, clicked_at: null, created_at: T0 })
         .execute();
     }
     const ctx = { db: typed, config: { deliveryRetentionDays: 30 } as Config };

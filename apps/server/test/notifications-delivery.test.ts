@@ -117,7 +117,7 @@ describe('push-service answers', () => {
     // 401, 413 and the hanging endpoint failed: completed, with errors.
     expect(done.status).toBe('completed_with_errors');
 
-    const deliveries = await h.t.ctx.db.selectFrom('deliveries').select(['subscriber_id', 'status', 'error', 'attempts']).where('run_seq', 'in', runSeqsOfNotification(id)).execute();
+    const deliveries = await h.t.ctx.db.selectFrom('deliveries').innerJoin('subscribers', 'subscribers.seq', 'deliveries.subscriber_seq').select(['subscribers.id as subscriber_id', 'status', 'error', 'attempts']).where('run_seq', 'in', runSeqsOfNotification(id)).execute();
     const bySubscriber = new Map(deliveries.map((d) => [d.subscriber_id, d]));
     expect(bySubscriber.get(ok.subscriberId)?.status).toBe('sent');
     expect(bySubscriber.get(flaky.subscriberId)?.status).toBe('sent');

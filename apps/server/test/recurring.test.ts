@@ -494,7 +494,7 @@ describe('two schedulers on one database', () => {
     const deliveries = await h.t.ctx.db
       .selectFrom('deliveries')
       .innerJoin('notification_runs', 'notification_runs.seq', 'deliveries.run_seq')
-      .select(['notification_runs.id as run_id', 'deliveries.subscriber_id'])
+      .select(['notification_runs.id as run_id', 'deliveries.subscriber_seq'])
       .where('notification_runs.notification_id', 'in', ids)
       .execute();
     expect(deliveries).toHaveLength(ids.length * 3 * subscribers.length);

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sampledMatchingQuery, selectActiveSubscriberIds } from '../src/features/segments/repository';
+import { sampledMatchingQuery, selectActiveSubscribers } from '../src/features/segments/repository';
 import { sql } from 'kysely';
 import { ESTIMATE_FROM_ACTIVE, roundEstimate } from '../src/features/segments/sample-estimate';
 import { ManualClock } from '../src/platform/clock';
@@ -151,10 +151,10 @@ describe('segment counts estimated from a sample on a large site', () => {
     expect(segment.is_estimate).toBe(true);
     const ids: string[] = [];
     for (let after: string | null = null; ; ) {
-      const page = await selectActiveSubscriberIds(t.ctx.db, { siteId: bigSite, subscriberId: null, rules: { browser: 'Firefox' }, rulesAt: now, afterId: after, limit: 5000 });
+      const page: Array<{ id: string }> = await selectActiveSubscribers(t.ctx.db, { siteId: bigSite, subscriberId: null, rules: { browser: 'Firefox' }, rulesAt: now, afterId: after, limit: 5000 });
       if (!page.length) break;
-      ids.push(...page);
-      after = page[page.length - 1]!;
+      ids.push(...page.map((subscriber) => subscriber.id));
+      after = page[page.length - 1]!.id;
     }
     expect(ids.length).toBe(rows.filter((row) => row.is_active === 1 && row.browser === 'Firefox').length);
   });

@@ -83,7 +83,7 @@ describe('sending to a segment', () => {
     expect(done).toMatchObject({ status: 'completed', stats: { total: 2, sent: 2, failed: 0 } });
 
     expect(recipients(id)).toEqual(names('A', 'E'));
-    const deliveries = await h.t.ctx.db.selectFrom('deliveries').select('subscriber_id').where('run_seq', 'in', runSeqsOfNotification(id)).execute();
+    const deliveries = await h.t.ctx.db.selectFrom('deliveries').innerJoin('subscribers', 'subscribers.seq', 'deliveries.subscriber_seq').select('subscribers.id as subscriber_id').where('run_seq', 'in', runSeqsOfNotification(id)).execute();
     expect(deliveries.map((d) => d.subscriber_id).sort()).toEqual(names('A', 'E'));
 
     // Without a segment, the same site's notification goes to every active subscriber.
@@ -186,7 +186,7 @@ describe('sending to a segment', () => {
       due_at: clock.now(),
       zones: null,
     };
-    expect(await selectAudiencePage(h.t.ctx.db, { ...run, subscriber_id: s.E! }, null, 10)).toEqual({ subscriberIds: [s.E] });
-    expect(await selectAudiencePage(h.t.ctx.db, { ...run, subscriber_id: s.C! }, null, 10)).toEqual({ subscriberIds: [] });
+    expect(await selectAudiencePage(h.t.ctx.db, { ...run, subscriber_id: s.E! }, null, 10)).toEqual({ subscribers: [{ id: s.E, seq: expect.any(Number) }] });
+    expect(await selectAudiencePage(h.t.ctx.db, { ...run, subscriber_id: s.C! }, null, 10)).toEqual({ subscribers: [] });
   });
 });

@@ -166,7 +166,7 @@ describe('migration 0011 on sends stored before it', () => {
     expect(performance.runs[0]).toMatchObject({ status: 'completed_with_errors', counts: { failed: 1, expired: 1, skipped: 1 } });
     // Its reasons were never recorded: no group is invented.
     expect(performance.failures).toEqual([]);
-    const rows = await t.ctx.db.selectFrom('deliveries').select(['subscriber_id', 'status', 'reason']).where('run_seq', '=', runSeqOf(ids.run)).execute();
+    const rows = await t.ctx.db.selectFrom('deliveries').innerJoin('subscribers', 'subscribers.seq', 'deliveries.subscriber_seq').select(['subscribers.id as subscriber_id', 'status', 'reason']).where('run_seq', '=', runSeqOf(ids.run)).execute();
     const bySubscriber = new Map(rows.map((r) => [r.subscriber_id, r]));
     expect(bySubscriber.get(ids.subscribers[3]!)).toMatchObject({ status: 'gone', reason: 'gone' });
     expect(bySubscriber.get(ids.subscribers[4]!)).toMatchObject({ status: 'skipped', reason: 'inactive' });

@@ -99,7 +99,7 @@ describe('delivery retention', () => {
 
     // What a subscriber's rows say today: its latest accepted push and click.
     const expectedLast = new Map<string, { sent: number | null; clicked: number | null }>();
-    for (const row of await db.selectFrom('deliveries').select(['subscriber_id', 'sent_at', 'clicked_at']).where('run_seq', 'in', runSeqsOfNotification([abId, plainId])).execute()) {
+    for (const row of await db.selectFrom('deliveries').innerJoin('subscribers', 'subscribers.seq', 'deliveries.subscriber_seq').select(['subscribers.id as subscriber_id', 'sent_at', 'clicked_at']).where('run_seq', 'in', runSeqsOfNotification([abId, plainId])).execute()) {
       const seen = expectedLast.get(row.subscriber_id) ?? { sent: null, clicked: null };
       const max = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
       expectedLast.set(row.subscriber_id, { sent: max(seen.sent, row.sent_at), clicked: max(seen.clicked, row.clicked_at) });
@@ -166,7 +166,7 @@ describe('delivery retention', () => {
     const rowsOf = (ids: string[]) => db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('run_seq', 'in', runSeqsOfNotification(ids)).executeTakeFirstOrThrow();
     expect(Number((await rowsOf([abId, plainId])).n)).toBe(15);
     // The export names the latest accepted push and click of each subscriber (the refused and the expired have none).
-    const allRows = await db.selectFrom('deliveries').select(['subscriber_id', 'sent_at', 'clicked_at']).execute();
+    const allRows = await db.selectFrom('deliveries').innerJoin('subscribers', 'subscribers.seq', 'deliveries.subscriber_seq').select(['subscribers.id as subscriber_id', 'sent_at', 'clicked_at']).execute();
     const latest = (id: string, key: 'sent_at' | 'clicked_at') => {
       const times = allRows.filter((row) => row.subscriber_id === id && row[key] !== null).map((row) => row[key]!);
       return times.length ? new Date(Math.max(...times)).toISOString() : null;

@@ -54,6 +54,10 @@ describe('group commit of public subscribes', () => {
     expect(answers.map((answer) => answer.statusCode).sort()).toEqual([...Array(2).fill(200), ...Array(58).fill(201)]);
     const ids = new Set(answers.map((answer) => answer.json().data.subscriber.id));
     expect(ids.size).toBe(58);
+    // Each numbered once (migration 0036): the numbers a batch takes are never given twice, even to the repeats it skipped.
+    const numbers = (await t.ctx.db.selectFrom('subscribers').select('seq').where('id', 'in', [...ids]).execute()).map((row) => Number(row.seq));
+    expect(new Set(numbers).size).toBe(58);
+    expect(numbers.every((seq) => Number.isInteger(seq) && seq > 0)).toBe(true);
 
     for (const [index, site] of sites.entries()) {
       const stored = await t.ctx.db.selectFrom('subscribers').select((eb) => eb.fn.countAll<number>().as('n')).where('site_id', '=', site.id).where('is_active', '=', 1).executeTakeFirstOrThrow();

@@ -7,6 +7,7 @@ import { createDeliveryHarness, notificationInput, type DeliveryHarness } from '
 import type { ReceivedPush, TestSubscription } from './support/push-service';
 import { waitFor, type TestUser } from './support/test-app';
 import { runSeqsOfNotification } from '../src/db/run-seq';
+import { subscriberSeqOf } from '../src/db/subscriber-seq';
 
 // "Move in and out freely", privacy: everything Herald holds about one
 // subscriber as JSON (GET /subscribers/{id}/export), erasing a subscriber
@@ -124,7 +125,7 @@ describe('subscriber privacy: data export and complete erasure', () => {
     expect((await h.t.request('POST', `/api/notifications/${saleId}/send`, { token: h.owner.token })).status).toBe(200);
     await h.push.waitForAccepted(5);
     await waitFor(async () => {
-      const row = await h.t.ctx.db.selectFrom('deliveries').select(['attempts', 'next_attempt_at']).where('run_seq', 'in', runSeqsOfNotification(saleId)).where('subscriber_id', '=', alice.subscriberId).executeTakeFirst();
+      const row = await h.t.ctx.db.selectFrom('deliveries').select(['attempts', 'next_attempt_at']).where('run_seq', 'in', runSeqsOfNotification(saleId)).where('subscriber_seq', '=', subscriberSeqOf(alice.subscriberId)).executeTakeFirst();
       return row !== undefined && row.attempts >= 1 && row.next_attempt_at !== null;
     });
     await waitFor(async () => {
@@ -286,7 +287,7 @@ describe('subscriber privacy: data export and complete erasure', () => {
     const removed = await api('DELETE', `/api/subscribers/${bob.subscriberId}?erase=false`);
     expect(removed.status).toBe(200);
     expect(removed.body.data.subscriber).toMatchObject({ id: bob.subscriberId, is_active: false });
-    expect(await h.t.ctx.db.selectFrom('deliveries').select('id').where('subscriber_id', '=', bob.subscriberId).execute()).not.toHaveLength(0);
+    expect(await h.t.ctx.db.selectFrom('deliveries').select('id').where('subscriber_seq', '=', subscriberSeqOf(bob.subscriberId)).execute()).not.toHaveLength(0);
     expect(await h.t.ctx.db.selectFrom('site_events').select('id').where('subscriber_id', '=', bob.subscriberId).execute()).toHaveLength(1);
     expect((await api('DELETE', `/api/subscribers/${bob.subscriberId}?erase=maybe`)).status).toBe(400);
   });

@@ -309,7 +309,8 @@ describe('welcome campaign delivery', () => {
       .selectFrom('deliveries')
       .innerJoin('notification_runs', 'notification_runs.seq', 'deliveries.run_seq')
       .innerJoin('welcome_campaign_steps', 'welcome_campaign_steps.notification_id', 'notification_runs.notification_id')
-      .select(['deliveries.subscriber_id', 'deliveries.status'])
+      .innerJoin('subscribers', 'subscribers.seq', 'deliveries.subscriber_seq')
+      .select(['subscribers.id as subscriber_id', 'deliveries.status'])
       .where('welcome_campaign_steps.campaign_id', '=', campaign.id)
       .execute();
     expect(deliveries).toHaveLength(15);

@@ -10,6 +10,7 @@ import type { AbTestRow, Database, NotificationRow, RunRow, SiteRow } from '../d
 import type { DeliveryDeps } from './engine-deps';
 import { notificationContent } from './notification-content';
 import { createPayloadTemplate, type PayloadTemplate } from './payload';
+import type { AudienceMember } from './ports';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -41,7 +42,8 @@ export function abSampleSize(audience: number, percent: number, variants: number
 }
 
 export interface AbPagePick {
-  subscriberIds: string[];
+  subscribers: AudienceMember[];
+  /** By subscriber id. */
   variantOf: Map<string, number>;
   /** Stores the draw's progress with the page (call inside the page's transaction). */
   commit(trx: Db): Promise<void>;
@@ -49,7 +51,7 @@ export interface AbPagePick {
 
 /** Picks a fan-out page's subscribers and variants for one run of an A/B notification. */
 export interface AbFanOut {
-  pick(subscriberIds: string[]): Promise<AbPagePick>;
+  pick(subscribers: AudienceMember[]): Promise<AbPagePick>;
 }
 
 /** Whether the notification carries variants (its sends are not split by zone: zone-runs.ts). */
@@ -79,22 +81,20 @@ export async function abFanOutFor(deps: Pick<DeliveryDeps, 'db' | 'deliveryPorts
   if (run.dedupe_key === abRestRunKey(run.notification_id)) {
     const winner = test.winner_index ?? 0;
     return {
-      async pick(subscriberIds) {
+      async pick(subscribers) {
         const already = new Set(
           (
             await db
               .selectFrom('deliveries')
-              .select('subscriber_id')
+              .select('subscriber_seq')
               .where('run_seq', 'in', runSeqsOfNotification(run.notification_id))
               .where('run_seq', '!=', run.seq)
-              .where('subscriber_id', 'in', subscriberIds)
+              .where('subscriber_seq', 'in', subscribers.map((subscriber) => subscriber.seq))
               .execute()
-          ).map(
-            (row) => row.subscriber_id,
-          ),
+          ).map((row) => Number(row.subscriber_seq)),
         );
-        const rest = subscriberIds.filter((id) => !already.has(id));
-        return { subscriberIds: rest, variantOf: new Map(rest.map((id) => [id, winner])), commit: async () => {} };
+        const rest = subscribers.filter((subscriber) => !already.has(subscriber.seq));
+        return { subscribers: rest, variantOf: new Map(rest.map((subscriber) => [subscriber.id, winner])), commit: async () => {} };
       },
     };
   }
@@ -102,13 +102,13 @@ export async function abFanOutFor(deps: Pick<DeliveryDeps, 'db' | 'deliveryPorts
   if (test.sample_percent === null) {
     let next = run.total_count;
     return {
-      async pick(subscriberIds) {
-        const variantOf = new Map(subscriberIds.map((id, i) => [id, (next + i) % variantCount]));
+      async pick(subscribers) {
+        const variantOf = new Map(subscribers.map((subscriber, i) => [subscriber.id, (next + i) % variantCount]));
         return {
-          subscriberIds,
+          subscribers,
           variantOf,
           commit: async () => {
-            next += subscriberIds.length;
+            next += subscribers.length;
           },
         };
       },
@@ -128,24 +128,25 @@ export async function abFanOutFor(deps: Pick<DeliveryDeps, 'db' | 'deliveryPorts
   let seen = test.sample_seen;
   let picked = test.sample_picked;
   return {
-    async pick(subscriberIds) {
+    async pick(subscribers) {
       let pageSeen = seen;
       let pagePicked = picked;
-      const chosen: string[] = [];
+      const chosen: AudienceMember[] = [];
       const variantOf = new Map<string, number>();
-      for (const id of subscriberIds) {
+      for (const subscriber of subscribers) {
+        const id = subscriber.id;
         const left = Math.max(0, audience - pageSeen);
         const wanted = size - pagePicked;
         pageSeen += 1;
         // Algorithm S: take this one with probability wanted ÷ left (all of them once the audience shrank below what is wanted).
         if (wanted > 0 && (left <= wanted || abDraw(run.notification_id, id) * left < wanted)) {
-          chosen.push(id);
+          chosen.push(subscriber);
           variantOf.set(id, pagePicked % variantCount);
           pagePicked += 1;
         }
       }
       return {
-        subscriberIds: chosen,
+        subscribers: chosen,
         variantOf,
         async commit(trx) {
           await trx.updateTable('ab_tests').set({ sample_seen: pageSeen, sample_picked: pagePicked }).where('notification_id', '=', run.notification_id).execute();

@@ -92,19 +92,23 @@ export async function fanOutRun(deps: DeliveryDeps, payload: { runId: string; re
         await setRunError(db, run.id, page.nobodyBecause);
         break;
       }
-      const { subscriberIds } = page;
-      if (!subscriberIds.length) break;
+      const { subscribers } = page;
+      if (!subscribers.length) break;
       const now = clock.now();
-      cursor = subscriberIds[subscriberIds.length - 1]!;
+      cursor = subscribers[subscribers.length - 1]!.id;
       const pageCursor = cursor;
-      const picked = await ab?.pick(subscriberIds);
-      await db.transaction().execute(async (trx) => {
-        const inserted = await insertPendingDeliveries(trx, deps.dbKind, run, picked?.subscriberIds ?? subscriberIds, now, picked?.variantOf);
+      const picked = await ab?.pick(subscribers);
+      const recipients = (picked?.subscribers ?? subscribers).map((subscriber) => ({ seq: subscriber.seq, variant: picked?.variantOf.get(subscriber.id) ?? null }));
+      // The rows a page inserted are enqueued after its commit, which also stores the cursor past it. A crash between
+      // the two leaves them pending and unqueued: the run's lease runs out and the recovery above enqueues them.
+      const inserted = await db.transaction().execute(async (trx) => {
+        const ids = await insertPendingDeliveries(trx, deps.dbKind, run, recipients, now);
         await picked?.commit(trx);
-        await recordFanoutPage(trx, run, pageCursor, inserted, now + config.deliveryLeaseMs);
+        await recordFanoutPage(trx, run, pageCursor, ids.length, now + config.deliveryLeaseMs);
+        return ids;
       });
-      await enqueueBatches(await pendingDeliveryIds(db, run.id, { subscriberIds, limit: subscriberIds.length }));
-      if (subscriberIds.length < AUDIENCE_PAGE_SIZE) break;
+      await enqueueBatches(inserted);
+      if (subscribers.length < AUDIENCE_PAGE_SIZE) break;
       if (stopping()) return handBack(false);
     }
     await markFanoutDone(db, run.id);

@@ -11,12 +11,18 @@ type Db = Kysely<Database> | Transaction<Database>;
 
 export type AudienceRun = Pick<RunRow, 'id' | 'site_id' | 'subscriber_id' | 'segment_id' | 'started_at' | 'due_at' | 'zones'>;
 
+/** A subscriber of a run's audience: its id, and its number, which its delivery row names it by (migration 0036). */
+export interface AudienceMember {
+  id: string;
+  seq: number;
+}
+
 /** One page of a run's audience, or why the run reaches nobody (its segment is gone or unreadable). */
-export type AudiencePage = { subscriberIds: string[] } | { nobodyBecause: string };
+export type AudiencePage = { subscribers: AudienceMember[] } | { nobodyBecause: string };
 
 /**
  * The next page of a run's audience, by subscriber id after `cursor`, at most
- * `limit` ids in ascending order (keyset pagination keeps memory flat).
+ * `limit` subscribers in ascending id order (keyset pagination keeps memory flat).
  */
 export type SelectAudiencePage = (db: Db, run: AudienceRun, cursor: string | null, limit: number) => Promise<AudiencePage>;
 

@@ -16,9 +16,13 @@ import { extendRunLease } from './runs';
 /** A delivery a batch claimed, with what recording its outcome needs. */
 export interface ClaimedDelivery {
   deliveryId: number;
-  subscriberId: string;
-  /** The endpoint sent to: a subscriber that re-subscribed since is not deactivated. */
-  endpointHash: string | null;
+  /** Its subscriber's number, as the delivery row names it (migration 0036). */
+  subscriberSeq: number;
+  /**
+   * The subscriber and the endpoint sent to (a subscriber that re-subscribed
+   * since is not deactivated); null: the subscriber is gone.
+   */
+  sentTo: { subscriberId: string; endpointHash: string } | null;
   pushService: PushServiceName;
   attempts: number;
 }
@@ -181,9 +185,8 @@ export async function writeOutcomes(deps: DeliveryDeps, run: RunRow, now: number
       failureGroups.set(key, group);
       health.push({ pushService: item.pushService, outcome: 'failed', reason: item.code });
       // The push service named the subscription invalid: like a 410, it will never receive anything.
-      if (item.code === 'invalid_subscription' && item.subscriber.endpointHash) {
-        gone.push({ subscriberId: item.subscriber.subscriberId, endpointHashSentTo: item.subscriber.endpointHash });
-      }
+      const sentTo = item.subscriber.sentTo;
+      if (item.code === 'invalid_subscription' && sentTo) gone.push({ subscriberId: sentTo.subscriberId, endpointHashSentTo: sentTo.endpointHash });
     }
     for (const item of expired) {
       const updated = await trx
@@ -196,7 +199,8 @@ export async function writeOutcomes(deps: DeliveryDeps, run: RunRow, now: number
       expiredCount += 1;
       health.push({ pushService: item.claimed.pushService, outcome: 'expired', reason: 'gone' });
       // 404/410: the subscription is gone for good, unless it changed meanwhile (docs/web-push.md).
-      if (item.claimed.endpointHash) gone.push({ subscriberId: item.claimed.subscriberId, endpointHashSentTo: item.claimed.endpointHash });
+      const sentTo = item.claimed.sentTo;
+      if (sentTo) gone.push({ subscriberId: sentTo.subscriberId, endpointHashSentTo: sentTo.endpointHash });
     }
     for (const retry of retries) {
       await trx

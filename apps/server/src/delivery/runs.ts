@@ -93,17 +93,17 @@ export async function claimDueRuns(
 /**
  * For the frequency cap: the pushes of these subscribers accepted since
  * `since`, and their deliveries of other runs still pending (being sent, or
- * waiting to be). Read by range over (subscriber_id, status, sent_at)
- * (migration 0023), never a subscriber's whole history.
+ * waiting to be). Read by range over (subscriber_seq, status, sent_at)
+ * (migrations 0023, 0036), never a subscriber's whole history.
  */
-export async function recentPushesOf(db: Db, subscriberIds: string[], runId: string, since: number): Promise<Array<{ subscriberId: string; deliveryId: number; pending: boolean }>> {
+export async function recentPushesOf(db: Db, subscriberSeqs: number[], runId: string, since: number): Promise<Array<{ subscriberSeq: number; deliveryId: number; pending: boolean }>> {
   const [sent, pending] = await Promise.all([
-    db.selectFrom('deliveries').select(['subscriber_id', 'id']).where('subscriber_id', 'in', subscriberIds).where('status', '=', 'sent').where('sent_at', '>=', since).execute(),
-    db.selectFrom('deliveries').select(['subscriber_id', 'id']).where('subscriber_id', 'in', subscriberIds).where('status', '=', 'pending').where('run_seq', '!=', runSeqOf(runId)).execute(),
+    db.selectFrom('deliveries').select(['subscriber_seq', 'id']).where('subscriber_seq', 'in', subscriberSeqs).where('status', '=', 'sent').where('sent_at', '>=', since).execute(),
+    db.selectFrom('deliveries').select(['subscriber_seq', 'id']).where('subscriber_seq', 'in', subscriberSeqs).where('status', '=', 'pending').where('run_seq', '!=', runSeqOf(runId)).execute(),
   ]);
   return [
-    ...sent.map((row) => ({ subscriberId: row.subscriber_id, deliveryId: Number(row.id), pending: false })),
-    ...pending.map((row) => ({ subscriberId: row.subscriber_id, deliveryId: Number(row.id), pending: true })),
+    ...sent.map((row) => ({ subscriberSeq: Number(row.subscriber_seq), deliveryId: Number(row.id), pending: false })),
+    ...pending.map((row) => ({ subscriberSeq: Number(row.subscriber_seq), deliveryId: Number(row.id), pending: true })),
   ];
 }
 
@@ -216,7 +216,9 @@ export async function markFanoutDone(db: Db, runId: string): Promise<void> {
 
 /**
  * One delivery row per (run, subscriber), in the page's order; a re-run of the
- * same page inserts nothing new. The page travels as one parameter (a JSON
+ * same page inserts nothing new. Answers the ids of the rows it inserted, in
+ * id order: the page's batches to enqueue (docs/delivery.md, "Runs and
+ * deliveries"). The page travels as one parameter (a JSON
  * array on SQLite, arrays on PostgreSQL): a statement of the same text for
  * every page, instead of a thousand rows of values for the query builder to
  * compile (about 8 µs of CPU per delivery, measured by `npm run bench:send`).
@@ -226,35 +228,30 @@ export async function insertPendingDeliveries(
   db: Db,
   kind: DatabaseKind,
   run: Pick<RunRow, 'seq'>,
-  subscriberIds: string[],
+  /** Each subscriber by its number (migration 0036), with its A/B variant (delivery/ab-split.ts; null: not an A/B send). */
+  recipients: ReadonlyArray<{ seq: number; variant: number | null }>,
   now: number,
-  /** A/B sends: the variant of each subscriber (delivery/ab-split.ts). */
-  variantOf?: ReadonlyMap<string, number>,
-): Promise<number> {
-  if (!subscriberIds.length) return 0;
-  const variants = subscriberIds.map((subscriberId) => variantOf?.get(subscriberId) ?? null);
+): Promise<number[]> {
+  if (!recipients.length) return [];
+  const seqs = recipients.map((recipient) => recipient.seq);
+  const variants = recipients.map((recipient) => recipient.variant);
   const rows =
     kind === 'postgres'
       ? sql`select ${run.seq}::bigint, s, 'pending', ${now}::bigint, v
-            from unnest(${subscriberIds}::text[], ${variants}::int[]) with ordinality as page(s, v, n)
+            from unnest(${seqs}::bigint[], ${variants}::int[]) with ordinality as page(s, v, n)
             order by n`
       : // The WHERE is SQLite's: an INSERT … SELECT with an upsert clause needs one to parse.
         sql`select ${run.seq}, json_extract(value, '$[0]'), 'pending', ${now}, json_extract(value, '$[1]')
-            from json_each(${JSON.stringify(subscriberIds.map((id, i) => [id, variants[i]]))})
+            from json_each(${JSON.stringify(recipients.map((recipient) => [recipient.seq, recipient.variant]))})
             where true order by key`;
-  const result = await sql`insert into deliveries (run_seq, subscriber_id, status, created_at, variant_index) ${rows}
-    on conflict (run_seq, subscriber_id) do nothing`.execute(db);
-  return Number(result.numAffectedRows ?? 0);
+  const result = await sql<{ id: number }>`insert into deliveries (run_seq, subscriber_seq, status, created_at, variant_index) ${rows}
+    on conflict (run_seq, subscriber_seq) do nothing returning id`.execute(db);
+  return result.rows.map((row) => Number(row.id)).sort((a, b) => a - b);
 }
 
 /** Pending delivery ids of a run in id order, for (re-)enqueueing batches. */
-export async function pendingDeliveryIds(db: Db, runId: string, options: { afterId?: number; subscriberIds?: string[]; limit: number }): Promise<number[]> {
-  let query = db.selectFrom('deliveries').select('id').where('run_seq', '=', runSeqOf(runId)).where('status', '=', PENDING);
-  if (options.afterId !== undefined) query = query.where('id', '>', options.afterId);
-  if (options.subscriberIds) {
-    if (!options.subscriberIds.length) return [];
-    query = query.where('subscriber_id', 'in', options.subscriberIds);
-  }
+export async function pendingDeliveryIds(db: Db, runId: string, options: { afterId: number; limit: number }): Promise<number[]> {
+  const query = db.selectFrom('deliveries').select('id').where('run_seq', '=', runSeqOf(runId)).where('status', '=', PENDING).where('id', '>', options.afterId);
   const rows = await query.orderBy('id').limit(options.limit).execute();
   return rows.map((r) => r.id);
 }
@@ -262,7 +259,7 @@ export async function pendingDeliveryIds(db: Db, runId: string, options: { after
 /** A delivery claimed for sending, with its A/B variant (null: the notification's own content). */
 export interface ClaimedDeliveryRow {
   id: number;
-  subscriber_id: string;
+  subscriber_seq: number;
   attempts: number;
   variant_index: number | null;
 }
@@ -290,7 +287,7 @@ export async function claimDeliveries(db: Db, ids: number[], now: number, leaseM
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
     .where((eb) => eb.or([eb('next_attempt_at', 'is', null), eb('next_attempt_at', '<=', now)]));
   if (throttled) claim = claim.where('throttle_window', 'is not', null).where('throttle_window', '<=', now).where('throttle_window', '>', now - THROTTLE_WINDOW_MS);
-  return claim.returning(['id', 'subscriber_id', 'attempts', 'variant_index']).execute();
+  return claim.returning(['id', 'subscriber_seq', 'attempts', 'variant_index']).execute();
 }
 
 /** Keeps a working batch's claims (and its run) leased; rows already recorded are left alone. */
@@ -301,8 +298,9 @@ export async function renewLeases(db: Kysely<Database>, runId: string, deliveryI
   await extendRunLease(db, runId, until);
 }
 
-export function loadSubscribersForSending(db: Db, ids: string[]) {
-  if (!ids.length) return Promise.resolve([]);
+/** The subscribers with these numbers (delivery rows name them by number: migration 0036). */
+export function loadSubscribersForSending(db: Db, seqs: number[]) {
+  if (!seqs.length) return Promise.resolve([]);
   // Each with the key pair it subscribed with (docs/web-push.md, "RFC 8292:
   // VAPID"); null for a row written without one: the site's primary key.
   return db
@@ -310,6 +308,7 @@ export function loadSubscribersForSending(db: Db, ids: string[]) {
     .leftJoin('site_vapid_keys', 'site_vapid_keys.id', 'subscribers.vapid_key_id')
     .select([
       'subscribers.id',
+      'subscribers.seq',
       'subscribers.endpoint',
       'subscribers.endpoint_hash',
       'subscribers.p256dh',
@@ -319,7 +318,7 @@ export function loadSubscribersForSending(db: Db, ids: string[]) {
       'site_vapid_keys.public_key as vapid_public_key',
       'site_vapid_keys.private_key as vapid_private_key',
     ])
-    .where('subscribers.id', 'in', ids)
+    .where('subscribers.seq', 'in', seqs)
     .execute();
 }
 

@@ -40,14 +40,14 @@ export async function sendBatch(deps: DeliveryDeps, payload: { runId: string; de
   // A throttled send's deliveries go only in the minute they were granted (docs/delivery.md, "Throttled sends").
   const claimedRows = await claimDeliveries(db, payload.deliveryIds, clock.now(), config.deliveryLeaseMs, { throttled: notification.throttle_per_minute !== null });
   if (!claimedRows.length) return;
-  const subscribers = new Map((await loadSubscribersForSending(db, claimedRows.map((c) => c.subscriber_id))).map((s) => [s.id, s]));
+  const subscribers = new Map((await loadSubscribersForSending(db, claimedRows.map((c) => c.subscriber_seq))).map((s) => [s.seq, s]));
   const variantOf = new Map(claimedRows.map((row) => [row.id, row.variant_index]));
   const claimed: ClaimedDelivery[] = claimedRows.map((row) => {
-    const subscriber = subscribers.get(row.subscriber_id);
+    const subscriber = subscribers.get(row.subscriber_seq);
     return {
       deliveryId: row.id,
-      subscriberId: row.subscriber_id,
-      endpointHash: subscriber?.endpoint_hash ?? null,
+      subscriberSeq: row.subscriber_seq,
+      sentTo: subscriber ? { subscriberId: subscriber.id, endpointHash: subscriber.endpoint_hash } : null,
       pushService: subscriber ? pushServiceOf(subscriber.endpoint) : 'other',
       attempts: row.attempts,
     };
@@ -78,13 +78,13 @@ export async function sendBatch(deps: DeliveryDeps, payload: { runId: string; de
   const atCap = await subscribersAtFrequencyCap(db, run.id, site, notification, claimed, clock.now());
   function* messages(): Generator<PushMessage<ClaimedDelivery>> {
     for (const c of claimed) {
-      const subscriber = subscribers.get(c.subscriberId);
+      const subscriber = subscribers.get(c.subscriberSeq);
       if (!subscriber || !subscriber.is_active) {
         // Unsubscribed (or removed) between fan-out and sending: nothing is pushed; skipped, cause "inactive".
         results.add({ claimed: c, outcome: { kind: 'skipped', cause: 'inactive' } });
         continue;
       }
-      if (atCap.has(c.subscriberId)) {
+      if (atCap.has(c.subscriberSeq)) {
         results.add({ claimed: c, outcome: { kind: 'skipped', cause: 'frequency_cap' } });
         continue;
       }
@@ -145,19 +145,19 @@ async function subscribersAtFrequencyCap(
   notification: Pick<NotificationRow, 'frequency_cap_exempt'>,
   claimed: readonly ClaimedDelivery[],
   now: number,
-): Promise<Set<string>> {
+): Promise<Set<number>> {
   const max = site.frequency_cap_max;
   const hours = site.frequency_cap_hours;
   if (max === null || hours === null || notification.frequency_cap_exempt === 1 || !claimed.length) return new Set();
-  const deliveryOf = new Map(claimed.map((c) => [c.subscriberId, c.deliveryId]));
+  const deliveryOf = new Map(claimed.map((c) => [c.subscriberSeq, c.deliveryId]));
   const recent = await recentPushesOf(db, [...deliveryOf.keys()], runId, now - hours * 3_600_000);
-  const counts = new Map<string, number>();
+  const counts = new Map<number, number>();
   for (const push of recent) {
     // A pending delivery counts only if it is ahead of this one in line.
-    if (push.pending && push.deliveryId > deliveryOf.get(push.subscriberId)!) continue;
-    counts.set(push.subscriberId, (counts.get(push.subscriberId) ?? 0) + 1);
+    if (push.pending && push.deliveryId > deliveryOf.get(push.subscriberSeq)!) continue;
+    counts.set(push.subscriberSeq, (counts.get(push.subscriberSeq) ?? 0) + 1);
   }
-  return new Set([...counts].filter(([, count]) => count >= max).map(([subscriberId]) => subscriberId));
+  return new Set([...counts].filter(([, count]) => count >= max).map(([subscriberSeq]) => subscriberSeq));
 }
 
 async function finishBatch(deps: DeliveryDeps, runId: string): Promise<void> {

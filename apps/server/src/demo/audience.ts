@@ -156,7 +156,8 @@ function offsetMinutes(timeZone: string, at: number): number {
 }
 
 export interface DemoSubscriber {
-  row: SubscriberRow;
+  /** Without its number: the database gives it on insert (migration 0036). */
+  row: Omit<SubscriberRow, 'seq'>;
   tags: string[];
   mobile: boolean;
   /** The push service's host, for the errors a failed send records. */

@@ -132,7 +132,16 @@ interface RunOutcome {
 }
 
 /** One push per audience member, sent at about 800 a second from the claim on. */
-function playRun(run: RunRow, claimedAt: number, audience: string[], subscribers: Map<string, DemoSubscriber>, model: SendModel, random: SeededRandom, now: number, recorders: Recorders): RunOutcome {
+function playRun(
+  run: RunRow,
+  claimedAt: number,
+  audience: string[],
+  subscribers: Map<string, DemoSubscriber & { seq: number }>,
+  model: SendModel,
+  random: SeededRandom,
+  now: number,
+  recorders: Recorders,
+): RunOutcome {
   const { rollup, health, failures, lastDelivered } = recorders;
   const counters: Counters = { total: audience.length, sent: 0, delivered: 0, clicked: 0, failed: 0 };
   const deliveries: Array<Insertable<DeliveriesTable>> = [];
@@ -143,7 +152,7 @@ function playRun(run: RunRow, claimedAt: number, audience: string[], subscribers
     const subscriber = subscribers.get(subscriberId)!;
     const pushService = pushServiceOf(subscriber.row.endpoint);
     const attemptAt = claimedAt + 300 + Math.round(index * 1.25) + random.int(0, 400);
-    const base = { run_seq: run.seq, subscriber_id: subscriberId, next_attempt_at: null, lease_until: null, created_at: claimedAt };
+    const base = { run_seq: run.seq, subscriber_seq: subscriber.seq, next_attempt_at: null, lease_until: null, created_at: claimedAt };
 
     if (model.unreachable || random.chance(0.004)) {
       // Retried with backoff (2 s, 4 s, 8 s, 16 s) before giving up.
@@ -230,6 +239,8 @@ export async function playHistory(db: Kysely<Database>, input: HistoryInput): Pr
   }
 
   const runs = await repo.dueRuns(db, siteId, now);
+  const seqOf = await repo.subscriberSeqsOfSite(db, siteId);
+  const numbered = new Map([...subscribers].map(([id, subscriber]) => [id, { ...subscriber, seq: seqOf.get(id)! }]));
   const notifications = new Map((await repo.notificationsOfSite(db, siteId)).map((row) => [row.id, { ...row }]));
   const segmentRules = await repo.segmentRulesOfSite(db, siteId);
   const runsSoFar = new Map<string, number>();
@@ -265,7 +276,7 @@ export async function playHistory(db: Kysely<Database>, input: HistoryInput): Pr
       notification.status = 'sending';
       notification.updated_at = claimedAt;
     }
-    const outcome = playRun(run, claimedAt, audience, subscribers, model, random, now, recorders);
+    const outcome = playRun(run, claimedAt, audience, numbered, model, random, now, recorders);
     deliveries.push(...outcome.deliveries);
     notification.total_count += outcome.counters.total;
     notification.sent_count += outcome.counters.sent;

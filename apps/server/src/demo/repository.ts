@@ -43,7 +43,7 @@ export async function accountEmails(db: Db, limit: number): Promise<string[]> {
   return rows.map((row) => row.email);
 }
 
-export async function insertSubscribers(db: Db, rows: readonly SubscriberRow[]): Promise<void> {
+export async function insertSubscribers(db: Db, rows: ReadonlyArray<Omit<SubscriberRow, 'seq'>>): Promise<void> {
   await insertInChunks(rows, (chunk) => db.insertInto('subscribers').values(chunk).execute());
 }
 
@@ -115,6 +115,12 @@ export async function audienceAt(db: Db, siteId: string, at: number, rules: Segm
   if (rules) query = applySegmentRules(query, rules, at);
   const rows = await query.orderBy('subscribers.id').execute();
   return rows.map((row) => row.id);
+}
+
+/** The site's subscribers' numbers by id: what their delivery rows name them by (migration 0036). */
+export async function subscriberSeqsOfSite(db: Db, siteId: string): Promise<Map<string, number>> {
+  const rows = await db.selectFrom('subscribers').select(['id', 'seq']).where('site_id', '=', siteId).execute();
+  return new Map(rows.map((row) => [row.id, row.seq]));
 }
 
 export async function insertDeliveries(db: Db, rows: ReadonlyArray<Insertable<DeliveriesTable>>): Promise<void> {

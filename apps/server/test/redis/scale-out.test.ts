@@ -175,7 +175,7 @@ describe('scale-out: 1 serve, 2 schedulers, 3 workers on PostgreSQL + Redis', ()
     // Every delivery row is terminal and unique per subscriber.
     const rows = await d.db
       .selectFrom('deliveries')
-      .select((eb) => ['status', eb.fn.countAll<number>().as('rows'), eb.fn.count<number>('subscriber_id').distinct().as('subscribers')])
+      .select((eb) => ['status', eb.fn.countAll<number>().as('rows'), eb.fn.count<number>('subscriber_seq').distinct().as('subscribers')])
       .where('run_seq', 'in', runSeqsOfNotification(bigId))
       .groupBy('status')
       .execute();

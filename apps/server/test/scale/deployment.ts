@@ -208,7 +208,7 @@ export class Deployment {
 
   /** Delivery rows of a notification: per subscriber, how many rows and their statuses. */
   async deliveriesOf(notificationId: string): Promise<Array<{ subscriber_id: string; status: string; attempts: number; error: string | null }>> {
-    return this.db.selectFrom('deliveries').select(['subscriber_id', 'status', 'attempts', 'error']).where('run_seq', 'in', runSeqsOfNotification(notificationId)).execute();
+    return this.db.selectFrom('deliveries').innerJoin('subscribers', 'subscribers.seq', 'deliveries.subscriber_seq').select(['subscribers.id as subscriber_id', 'status', 'attempts', 'error']).where('run_seq', 'in', runSeqsOfNotification(notificationId)).execute();
   }
 
   /** What a failed test needs to see: runs, delivery states, and each process's warnings and errors. */

@@ -291,13 +291,20 @@ describe('migration 0009 on data stored before it', () => {
     const deliveries = await t.ctx.db
       .selectFrom('deliveries')
       .innerJoin('notification_runs', 'notification_runs.seq', 'deliveries.run_seq')
-      .select(['notification_runs.id as run_id', 'deliveries.subscriber_id'])
+      // A merged subscriber's row stays as history under a number no subscriber has (migration 0036): no id.
+      .leftJoin('subscribers', 'subscribers.seq', 'deliveries.subscriber_seq')
+      .select(['notification_runs.id as run_id', 'subscribers.id as subscriber_id', 'deliveries.subscriber_seq'])
       .where('notification_runs.site_id', '=', ids.site)
       .execute();
     // The later send moved over; of the triple send, the keeper keeps its own and the others stay as recorded history.
-    expect(deliveries.filter((d) => d.run_id === ids.laterRun)).toEqual([{ run_id: ids.laterRun, subscriber_id: ids.a0 }]);
+    expect(deliveries.filter((d) => d.run_id === ids.laterRun)).toMatchObject([{ run_id: ids.laterRun, subscriber_id: ids.a0 }]);
     expect(deliveries.filter((d) => d.run_id === ids.sentRun && d.subscriber_id === ids.a0)).toHaveLength(1);
     expect(deliveries.filter((d) => d.run_id === ids.sentRun)).toHaveLength(3);
+    // Each merged subscriber's row under a number of its own, which no subscriber has (migration 0036).
+    const history = deliveries.filter((d) => d.run_id === ids.sentRun && d.subscriber_id === null);
+    expect(new Set(history.map((d) => Number(d.subscriber_seq))).size).toBe(2);
+    const numbers = (await t.ctx.db.selectFrom('subscribers').select('seq').execute()).map((row) => Number(row.seq));
+    expect(history.every((d) => Number(d.subscriber_seq) > Math.max(...numbers))).toBe(true);
 
     const enrollments = await t.ctx.db.selectFrom('welcome_campaign_enrollments').select(['subscriber_id', 'enrolled_at']).where('campaign_id', '=', ids.campaign).execute();
     expect(enrollments).toEqual([{ subscriber_id: ids.a0, enrolled_at: T0 + HOUR }]);

@@ -263,7 +263,7 @@ describe('beacons counted by the fold', () => {
       const deliveryId = Number(token.split('.')[0]);
       const row = await ctx.db
         .selectFrom('deliveries')
-        .innerJoin('subscribers', 'subscribers.id', 'deliveries.subscriber_id')
+        .innerJoin('subscribers', 'subscribers.seq', 'deliveries.subscriber_seq')
         .select('subscribers.last_delivered_at')
         .where('deliveries.id', '=', deliveryId)
         .executeTakeFirstOrThrow();

@@ -37,6 +37,7 @@ import * as m0032 from './0032_subscriber_tags_sample';
 import * as m0033 from './0033_personal_run_retention';
 import * as m0034 from './0034_deliveries_without_run_copies';
 import * as m0035 from './0035_deliveries_run_seq';
+import * as m0036 from './0036_deliveries_subscriber_seq';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -78,6 +79,7 @@ const modules: Record<string, MigrationModule> = {
   '0033_personal_run_retention': m0033,
   '0034_deliveries_without_run_copies': m0034,
   '0035_deliveries_run_seq': m0035,
+  '0036_deliveries_subscriber_seq': m0036,
 };
 
 export function migrationsFor(kind: DatabaseKind): Record<string, Migration> {

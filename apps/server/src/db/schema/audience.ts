@@ -1,10 +1,21 @@
 // The audience: subscribers, their tags, segments, and the events they cause.
 import type { SiteEventSource } from '@herald/contracts';
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 import type { DefaultedFlag, Flag, Millis } from './columns';
+
+/**
+ * SQLite only (migration 0036): the last number given to a row of a numbered
+ * table (`name` 'subscribers'), never lowered; PostgreSQL uses sequences.
+ */
+export interface SeqCountersTable {
+  name: string;
+  last: number;
+}
 
 export interface SubscribersTable {
   id: string;
+  /** A number for this subscriber, never given twice (migration 0036): what its delivery rows name it by. */
+  seq: Generated<number>;
   site_id: string;
   endpoint: string;
   /** sha256 of the endpoint: endpoints are long, the unique index stays small. */

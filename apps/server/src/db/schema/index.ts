@@ -4,7 +4,7 @@
 // area's file and listed here once.
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { RateLimitsTable, SecretFingerprintsTable, SessionsTable, UploadsTable, UsersTable, UserTokensTable } from './accounts';
-import type { SegmentsTable, SiteEventsTable, SubscribersTable, SubscriberTagsTable } from './audience';
+import type { SegmentsTable, SeqCountersTable, SiteEventsTable, SubscribersTable, SubscriberTagsTable } from './audience';
 import type { SubscriberImportRejectsTable, SubscriberImportSeenTable, SubscriberImportsTable } from './imports';
 import type { RssFeedItemsTable, RssFeedsTable, WelcomeCampaignEnrollmentsTable, WelcomeCampaignsTable, WelcomeCampaignStepsTable } from './campaigns';
 import type {
@@ -47,6 +47,8 @@ export interface Database {
   site_api_keys: SiteApiKeysTable;
   site_vapid_keys: SiteVapidKeysTable;
   subscribers: SubscribersTable;
+  /** SQLite only (migration 0036). */
+  seq_counters: SeqCountersTable;
   subscriber_tags: SubscriberTagsTable;
   segments: SegmentsTable;
   site_events: SiteEventsTable;

@@ -116,7 +116,8 @@ export interface DeliveriesTable {
   id: Generated<number>;
   /** Its run's notification_runs.seq (migration 0035): an integer, not the run's UUID, in every row and in the (run, subscriber) index. */
   run_seq: number;
-  subscriber_id: string;
+  /** Its subscriber's subscribers.seq (migration 0036): an integer, not the subscriber's UUID, in every row and both subscriber indexes. */
+  subscriber_seq: number;
   status: DeliveryStatus;
   attempts: Counter;
   next_attempt_at: Millis | null;

@@ -84,16 +84,18 @@ export function runsOfNotificationPage(db: Db, notificationId: string, afterId: 
 }
 
 /**
- * One page of a run's deliveries with their subscriber's description, by
- * subscriber id after `afterSubscriberId` (keyset over the unique
- * (run_seq, subscriber_id) index: memory stays flat however large the send).
+ * One page of a run's deliveries with their subscriber's id and description,
+ * in the order of the subscribers' numbers after `afterSubscriberSeq` (keyset
+ * over the unique (run_seq, subscriber_seq) index: memory stays flat however
+ * large the send).
  */
-export function reportDeliveriesPage(db: Db, runId: string, afterSubscriberId: string | null, limit: number) {
+export function reportDeliveriesPage(db: Db, runId: string, afterSubscriberSeq: number | null, limit: number) {
   let query = db
     .selectFrom('deliveries')
-    .leftJoin('subscribers', 'subscribers.id', 'deliveries.subscriber_id')
+    .leftJoin('subscribers', 'subscribers.seq', 'deliveries.subscriber_seq')
     .select([
-      'deliveries.subscriber_id',
+      'deliveries.subscriber_seq',
+      'subscribers.id as subscriber_id',
       'deliveries.status',
       'deliveries.reason',
       'deliveries.push_service',
@@ -109,6 +111,6 @@ export function reportDeliveriesPage(db: Db, runId: string, afterSubscriberId: s
       'subscribers.country',
     ])
     .where('deliveries.run_seq', '=', runSeqOf(runId));
-  if (afterSubscriberId !== null) query = query.where('deliveries.subscriber_id', '>', afterSubscriberId);
-  return query.orderBy('deliveries.subscriber_id').limit(limit).execute();
+  if (afterSubscriberSeq !== null) query = query.where('deliveries.subscriber_seq', '>', afterSubscriberSeq);
+  return query.orderBy('deliveries.subscriber_seq').limit(limit).execute();
 }

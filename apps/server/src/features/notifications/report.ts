@@ -46,7 +46,7 @@ export async function* notificationReportCsv(db: Kysely<Database>, notificationI
   for (;;) {
     const runs = await repo.runsOfNotificationPage(db, notificationId, afterRun, PAGE);
     for (const run of runs) {
-      let afterSubscriber: string | null = null;
+      let afterSubscriber: number | null = null;
       for (;;) {
         const rows = await repo.reportDeliveriesPage(db, run.id, afterSubscriber, PAGE);
         let chunk = '';
@@ -73,7 +73,7 @@ export async function* notificationReportCsv(db: Kysely<Database>, notificationI
         }
         if (chunk) yield chunk;
         if (rows.length < PAGE) break;
-        afterSubscriber = rows[rows.length - 1]!.subscriber_id;
+        afterSubscriber = rows[rows.length - 1]!.subscriber_seq;
       }
     }
     if (runs.length < PAGE) break;

@@ -29,7 +29,7 @@ export async function runsToCompact(db: Db, cutoff: number, limit: number): Prom
 
 interface RemovedDelivery {
   notification_id: string;
-  subscriber_id: string;
+  subscriber_seq: number;
   status: DeliveryStatus;
   reason: string | null;
   push_service: string | null;
@@ -58,7 +58,7 @@ export async function compactStep(db: Kysely<Database>, runIds: string[], cutoff
       .deleteFrom('deliveries')
       .where('id', 'in', batch)
       .where('run_seq', 'in', stillFinished)
-      .returning(['run_seq', 'subscriber_id', 'status', 'reason', 'push_service', 'variant_index', 'sent_at', 'delivered_at', 'clicked_at'])
+      .returning(['run_seq', 'subscriber_seq', 'status', 'reason', 'push_service', 'variant_index', 'sent_at', 'delivered_at', 'clicked_at'])
       .execute();
     // A delivery row names only its run, by number (migrations 0034, 0035); the compacted counts are the notification's.
     const runs = await trx.selectFrom('notification_runs').select(['seq', 'notification_id']).where('id', 'in', runIds).execute();
@@ -124,11 +124,11 @@ export async function removeCompactedPersonalRuns(db: Kysely<Database>, limit: n
  * same as the report's lines did.
  */
 async function namePushServices(trx: Transaction<Database>, removed: RemovedDelivery[]): Promise<void> {
-  const unnamed = [...new Set(removed.filter((row) => row.push_service === null).map((row) => row.subscriber_id))];
+  const unnamed = [...new Set(removed.filter((row) => row.push_service === null).map((row) => row.subscriber_seq))];
   if (!unnamed.length) return;
-  const endpoints = new Map((await trx.selectFrom('subscribers').select(['id', 'endpoint']).where('id', 'in', unnamed).execute()).map((row) => [row.id, row.endpoint]));
+  const endpoints = new Map((await trx.selectFrom('subscribers').select(['seq', 'endpoint']).where('seq', 'in', unnamed).execute()).map((row) => [row.seq, row.endpoint]));
   for (const row of removed) {
-    const endpoint = endpoints.get(row.subscriber_id);
+    const endpoint = endpoints.get(row.subscriber_seq);
     if (row.push_service === null && endpoint) row.push_service = pushServiceOf(endpoint);
   }
 }
@@ -167,25 +167,25 @@ async function addToCompacted(trx: Transaction<Database>, removed: readonly Remo
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** UPDATE … FROM a list of values (SQLite 3.33+ and PostgreSQL): one statement for the batch's subscribers, in id order. */
+/** UPDATE … FROM a list of values (SQLite 3.33+ and PostgreSQL): one statement for the batch's subscribers, by number (migration 0036), in order. */
 async function moveLastActivity(trx: Transaction<Database>, removed: readonly RemovedDelivery[]): Promise<void> {
-  const latest = new Map<string, { sent: number | null; clicked: number | null }>();
+  const latest = new Map<number, { sent: number | null; clicked: number | null }>();
   for (const row of removed) {
     if (row.sent_at === null && row.clicked_at === null) continue;
-    const seen = latest.get(row.subscriber_id) ?? { sent: null, clicked: null };
-    latest.set(row.subscriber_id, { sent: maxOf(seen.sent, row.sent_at), clicked: maxOf(seen.clicked, row.clicked_at) });
+    const seen = latest.get(row.subscriber_seq) ?? { sent: null, clicked: null };
+    latest.set(row.subscriber_seq, { sent: maxOf(seen.sent, row.sent_at), clicked: maxOf(seen.clicked, row.clicked_at) });
   }
   if (!latest.size) return;
   const values = [...latest.entries()]
-    .sort(([a], [b]) => cmp(a, b))
-    .map(([id, at]) => sql`(${id}, cast(${at.sent} as bigint), cast(${at.clicked} as bigint))`);
+    .sort(([a], [b]) => a - b)
+    .map(([seq, at]) => sql`(cast(${seq} as bigint), cast(${at.sent} as bigint), cast(${at.clicked} as bigint))`);
   await sql`
-    with v(id, sent, clicked) as (values ${sql.join(values)})
+    with v(seq, sent, clicked) as (values ${sql.join(values)})
     update subscribers set
       last_sent_at = case when v.sent is not null and (subscribers.last_sent_at is null or subscribers.last_sent_at < v.sent) then v.sent else subscribers.last_sent_at end,
       last_clicked_at = case when v.clicked is not null and (subscribers.last_clicked_at is null or subscribers.last_clicked_at < v.clicked) then v.clicked else subscribers.last_clicked_at end
     from v
-    where subscribers.id = v.id`.execute(trx);
+    where subscribers.seq = v.seq`.execute(trx);
 }
 
 const maxOf = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));

@@ -3,7 +3,7 @@
 import type { AudiencePage, AudienceRun, AudienceZones } from '../../delivery/ports';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/schema';
-import { countActiveSubscribersByZone, findSegmentOfSite, selectActiveSubscriberIds } from './repository';
+import { countActiveSubscribersByZone, findSegmentOfSite, selectActiveSubscribers } from './repository';
 import { parseStoredRules } from './segment-rules';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -26,7 +26,7 @@ export const SEGMENT_UNREADABLE_ERROR = 'The rules of this send’s segment coul
 export async function selectAudiencePage(db: Db, run: AudienceRun, cursor: string | null, limit: number): Promise<AudiencePage> {
   const rules = await rulesOfRun(db, run);
   if (typeof rules === 'string') return { nobodyBecause: rules };
-  const subscriberIds = await selectActiveSubscriberIds(db, {
+  const subscribers = await selectActiveSubscribers(db, {
     siteId: run.site_id,
     subscriberId: run.subscriber_id,
     rules,
@@ -35,7 +35,7 @@ export async function selectAudiencePage(db: Db, run: AudienceRun, cursor: strin
     limit,
     ...(run.zones !== null ? { zones: parseRunZones(run.zones) } : {}),
   });
-  return { subscriberIds };
+  return { subscribers };
 }
 
 /** The same audience counted by subscriber time zone, to split a send by zone (docs/delivery.md, "Local-time delivery"). */

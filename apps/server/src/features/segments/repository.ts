@@ -58,11 +58,12 @@ export async function deleteSegment(db: Db, segmentId: string): Promise<void> {
  * the one `subscriberId` names, and only those matching `rules` (evaluated at
  * `rulesAt`) when given. The audience of a send (audience.ts).
  */
-export async function selectActiveSubscriberIds(
+export async function selectActiveSubscribers(
   db: Db,
   filter: { siteId: string; subscriberId: string | null; rules: SegmentRules | undefined; rulesAt: number; afterId: string | null; limit: number; zones?: Array<string | null> },
-): Promise<string[]> {
-  let query = db.selectFrom('subscribers').select('subscribers.id').where('subscribers.site_id', '=', filter.siteId).where('subscribers.is_active', '=', 1);
+): Promise<Array<{ id: string; seq: number }>> {
+  // With its number, for its delivery row (migration 0036); subscribers_site_active_id holds both.
+  let query = db.selectFrom('subscribers').select(['subscribers.id', 'subscribers.seq']).where('subscribers.site_id', '=', filter.siteId).where('subscribers.is_active', '=', 1);
   if (filter.subscriberId) query = query.where('subscribers.id', '=', filter.subscriberId);
   if (filter.rules) query = applySegmentRules(query, filter.rules, filter.rulesAt);
   if (filter.zones) {
@@ -72,8 +73,7 @@ export async function selectActiveSubscriberIds(
     query = query.where((eb) => eb.or([...(named.length ? [eb('subscribers.timezone', 'in', named)] : []), ...(withoutZone ? [eb('subscribers.timezone', 'is', null)] : []), eb.lit(false)]));
   }
   if (filter.afterId) query = query.where('subscribers.id', '>', filter.afterId);
-  const rows = await query.orderBy('subscribers.id').limit(filter.limit).execute();
-  return rows.map((r) => r.id);
+  return query.orderBy('subscribers.id').limit(filter.limit).execute();
 }
 
 /** A run's audience counted by subscriber time zone (null: none given), to split a send by zone. */

@@ -6,6 +6,7 @@
 // are totals and are never decremented.
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/schema';
+import { subscriberSeqOf } from '../../db/subscriber-seq';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -19,7 +20,7 @@ type Db = Kysely<Database> | Transaction<Database>;
 export function deletePendingDeliveriesOf(db: Db, subscriberId: string): Promise<Array<{ run_id: string; notification_id: string }>> {
   return db
     .deleteFrom('deliveries')
-    .where('subscriber_id', '=', subscriberId)
+    .where('subscriber_seq', '=', subscriberSeqOf(subscriberId))
     .where('status', '=', 'pending')
     .returning((eb) => {
       // A delivery row names only its run, by number (migrations 0034, 0035).
@@ -29,14 +30,14 @@ export function deletePendingDeliveriesOf(db: Db, subscriberId: string): Promise
     .execute();
 }
 
-/** Deletes the rest of its deliveries (index deliveries_subscriber); returns how many, and the runs they were of. */
+/** Deletes the rest of its deliveries (index deliveries_subscriber_status_sent); returns how many, and the runs they were of. */
 export async function deleteDeliveriesOf(db: Db, subscriberId: string): Promise<{ count: number; runIds: string[] }> {
   const runs = await db
     .selectFrom('notification_runs')
     .select('id')
-    .where('seq', 'in', (eb) => eb.selectFrom('deliveries').select('deliveries.run_seq').where('deliveries.subscriber_id', '=', subscriberId))
+    .where('seq', 'in', (eb) => eb.selectFrom('deliveries').select('deliveries.run_seq').where('deliveries.subscriber_seq', '=', subscriberSeqOf(subscriberId)))
     .execute();
-  const result = await db.deleteFrom('deliveries').where('subscriber_id', '=', subscriberId).executeTakeFirst();
+  const result = await db.deleteFrom('deliveries').where('subscriber_seq', '=', subscriberSeqOf(subscriberId)).executeTakeFirst();
   return { count: Number(result.numDeletedRows), runIds: runs.map((row) => row.id) };
 }
 
@@ -189,7 +190,7 @@ export function deliveriesOf(db: Db, subscriberId: string) {
       'deliveries.delivered_at',
       'deliveries.clicked_at',
     ])
-    .where('deliveries.subscriber_id', '=', subscriberId)
+    .where('deliveries.subscriber_seq', '=', subscriberSeqOf(subscriberId))
     .orderBy('deliveries.created_at', 'desc')
     .orderBy('deliveries.id', 'desc')
     .execute();

@@ -244,7 +244,7 @@ export function createSubscribersService(ctx: AppContext) {
       const endpointKey = `${subscription.siteId}\u0000${subscription.hash}`;
       if (!(key instanceof HttpError) && !firstRows.has(endpointKey)) firstRows.set(endpointKey, newSubscriberRow(subscription, key));
     });
-    const inserted = await repo.insertSubscribersIfNew(trx, [...firstRows.values()]);
+    const inserted = await repo.insertSubscribersIfNew(trx, ctx.dbKind, [...firstRows.values()]);
     const results: Array<SubscribeResult | HttpError> = [];
     const offered = new Set<string>();
     for (const [index, subscription] of subscriptions.entries()) {
@@ -287,7 +287,7 @@ export function createSubscribersService(ctx: AppContext) {
     }
 
     const row = newSubscriberRow(subscription, vapidKey);
-    if ((await repo.insertSubscribersIfNew(trx, [row])).has(row.id)) {
+    if ((await repo.insertSubscribersIfNew(trx, ctx.dbKind, [row])).has(row.id)) {
       countArrival(subscription, tally);
       return { subscriber: { id: row.id }, created: true };
     }

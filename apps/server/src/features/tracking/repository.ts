@@ -4,8 +4,8 @@ import type { Database } from '../../db/schema';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-/** What a marked delivery tells its beacon: its run, by number (migration 0035), and its subscriber. */
-const BEACON_COLUMNS = ['run_seq', 'subscriber_id'] as const;
+/** What a marked delivery tells its beacon: its run and its subscriber, by number (migrations 0035, 0036). */
+const BEACON_COLUMNS = ['run_seq', 'subscriber_seq'] as const;
 
 /** What a beacon counts for, of the run with this number: its id, notification and site (a delivery row holds only the run's number: migrations 0034, 0035). */
 export function runCountedFor(db: Db, runSeq: number) {
@@ -33,11 +33,11 @@ export function markClicked(db: Db, deliveryId: number, at: number) {
  * days). After the delivery's row: the row order of the result transactions
  * (delivery/run-counters.ts).
  */
-export async function recordDeliveredTo(db: Db, subscriberId: string, at: number): Promise<void> {
+export async function recordDeliveredTo(db: Db, subscriberSeq: number, at: number): Promise<void> {
   await db
     .updateTable('subscribers')
     .set({ last_delivered_at: at })
-    .where('id', '=', subscriberId)
+    .where('seq', '=', subscriberSeq)
     .where((eb) => eb.or([eb('last_delivered_at', 'is', null), eb('last_delivered_at', '<', at)]))
     .execute();
 }
@@ -129,13 +129,13 @@ export async function recordBeaconsInOneStatement(db: Db, beacons: readonly Beac
         delivered_at = coalesce(d.delivered_at, before.at),
         clicked_at = case when before.clicked = 1 then before.at else d.clicked_at end
       from before, notification_runs run where d.id = before.id and run.seq = d.run_seq
-      returning d.id, run.id as run_id, run.notification_id, run.site_id, d.subscriber_id, before.delivered_at is null as newly_delivered, before.clicked, before.at
+      returning d.id, run.id as run_id, run.notification_id, run.site_id, d.subscriber_seq, before.delivered_at is null as newly_delivered, before.clicked, before.at
     ), latest as (
       -- A subscriber with several deliveries in the batch: its latest beacon.
-      select subscriber_id, max(at) as at from marked where newly_delivered group by subscriber_id
+      select subscriber_seq, max(at) as at from marked where newly_delivered group by subscriber_seq
     ), seen as (
       update subscribers s set last_delivered_at = latest.at from latest
-      where s.id = latest.subscriber_id and (s.last_delivered_at is null or s.last_delivered_at < latest.at)
+      where s.seq = latest.subscriber_seq and (s.last_delivered_at is null or s.last_delivered_at < latest.at)
     ), counted as (
       insert into uncounted_beacons (site_id, notification_id, run_id, at, delivered, clicked)
       select site_id, notification_id, run_id, at, case when newly_delivered then 1 else 0 end, clicked from marked

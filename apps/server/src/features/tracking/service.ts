@@ -67,7 +67,7 @@ export function createTrackingService(ctx: Pick<AppContext, 'db' | 'dbKind' | 'c
     const clicked = type === 'clicked' ? await repo.markClicked(trx, deliveryId, at) : undefined;
     const delivery = delivered ?? clicked;
     if (!delivery) return false;
-    if (delivered) await repo.recordDeliveredTo(trx, delivery.subscriber_id, at);
+    if (delivered) await repo.recordDeliveredTo(trx, delivery.subscriber_seq, at);
     // The beacons of a batch mostly belong to one send: its run is read once.
     let run = runs.get(delivery.run_seq);
     if (!run) runs.set(delivery.run_seq, (run = await repo.runCountedFor(trx, delivery.run_seq)));

@@ -29,6 +29,7 @@ import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { loadConfig } from '../apps/server/src/config';
 import type { Database } from '../apps/server/src/db/schema';
+import { subscriberSeqsOfSite } from '../apps/server/src/db/subscriber-seq';
 import { createAuthService } from '../apps/server/src/features/auth/service';
 import type { AppContext } from '../apps/server/src/context';
 import { compactOldDeliveries, removeCompactedRuns } from '../apps/server/src/features/retention/service';
@@ -98,7 +99,7 @@ async function triggerFirings(ctx: AppContext, kind: Kind, siteId: string, subsc
     .insertInto('notifications')
     .values({ id: notificationId, site_id: siteId, type: 'TRIGGERED', source: 'dashboard', title: 'Thanks', message: 'Bench', destination_url: 'https://bench.example/', icon_url: null, image_url: null, actions: null, topic: null, throttle_per_minute: null, segment_id: null, status: 'scheduled', scheduled_at: null, sent_at: at, completed_at: null, last_error: null, created_at: at, updated_at: at })
     .execute();
-  const subscriberSeqOf = await subscriberSeqs(db, siteId);
+  const subscriberSeqOf = await subscriberSeqsOfSite(db, siteId);
   for (let from = 0; from < FIRINGS; from += 500) {
     const firings = Array.from({ length: Math.min(500, FIRINGS - from) }, (_, i) => {
       const n = from + i;
@@ -175,14 +176,9 @@ async function restoreLayoutBefore(db: Kysely<Database>, kind: Kind): Promise<vo
   await sql`create index deliveries_notification_variant on deliveries (notification_id, variant_index, status, delivered_at, clicked_at) where variant_index is not null`.execute(db);
 }
 
-/** The site's subscribers' numbers by id (migration 0036). */
-async function subscriberSeqs(db: Kysely<Database>, siteId: string): Promise<Map<string, number>> {
-  return new Map((await db.selectFrom('subscribers').select(['id', 'seq']).where('site_id', '=', siteId).execute()).map((row) => [row.id, row.seq]));
-}
-
 async function writeDeliveries(db: Kysely<Database>, siteId: string, subscriberIds: string[], finishedAt: number, layout: Layout): Promise<void> {
   // How a row names its subscriber: by number now (0036), by its UUID before issue 15.
-  const seqOf = await subscriberSeqs(db, siteId);
+  const seqOf = await subscriberSeqsOfSite(db, siteId);
   const subscriberKey = (subscriberId: string) => (layout === 'now' ? { subscriber_seq: seqOf.get(subscriberId)! } : ({ subscriber_id: subscriberId } as unknown as { subscriber_seq: number }));
   for (let s = 0; s < SENDS; s++) {
     const notificationId = crypto.randomUUID();

@@ -17,6 +17,7 @@
 import type { FailureReason, PushServiceName } from '@herald/contracts';
 import type { Insertable, Kysely } from 'kysely';
 import type { Database, DeliveriesTable, DeliveryHealthOutcome, DeliveryStatsHourlyTable, NotificationFailuresTable, NotificationRow, RunRow, StatsHourlyTable } from '../db/schema';
+import { subscriberSeqsOfSite } from '../db/subscriber-seq';
 import { pushServiceOf } from '../delivery/push-services';
 import { finalRunStatus } from '../delivery/runs';
 import { hourStart, latencyBucket } from '../features/analytics/site-counters';
@@ -239,7 +240,7 @@ export async function playHistory(db: Kysely<Database>, input: HistoryInput): Pr
   }
 
   const runs = await repo.dueRuns(db, siteId, now);
-  const seqOf = await repo.subscriberSeqsOfSite(db, siteId);
+  const seqOf = await subscriberSeqsOfSite(db, siteId);
   const numbered = new Map([...subscribers].map(([id, subscriber]) => [id, { ...subscriber, seq: seqOf.get(id)! }]));
   const notifications = new Map((await repo.notificationsOfSite(db, siteId)).map((row) => [row.id, { ...row }]));
   const segmentRules = await repo.segmentRulesOfSite(db, siteId);

@@ -117,12 +117,6 @@ export async function audienceAt(db: Db, siteId: string, at: number, rules: Segm
   return rows.map((row) => row.id);
 }
 
-/** The site's subscribers' numbers by id: what their delivery rows name them by (migration 0036). */
-export async function subscriberSeqsOfSite(db: Db, siteId: string): Promise<Map<string, number>> {
-  const rows = await db.selectFrom('subscribers').select(['id', 'seq']).where('site_id', '=', siteId).execute();
-  return new Map(rows.map((row) => [row.id, row.seq]));
-}
-
 export async function insertDeliveries(db: Db, rows: ReadonlyArray<Insertable<DeliveriesTable>>): Promise<void> {
   await insertInChunks(rows, (chunk) => db.insertInto('deliveries').values(chunk).execute());
 }

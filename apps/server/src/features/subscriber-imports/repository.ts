@@ -2,7 +2,7 @@
 import { sql, type Insertable, type Kysely, type RawBuilder, type Selectable, type Transaction } from 'kysely';
 import type { DatabaseKind } from '../../db/database';
 import { membershipsOf } from '../../db/membership';
-import { reserveSubscriberSeqs } from '../../db/subscriber-seq';
+import { numberNewSubscribers } from '../../db/subscriber-seq';
 import type { Database, SubscriberImportRejectsTable, SubscriberImportsTable, SubscribersTable } from '../../db/schema';
 import type { WithMemberRole } from '../../platform/site-roles';
 
@@ -146,11 +146,9 @@ export async function insertSubscribers(db: Db, kind: DatabaseKind, rows: Import
     return inserted;
   }
   for (let i = 0; i < rows.length; i += SQLITE_INSERT_CHUNK) {
-    const slice = rows.slice(i, i + SQLITE_INSERT_CHUNK);
-    const seqs = (await reserveSubscriberSeqs(db, kind, slice.length))!;
     const chunk = await db
       .insertInto('subscribers')
-      .values(slice.map((row, j) => ({ ...row, seq: seqs[j]! })))
+      .values(await numberNewSubscribers(db, kind, rows.slice(i, i + SQLITE_INSERT_CHUNK)))
       .onConflict((oc) => oc.columns(['site_id', 'endpoint_hash']).doNothing())
       .returning('endpoint_hash')
       .execute();

@@ -3,7 +3,7 @@ import { membershipsOf } from '../../db/membership';
 import type { Database, SubscriberRow, SubscribersTable } from '../../db/schema';
 import type { WithMemberRole } from '../../platform/site-roles';
 import { inKeyOrder } from '../../db/lock-order';
-import { reserveSubscriberSeqs } from '../../db/subscriber-seq';
+import { numberNewSubscribers } from '../../db/subscriber-seq';
 import type { DatabaseKind } from '../../db/database';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -68,10 +68,9 @@ export type NewSubscriber = Insertable<SubscribersTable> & { id: string };
 export async function insertSubscribersIfNew(db: Db, kind: DatabaseKind, rows: readonly NewSubscriber[]): Promise<Set<string>> {
   if (!rows.length) return new Set();
   const ordered = inKeyOrder(rows, (row) => [row.site_id, row.endpoint_hash]);
-  const seqs = await reserveSubscriberSeqs(db, kind, ordered.length);
   const inserted = await db
     .insertInto('subscribers')
-    .values(seqs ? ordered.map((row, i) => ({ ...row, seq: seqs[i]! })) : ordered)
+    .values(await numberNewSubscribers(db, kind, ordered))
     .onConflict((oc) => oc.columns(['site_id', 'endpoint_hash']).doNothing())
     .returning('id')
     .execute();

@@ -181,7 +181,7 @@ async function benchDatabase(kind: DatabaseKind): Promise<void> {
       ADMIN_PASSWORD: OWNER.password,
     };
     if (kind === 'postgres') {
-      cluster = await startPgCluster();
+      cluster = await startPgCluster({ durability: 'production' });
       const admin = new pg.Client({ connectionString: cluster.adminUrl });
       await admin.connect();
       await admin.query('CREATE DATABASE herald');

@@ -284,7 +284,7 @@ async function main(): Promise<void> {
     `  events = sent + delivered + clicked: ${fmt(DELIVERIES)} deliveries (all sent, 90% delivered, 10% clicked) from ${NOTIFICATIONS} notifications over ${WINDOW_DAYS} days; site timezone ${TIMEZONE}; days=${DAYS}`,
   );
   console.log(`  ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`);
-  const cluster = databases.includes('postgres') ? await startPgCluster() : undefined;
+  const cluster = databases.includes('postgres') ? await startPgCluster({ durability: 'production' }) : undefined;
   const results: Result[] = [];
   try {
     for (const kind of databases) results.push(await runOn(kind, cluster));

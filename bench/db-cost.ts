@@ -1,4 +1,4 @@
-// npm run bench:db-cost [-- --subscribers 50000] [-- --sqlite]
+// npm run bench:db-cost [-- --subscribers 50000] [-- --sqlite] [-- --statements]
 //
 // THE DATABASE SIDE OF A SEND, WITHOUT ENCRYPTION OR NETWORK (issue 15 §6).
 // A separate, clearly named mode: Herald's real sending path (scheduler,
@@ -13,7 +13,13 @@
 //     position), i.e. what a send costs the database whatever the workers;
 //   - for comparison in the same run, bare encryption per core (the cost the
 //     stand-in leaves out), so deploy/README.md can size workers from both.
-// No pass/fail: figures. `--sqlite` runs the same on the embedded database.
+// PostgreSQL runs with its durable defaults (fsync, synchronous commit and
+// full-page writes on: docs/storage.md, "Benchmarks measure a durable
+// PostgreSQL"); the bench prints them, with the checkpoints and full-page
+// images of the measured send. `--statements` also prints where
+// PostgreSQL's time went (pg_stat_statements) and the deliveries table's
+// live and dead rows and HOT updates. No pass/fail: figures. `--sqlite`
+// runs the same on the embedded database.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -35,7 +41,9 @@ import { createSitesService } from '../apps/server/src/features/sites/service';
 import { openRuntime } from '../apps/server/src/runtime';
 import { startPgCluster } from '../apps/server/test/support/pg-cluster';
 
-const { values } = parseArgs({ options: { subscribers: { type: 'string', default: '50000' }, sqlite: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: { subscribers: { type: 'string', default: '50000' }, sqlite: { type: 'boolean', default: false }, statements: { type: 'boolean', default: false } },
+});
 const SUBSCRIBERS = Number(values.subscribers);
 if (!Number.isInteger(SUBSCRIBERS) || SUBSCRIBERS <= 0) throw new Error('--subscribers must be a positive whole number');
 
@@ -76,31 +84,51 @@ interface DbCounters {
   statements: number;
   walBytes: number;
   rowsWritten: number;
+  /** WAL records that hold a whole 8 kB page: the first change to a page after each checkpoint (full_page_writes). */
+  fullPageImages: number;
+  /** Checkpoints started because the WAL reached max_wal_size, and on the timer. */
+  checkpointsRequested: number;
+  checkpointsTimed: number;
 }
 
 async function pgCounters(client: pg.Client): Promise<DbCounters> {
   // Statistics reach the shared counters when a backend ends a transaction, at most once a second (PostgreSQL 15).
   await new Promise((resolve) => setTimeout(resolve, 1500));
-  const stats = await client.query<{ commits: string; rows: string; wal: string }>(
-    `select xact_commit as commits, tup_inserted + tup_updated + tup_deleted as rows, pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') as wal
-       from pg_stat_database where datname = current_database()`,
+  const stats = await client.query<{ commits: string; rows: string; wal: string; fpi: string; requested: string; timed: string }>(
+    `select d.xact_commit as commits, d.tup_inserted + d.tup_updated + d.tup_deleted as rows,
+            pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') as wal, w.wal_fpi as fpi,
+            b.checkpoints_req as requested, b.checkpoints_timed as timed
+       from pg_stat_database d, pg_stat_wal w, pg_stat_bgwriter b where d.datname = current_database()`,
   );
   const row = stats.rows[0]!;
-  return { commits: Number(row.commits), statements: statementsSent, walBytes: Number(row.wal), rowsWritten: Number(row.rows) };
+  return {
+    commits: Number(row.commits),
+    statements: statementsSent,
+    walBytes: Number(row.wal),
+    rowsWritten: Number(row.rows),
+    fullPageImages: Number(row.fpi),
+    checkpointsRequested: Number(row.requested),
+    checkpointsTimed: Number(row.timed),
+  };
 }
 
-/** Statements Herald sent to PostgreSQL (every query of every pooled client). */
+/** The bench's own connection (counters, waiting for the send to finish): its queries are not Herald's. */
+let benchClient: pg.Client | undefined;
+
+/** Statements Herald sent to PostgreSQL (every query of every pooled client but the bench's own). */
 let statementsSent = 0;
 const clientQuery = pg.Client.prototype.query;
 pg.Client.prototype.query = function countedQuery(this: pg.Client, ...args: unknown[]) {
-  statementsSent += 1;
+  if (this !== benchClient) statementsSent += 1;
   return (clientQuery as (...a: unknown[]) => unknown).apply(this, args);
 } as typeof pg.Client.prototype.query;
 
 async function run(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-db-cost-'));
-  const cluster = values.sqlite ? undefined : await startPgCluster();
-  let statsClient: pg.Client | undefined;
+  const cluster = values.sqlite ? undefined : await startPgCluster({
+        durability: 'production',
+        settings: values.statements ? ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all'] : [],
+      });
   try {
     let env: Record<string, string> = {};
     if (cluster) {
@@ -135,11 +163,15 @@ async function run(): Promise<void> {
     const engine = startEngine(ctx, { scheduler: true, worker: true, pushClient: new AcceptingPushClient() });
     const send = async (title: string) => {
       const notification = await notifications.create(user.id, site.id, { ...body, title });
-      const before = cluster ? await pgCounters((statsClient ??= await connected(env.DATABASE_URL!))) : undefined;
+      if (cluster) benchClient ??= await connected(env.DATABASE_URL!);
+      const before = benchClient ? await pgCounters(benchClient) : undefined;
       const started = performance.now();
       await notifications.sendNow(user.id, notification.id);
       for (;;) {
-        const row = await ctx.db.selectFrom('notifications').select(['status', 'sent_count']).where('id', '=', notification.id).executeTakeFirstOrThrow();
+        // On PostgreSQL through the bench's own connection, so the waiting is not counted as Herald's statements.
+        const row = benchClient
+          ? (await benchClient.query<{ status: string; sent_count: string }>('select status, sent_count from notifications where id = $1', [notification.id])).rows[0]!
+          : await ctx.db.selectFrom('notifications').select(['status', 'sent_count']).where('id', '=', notification.id).executeTakeFirstOrThrow();
         if (row.status === 'completed' || row.status === 'failed') {
           if (Number(row.sent_count) !== SUBSCRIBERS) throw new Error(`sent ${row.sent_count} of ${SUBSCRIBERS}`);
           break;
@@ -147,12 +179,45 @@ async function run(): Promise<void> {
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
       const seconds = (performance.now() - started) / 1000;
-      const after = cluster ? await pgCounters(statsClient!) : undefined;
+      const after = benchClient ? await pgCounters(benchClient) : undefined;
       return { seconds, before, after };
     };
     // The first send warms the process (JIT, pool); the second is measured.
     await send('Warm-up');
+    if (values.statements && cluster) {
+      benchClient ??= await connected(env.DATABASE_URL!);
+      await benchClient.query('create extension if not exists pg_stat_statements');
+      await benchClient.query('select pg_stat_statements_reset()');
+    }
     const measured = await send('Weekend sale');
+    if (values.statements && benchClient) {
+      // `--statements`: where the database's time went during the measured send.
+      const top = await benchClient.query<{ calls: string; total: string; mean: string; rows: string; query: string }>(
+        `select calls, round(total_exec_time::numeric, 0) as total, round(mean_exec_time::numeric, 3) as mean, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) as query
+           from pg_stat_statements where query not like '%pg_stat%' order by total_exec_time desc limit 15`,
+      );
+      const table = await benchClient.query<{ upd: string; hot: string; dead: string; live: string; autovacuums: string; autoanalyzes: string }>(
+        `select n_tup_upd as upd, n_tup_hot_upd as hot, n_dead_tup as dead, n_live_tup as live, autovacuum_count as autovacuums, autoanalyze_count as autoanalyzes
+           from pg_stat_user_tables where relname = 'deliveries'`,
+      );
+      const deliveries = table.rows[0]!;
+      console.log(
+        `deliveries after both sends: ${deliveries.live} live rows, ${deliveries.dead} dead; ${deliveries.upd} updates of which ${deliveries.hot} HOT; ${deliveries.autovacuums} autovacuums, ${deliveries.autoanalyzes} autoanalyzes`,
+      );
+      const sizes = await benchClient.query<{ name: string; size: string }>(
+        `select c.relname as name, pg_size_pretty(pg_relation_size(c.oid)) as size from pg_class c
+           where c.oid = 'deliveries'::regclass or c.oid in (select indexrelid from pg_index where indrelid = 'deliveries'::regclass) order by c.relname`,
+      );
+      console.log(`sizes: ${sizes.rows.map((r) => `${r.name} ${r.size}`).join(', ')}`);
+      console.log('statements by total time during the send (ms total, calls, ms mean, rows):');
+      for (const row of top.rows) console.log(`  ${String(row.total).padStart(7)} ${String(row.calls).padStart(7)} ${String(row.mean).padStart(8)} ${String(row.rows).padStart(8)}  ${row.query}`);
+    }
+    const settings: Record<string, string> = {};
+    if (benchClient) {
+      const names = ['fsync', 'synchronous_commit', 'full_page_writes', 'max_wal_size', 'checkpoint_timeout', 'shared_buffers'];
+      const rows = await benchClient.query<{ name: string; setting: string }>('select name, current_setting(name) as setting from pg_settings where name = any($1)', [names]);
+      for (const row of rows.rows) settings[row.name] = row.setting;
+    }
     await engine.close();
     await runtime.close();
 
@@ -168,14 +233,18 @@ async function run(): Promise<void> {
     console.log(`database: ${cluster ? 'PostgreSQL 15 (throwaway cluster)' : 'SQLite'}, ${SUBSCRIBERS.toLocaleString('en')} subscribers, ${os.availableParallelism()} cores, node ${process.version}`);
     console.log(`database side of a send (no encryption, no network): ${measured.seconds.toFixed(2)} s, ${Math.round(perSecond).toLocaleString('en')} deliveries/s on one process`);
     if (measured.before && measured.after) {
-      const per1000 = (field: keyof DbCounters) => ((measured.after![field] - measured.before![field]) * 1000) / SUBSCRIBERS;
+      const during = (field: keyof DbCounters) => measured.after![field] - measured.before![field];
+      const per1000 = (field: keyof DbCounters) => (during(field) * 1000) / SUBSCRIBERS;
       console.log(
-        `per 1,000 deliveries: ${per1000('statements').toFixed(0)} statements, ${per1000('commits').toFixed(1)} commits, ${per1000('rowsWritten').toFixed(0)} rows written, ${(per1000('walBytes') / 1024).toFixed(0)} KiB of WAL`,
+        `per 1,000 deliveries: ${per1000('statements').toFixed(0)} statements, ${per1000('commits').toFixed(1)} commits, ${per1000('rowsWritten').toFixed(0)} rows written, ${(per1000('walBytes') / 1024).toFixed(0)} KiB of WAL (${per1000('fullPageImages').toFixed(0)} full-page images)`,
+      );
+      console.log(
+        `during the send: ${during('checkpointsRequested')} checkpoints for WAL volume, ${during('checkpointsTimed')} on the timer (max_wal_size ${settings.max_wal_size}, checkpoint_timeout ${settings.checkpoint_timeout}); fsync ${settings.fsync}, synchronous_commit ${settings.synchronous_commit}, full_page_writes ${settings.full_page_writes}, shared_buffers ${settings.shared_buffers}`,
       );
     }
     console.log(`bare encryption (left out above): ${Math.round(encryptPerCore).toLocaleString('en')} messages/s on one core`);
   } finally {
-    await statsClient?.end();
+    await benchClient?.end();
     cluster?.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }

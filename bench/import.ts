@@ -141,7 +141,7 @@ async function main(): Promise<void> {
 
     const targets: Array<[string, Record<string, string>, number, () => void]> = [['sqlite', {}, 60, () => undefined]];
     if (WITH_PG) {
-      const cluster = await startPgCluster();
+      const cluster = await startPgCluster({ durability: 'production' });
       const admin = new pg.Client({ connectionString: cluster.adminUrl });
       await admin.connect();
       await admin.query('create database bench');

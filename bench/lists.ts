@@ -217,7 +217,7 @@ async function main(): Promise<void> {
     `Herald lists benchmark: ${fmt(SHAPE.subscribers)} subscribers, ${fmt(SHAPE.events)} events, ${fmt(SHAPE.notifications)} notifications; ${REQUESTS} calls per page`,
   );
   console.log(`  ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`);
-  const cluster = databases.includes('postgres') ? await startPgCluster() : undefined;
+  const cluster = databases.includes('postgres') ? await startPgCluster({ durability: 'production' }) : undefined;
   const results = new Map<DatabaseKind, Row[]>();
   try {
     for (const kind of databases) results.set(kind, await runOn(kind, cluster));

@@ -336,7 +336,7 @@ async function main(): Promise<void> {
   console.log(`bench:storage: ${ROWS.toLocaleString('en')} deliveries, ${os.availableParallelism()} cores, node ${process.version}`);
   await benchOn('sqlite', { now: {}, before: {} });
   if (WITH_PG) {
-    const cluster = await startPgCluster();
+    const cluster = await startPgCluster({ durability: 'production' });
     try {
       const admin = new pg.Client({ connectionString: cluster.adminUrl });
       await admin.connect();

@@ -43,7 +43,23 @@ function run(command: string, args: string[]): void {
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`);
 }
 
-export async function startPgCluster(): Promise<PgCluster> {
+export interface PgClusterOptions {
+  /**
+   * `fast` (tests, the default): no fsync, asynchronous commit, no full-page
+   * images in the WAL, so suites run quickly; a crash may lose data, which a
+   * throwaway test cluster does not mind.
+   * `production` (benches): PostgreSQL's own defaults for durability (fsync,
+   * synchronous_commit and full_page_writes on), so every commit waits for
+   * its WAL to reach the disk and the WAL holds what a real server writes.
+   * Figures that size a deployment are measured this way (docs/storage.md,
+   * "Benchmarks measure a durable PostgreSQL").
+   */
+  durability?: 'fast' | 'production';
+  /** More server settings, `name=value` each (a bench's diagnostics). */
+  settings?: string[];
+}
+
+export async function startPgCluster(clusterOptions: PgClusterOptions = {}): Promise<PgCluster> {
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-pg-'));
   const dataDir = path.join(base, 'data');
   if (process.getuid?.() === 0) execFileSync('chown', ['postgres', base]);
@@ -53,11 +69,10 @@ export async function startPgCluster(): Promise<PgCluster> {
     `-p ${port}`,
     `-k ${base}`,
     "-c listen_addresses=127.0.0.1",
-    '-c fsync=off',
-    '-c synchronous_commit=off',
-    '-c full_page_writes=off',
+    ...(clusterOptions.durability === 'production' ? [] : ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off']),
     '-c max_connections=300',
     '-c shared_buffers=256MB',
+    ...(clusterOptions.settings ?? []).map((setting) => `-c ${setting}`),
   ].join(' ');
   const start = () => run('pg_ctl', ['-D', dataDir, '-o', options, '-l', path.join(base, 'server.log'), '-w', '-t', '60', 'start']);
   const stop = () => run('pg_ctl', ['-D', dataDir, '-m', 'fast', '-w', 'stop']);

@@ -38,6 +38,7 @@ import * as m0033 from './0033_personal_run_retention';
 import * as m0034 from './0034_deliveries_without_run_copies';
 import * as m0035 from './0035_deliveries_run_seq';
 import * as m0036 from './0036_deliveries_subscriber_seq';
+import * as m0037 from './0037_deliveries_fillfactor';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -80,6 +81,7 @@ const modules: Record<string, MigrationModule> = {
   '0034_deliveries_without_run_copies': m0034,
   '0035_deliveries_run_seq': m0035,
   '0036_deliveries_subscriber_seq': m0036,
+  '0037_deliveries_fillfactor': m0037,
 };
 
 export function migrationsFor(kind: DatabaseKind): Record<string, Migration> {

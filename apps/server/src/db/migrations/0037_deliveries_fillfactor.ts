@@ -8,9 +8,9 @@ import type { DatabaseKind } from '../database';
 // (lease, next attempt, attempts: no indexed column) and again with its
 // outcome. With full pages, every claim wrote the row to another page and
 // added an entry for it to each of the table's four indexes. With 40% of
-// each page left free at insert, most claims are heap-only (HOT) updates: the new version stays in its page, no index entry
-// is added, and the dead version is pruned in place without waiting for
-// VACUUM. Measured with bench:db-cost (300,000 subscribers, durable
+// each page left free at insert, most claims are heap-only (HOT) updates:
+// the new version stays in its page, no index entry is added, and the dead
+// version is pruned in place without waiting for VACUUM. Measured with bench:db-cost (300,000 subscribers, durable
 // PostgreSQL, four runs each): WAL per 1,000 deliveries 1,573–1,739 KiB
 // before, 1,293–1,545 after; deliveries per second within the noise.
 //

@@ -125,10 +125,8 @@ pg.Client.prototype.query = function countedQuery(this: pg.Client, ...args: unkn
 
 async function run(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-db-cost-'));
-  const cluster = values.sqlite ? undefined : await startPgCluster({
-        durability: 'production',
-        settings: values.statements ? ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all'] : [],
-      });
+  const statementStats = ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all'];
+  const cluster = values.sqlite ? undefined : await startPgCluster({ durability: 'production', settings: values.statements ? statementStats : [] });
   try {
     let env: Record<string, string> = {};
     if (cluster) {
@@ -136,7 +134,10 @@ async function run(): Promise<void> {
       await admin.connect();
       await admin.query('create database bench');
       await admin.end();
-      env = { DATABASE_URL: cluster.adminUrl.replace(/\/postgres$/, '/bench') };
+      const databaseUrl = cluster.adminUrl.replace(/\/postgres$/, '/bench');
+      env = { DATABASE_URL: databaseUrl };
+      benchClient = await connected(databaseUrl);
+      if (values.statements) await benchClient.query('create extension pg_stat_statements');
     }
     const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', PUBLIC_URL: 'https://herald.bench', ...env });
     const runtime = await openRuntime(config);
@@ -163,7 +164,6 @@ async function run(): Promise<void> {
     const engine = startEngine(ctx, { scheduler: true, worker: true, pushClient: new AcceptingPushClient() });
     const send = async (title: string) => {
       const notification = await notifications.create(user.id, site.id, { ...body, title });
-      if (cluster) benchClient ??= await connected(env.DATABASE_URL!);
       const before = benchClient ? await pgCounters(benchClient) : undefined;
       const started = performance.now();
       await notifications.sendNow(user.id, notification.id);
@@ -184,34 +184,9 @@ async function run(): Promise<void> {
     };
     // The first send warms the process (JIT, pool); the second is measured.
     await send('Warm-up');
-    if (values.statements && cluster) {
-      benchClient ??= await connected(env.DATABASE_URL!);
-      await benchClient.query('create extension if not exists pg_stat_statements');
-      await benchClient.query('select pg_stat_statements_reset()');
-    }
+    if (values.statements) await benchClient?.query('select pg_stat_statements_reset()');
     const measured = await send('Weekend sale');
-    if (values.statements && benchClient) {
-      // `--statements`: where the database's time went during the measured send.
-      const top = await benchClient.query<{ calls: string; total: string; mean: string; rows: string; query: string }>(
-        `select calls, round(total_exec_time::numeric, 0) as total, round(mean_exec_time::numeric, 3) as mean, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) as query
-           from pg_stat_statements where query not like '%pg_stat%' order by total_exec_time desc limit 15`,
-      );
-      const table = await benchClient.query<{ upd: string; hot: string; dead: string; live: string; autovacuums: string; autoanalyzes: string }>(
-        `select n_tup_upd as upd, n_tup_hot_upd as hot, n_dead_tup as dead, n_live_tup as live, autovacuum_count as autovacuums, autoanalyze_count as autoanalyzes
-           from pg_stat_user_tables where relname = 'deliveries'`,
-      );
-      const deliveries = table.rows[0]!;
-      console.log(
-        `deliveries after both sends: ${deliveries.live} live rows, ${deliveries.dead} dead; ${deliveries.upd} updates of which ${deliveries.hot} HOT; ${deliveries.autovacuums} autovacuums, ${deliveries.autoanalyzes} autoanalyzes`,
-      );
-      const sizes = await benchClient.query<{ name: string; size: string }>(
-        `select c.relname as name, pg_size_pretty(pg_relation_size(c.oid)) as size from pg_class c
-           where c.oid = 'deliveries'::regclass or c.oid in (select indexrelid from pg_index where indrelid = 'deliveries'::regclass) order by c.relname`,
-      );
-      console.log(`sizes: ${sizes.rows.map((r) => `${r.name} ${r.size}`).join(', ')}`);
-      console.log('statements by total time during the send (ms total, calls, ms mean, rows):');
-      for (const row of top.rows) console.log(`  ${String(row.total).padStart(7)} ${String(row.calls).padStart(7)} ${String(row.mean).padStart(8)} ${String(row.rows).padStart(8)}  ${row.query}`);
-    }
+    if (values.statements && benchClient) await printWhereTimeWent(benchClient);
     const settings: Record<string, string> = {};
     if (benchClient) {
       const names = ['fsync', 'synchronous_commit', 'full_page_writes', 'max_wal_size', 'checkpoint_timeout', 'shared_buffers'];
@@ -248,6 +223,29 @@ async function run(): Promise<void> {
     cluster?.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** `--statements`: where PostgreSQL's time went during the measured send, and the state of the deliveries table after it. */
+async function printWhereTimeWent(client: pg.Client): Promise<void> {
+  const top = await client.query<{ calls: string; total: string; mean: string; rows: string; query: string }>(
+    `select calls, round(total_exec_time::numeric, 0) as total, round(mean_exec_time::numeric, 3) as mean, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) as query
+       from pg_stat_statements where query not like '%pg_stat%' order by total_exec_time desc limit 15`,
+  );
+  const table = await client.query<{ upd: string; hot: string; dead: string; live: string; autovacuums: string; autoanalyzes: string }>(
+    `select n_tup_upd as upd, n_tup_hot_upd as hot, n_dead_tup as dead, n_live_tup as live, autovacuum_count as autovacuums, autoanalyze_count as autoanalyzes
+       from pg_stat_user_tables where relname = 'deliveries'`,
+  );
+  const deliveries = table.rows[0]!;
+  console.log(
+    `deliveries after both sends: ${deliveries.live} live rows, ${deliveries.dead} dead; ${deliveries.upd} updates of which ${deliveries.hot} HOT; ${deliveries.autovacuums} autovacuums, ${deliveries.autoanalyzes} autoanalyzes`,
+  );
+  const sizes = await client.query<{ name: string; size: string }>(
+    `select c.relname as name, pg_size_pretty(pg_relation_size(c.oid)) as size from pg_class c
+       where c.oid = 'deliveries'::regclass or c.oid in (select indexrelid from pg_index where indrelid = 'deliveries'::regclass) order by c.relname`,
+  );
+  console.log(`sizes: ${sizes.rows.map((r) => `${r.name} ${r.size}`).join(', ')}`);
+  console.log('statements by total time during the send (ms total, calls, ms mean, rows):');
+  for (const row of top.rows) console.log(`  ${String(row.total).padStart(7)} ${String(row.calls).padStart(7)} ${String(row.mean).padStart(8)} ${String(row.rows).padStart(8)}  ${row.query}`);
 }
 
 async function connected(url: string): Promise<pg.Client> {

@@ -4,6 +4,8 @@ import { Migrator } from 'kysely/migration';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../src/db/migrate';
 import { migrationsFor } from '../src/db/migrations';
+import type { Database } from '../src/db/schema';
+import { claimDeliveries } from '../src/delivery/runs';
 import { insertOneTimeSend, insertOwnerAndSite, openDatabaseAt, type OldDatabase } from './support/old-schema';
 import { subscriberRow } from './support/subscriber-rows';
 
@@ -56,9 +58,9 @@ describe('migration 0037 on a database of 0036', () => {
     return rows.rows[0]!.ctid.replace(/^\((\d+),\d+\)$/, '$1');
   }
 
-  /** What a batch's claim writes (send-batch.ts): no indexed column changes. */
+  /** A batch's claim of one row, as the engine makes it. */
   async function claim(id: number): Promise<void> {
-    await db.updateTable('deliveries').set({ lease_until: T0 + 60_000, next_attempt_at: T0 + 60_000, attempts: sql`attempts + 1` }).where('id', '=', id).execute();
+    expect(await claimDeliveries(db as unknown as Kysely<Database>, [id], T0, 60_000)).toHaveLength(1);
   }
 
   it('on PostgreSQL leaves room in each new page, so a claim keeps its row in its page; SQLite is unchanged', async () => {

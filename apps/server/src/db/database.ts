@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDialectConfig } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config';
 import type { Database } from './schema';
@@ -55,7 +55,7 @@ export function openDatabase(database: Config['database'], options: { poolSize?:
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 10000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
   const checkpoints = walCheckpointsFor(sqlite, database.file, options.onBackgroundError);
   return {
     db,
@@ -67,6 +67,35 @@ export function openDatabase(database: Config['database'], options: { poolSize?:
       await db.destroy();
     },
   };
+}
+
+/**
+ * SQLite transactions begin IMMEDIATE: they take the database's write lock
+ * at BEGIN, waiting for it up to busy_timeout (docs/storage.md, "SQLite
+ * transactions take the write lock first"). A plain (deferred) BEGIN starts
+ * as a reader and asks for the lock at its first write; if another process
+ * (a `scheduler` beside `serve`, a CLI command) holds it then, SQLite fails
+ * the write at once with SQLITE_BUSY instead of waiting, because a reader
+ * that waited could deadlock with that writer. Within one process nothing
+ * changes: its one connection runs one transaction at a time anyway.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
 }
 
 const STATEMENT_CACHE_SIZE = 500;

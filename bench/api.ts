@@ -29,13 +29,12 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { openDatabase, type DatabaseHandle, type DatabaseKind } from '../apps/server/src/db/database';
 import { subscriberSeqOf } from '../apps/server/src/db/subscriber-seq';
 import { createDeliveryToken } from '../apps/server/src/delivery/delivery-token';
 import { insertRun } from '../apps/server/src/delivery/runs';
 import { HeraldProcess, stopAll } from '../apps/server/test/scale/herald-processes';
-import { startPgCluster, type PgCluster } from '../apps/server/test/support/pg-cluster';
+import { createDatabase, startPgCluster, type PgCluster } from '../apps/server/test/support/pg-cluster';
 import { clusterCpuBetween, clusterCpuSeconds, processCpuSeconds } from './support/process-cpu';
 
 const { values: args } = parseArgs({
@@ -182,11 +181,7 @@ async function benchDatabase(kind: DatabaseKind): Promise<void> {
     };
     if (kind === 'postgres') {
       cluster = await startPgCluster({ durability: 'production' });
-      const admin = new pg.Client({ connectionString: cluster.adminUrl });
-      await admin.connect();
-      await admin.query('CREATE DATABASE herald');
-      await admin.end();
-      env.DATABASE_URL = cluster.adminUrl.replace(/\/postgres$/, '/herald');
+      env.DATABASE_URL = await createDatabase(cluster.adminUrl, 'herald');
     }
     const serve = await HeraldProcess.start('serve', 'serve', env);
     cpuSources = { serverPid: serve.pid, pgDataDir: cluster?.dataDir };

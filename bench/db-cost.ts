@@ -39,7 +39,7 @@ import { createAuthService } from '../apps/server/src/features/auth/service';
 import { createNotificationsService } from '../apps/server/src/features/notifications/service';
 import { createSitesService } from '../apps/server/src/features/sites/service';
 import { openRuntime } from '../apps/server/src/runtime';
-import { startPgCluster } from '../apps/server/test/support/pg-cluster';
+import { createDatabase, startPgCluster } from '../apps/server/test/support/pg-cluster';
 
 const { values } = parseArgs({
   options: { subscribers: { type: 'string', default: '50000' }, sqlite: { type: 'boolean', default: false }, statements: { type: 'boolean', default: false } },
@@ -130,11 +130,7 @@ async function run(): Promise<void> {
   try {
     let env: Record<string, string> = {};
     if (cluster) {
-      const admin = new pg.Client({ connectionString: cluster.adminUrl });
-      await admin.connect();
-      await admin.query('create database bench');
-      await admin.end();
-      const databaseUrl = cluster.adminUrl.replace(/\/postgres$/, '/bench');
+      const databaseUrl = await createDatabase(cluster.adminUrl, 'bench');
       env = { DATABASE_URL: databaseUrl };
       benchClient = await connected(databaseUrl);
       if (values.statements) await benchClient.query('create extension pg_stat_statements');

@@ -16,7 +16,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { loadConfig } from '../apps/server/src/config';
 import { createAuthService } from '../apps/server/src/features/auth/service';
 import { readRecords } from '../apps/server/src/features/subscriber-imports/import-file';
@@ -26,7 +25,7 @@ import { createSubscriberImportsService } from '../apps/server/src/features/subs
 import { createSitesService } from '../apps/server/src/features/sites/service';
 import type { JobQueue } from '../apps/server/src/jobs/queue';
 import { openRuntime } from '../apps/server/src/runtime';
-import { startPgCluster } from '../apps/server/test/support/pg-cluster';
+import { createDatabase, startPgCluster } from '../apps/server/test/support/pg-cluster';
 
 const { values } = parseArgs({ options: { rows: { type: 'string', default: '1000000' }, pg: { type: 'boolean', default: false }, batch: { type: 'string' } } });
 /** `--batch N`: rows per transaction instead of the job's default (to compare sizes). */
@@ -142,11 +141,7 @@ async function main(): Promise<void> {
     const targets: Array<[string, Record<string, string>, number, () => void]> = [['sqlite', {}, 60, () => undefined]];
     if (WITH_PG) {
       const cluster = await startPgCluster({ durability: 'production' });
-      const admin = new pg.Client({ connectionString: cluster.adminUrl });
-      await admin.connect();
-      await admin.query('create database bench');
-      await admin.end();
-      targets.push(['postgres', { DATABASE_URL: cluster.adminUrl.replace(/\/postgres$/, '/bench') }, 120, () => cluster.stop()]);
+      targets.push(['postgres', { DATABASE_URL: await createDatabase(cluster.adminUrl, 'bench') }, 120, () => cluster.stop()]);
     }
     for (const [label, env, target, cleanUp] of targets) {
       try {

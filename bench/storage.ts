@@ -26,7 +26,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql, type Kysely } from 'kysely';
-import pg from 'pg';
 import { loadConfig } from '../apps/server/src/config';
 import type { Database } from '../apps/server/src/db/schema';
 import { subscriberSeqsOfSite } from '../apps/server/src/db/subscriber-seq';
@@ -35,7 +34,7 @@ import type { AppContext } from '../apps/server/src/context';
 import { compactOldDeliveries, removeCompactedRuns } from '../apps/server/src/features/retention/service';
 import { createSitesService } from '../apps/server/src/features/sites/service';
 import { openRuntime } from '../apps/server/src/runtime';
-import { startPgCluster } from '../apps/server/test/support/pg-cluster';
+import { createDatabase, startPgCluster } from '../apps/server/test/support/pg-cluster';
 
 const { values } = parseArgs({
   options: { rows: { type: 'string', default: '100000' }, sends: { type: 'string', default: '10' }, pg: { type: 'boolean', default: false }, batch: { type: 'string', default: '1000' }, firings: { type: 'string', default: '10000' } },
@@ -338,13 +337,10 @@ async function main(): Promise<void> {
   if (WITH_PG) {
     const cluster = await startPgCluster({ durability: 'production' });
     try {
-      const admin = new pg.Client({ connectionString: cluster.adminUrl });
-      await admin.connect();
-      await admin.query('create database bench');
-      await admin.query('create database bench_before');
-      await admin.end();
-      const urlOf = (database: string) => ({ DATABASE_URL: cluster.adminUrl.replace(/\/postgres$/, `/${database}`) });
-      await benchOn('postgres', { now: urlOf('bench'), before: urlOf('bench_before') });
+      await benchOn('postgres', {
+        now: { DATABASE_URL: await createDatabase(cluster.adminUrl, 'bench') },
+        before: { DATABASE_URL: await createDatabase(cluster.adminUrl, 'bench_before') },
+      });
     } finally {
       cluster.stop();
     }

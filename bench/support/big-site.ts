@@ -14,7 +14,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
-import pg from 'pg';
 import { buildApp } from '../../apps/server/src/app';
 import { loadConfig } from '../../apps/server/src/config';
 import type { DatabaseKind } from '../../apps/server/src/db/database';
@@ -22,7 +21,7 @@ import type { Database } from '../../apps/server/src/db/schema';
 import { HOUR_MS } from '../../apps/server/src/features/analytics/site-counters';
 import { createAuthService } from '../../apps/server/src/features/auth/service';
 import { openRuntime, type Runtime } from '../../apps/server/src/runtime';
-import type { PgCluster } from '../../apps/server/test/support/pg-cluster';
+import { createDatabase, type PgCluster } from '../../apps/server/test/support/pg-cluster';
 
 export const DAY_MS = 86_400_000;
 export const WINDOW_DAYS = 90;
@@ -266,14 +265,7 @@ export async function openBenchServer(kind: DatabaseKind, cluster: PgCluster | u
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-'));
   let databaseUrl: string | undefined;
   if (kind === 'postgres') {
-    const admin = new pg.Client({ connectionString: cluster!.adminUrl });
-    await admin.connect();
-    await admin.query('DROP DATABASE IF EXISTS herald_bench');
-    await admin.query('CREATE DATABASE herald_bench');
-    await admin.end();
-    const url = new URL(cluster!.adminUrl);
-    url.pathname = '/herald_bench';
-    databaseUrl = url.toString();
+    databaseUrl = await createDatabase(cluster!.adminUrl, 'herald_bench', { replace: true });
   }
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', PUBLIC_URL: 'http://127.0.0.1', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
   const runtime = await openRuntime(config);

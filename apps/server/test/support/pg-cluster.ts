@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 
 export interface PgCluster {
   /** postgres://… URL of the `postgres` database (for CREATE DATABASE). */
@@ -17,6 +18,24 @@ export interface PgCluster {
   /** Stops the server, keeping its data, until start() (fault tests). */
   pause(): void;
   start(): void;
+}
+
+/**
+ * Creates an empty database `name` on the cluster of `adminUrl` (dropped
+ * first when `replace` is set) and returns its URL.
+ */
+export async function createDatabase(adminUrl: string, name: string, options: { replace?: boolean } = {}): Promise<string> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    if (options.replace) await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
 }
 
 export async function freePort(): Promise<number> {

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
-import pg from 'pg';
 import { inject } from 'vitest';
 import type { Config } from '../../src/config';
+import { createDatabase } from './pg-cluster';
 
 /**
  * A fresh, empty database for one test file: a SQLite file in the test's data
@@ -10,15 +10,5 @@ import type { Config } from '../../src/config';
 export async function createTestDatabase(dataDir: string): Promise<Config['database']> {
   const adminUrl = inject('pgAdminUrl');
   if (!adminUrl) return { kind: 'sqlite', file: `${dataDir}/herald.db` };
-  const name = `herald_test_${crypto.randomBytes(6).toString('hex')}`;
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await client.end();
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return { kind: 'postgres', url: url.toString() };
+  return { kind: 'postgres', url: await createDatabase(adminUrl, `herald_test_${crypto.randomBytes(6).toString('hex')}`) };
 }

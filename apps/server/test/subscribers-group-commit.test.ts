@@ -128,7 +128,7 @@ describe('group commit of public subscribes', () => {
     // What the registered hooks are called with, besides what they write.
     const calls: number[] = [];
     const registered = t.ctx.subscriberCreatedHooks ?? [];
-    t.ctx.subscriberCreatedHooks = [...registered, async (events) => void calls.push(events.length)];
+    t.ctx.subscriberCreatedHooks = [...registered, { run: async (events) => void calls.push(events.length) }];
     try {
       const repeated = endpoint();
       const answers = await Promise.all(

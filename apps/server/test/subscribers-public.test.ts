@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config';
 import { endpointHash } from '../src/delivery/push-endpoints';
@@ -623,14 +624,18 @@ describe('public subscribe API', () => {
       const s = await t.createSite(owner.token);
       const seen: Array<{ subscriberId: string; siteId: string; subscribedAt: number; visible: boolean }> = [];
       t.ctx.subscriberCreatedHooks = [
-        async (events) => {
-          for (const event of events) {
-            const row = await t.ctx.db.selectFrom('subscribers').select('id').where('id', '=', event.subscriberId).executeTakeFirst();
-            seen.push({ ...event, visible: row !== undefined });
-          }
+        {
+          run: async (events) => {
+            for (const event of events) {
+              const row = await t.ctx.db.selectFrom('subscribers').select('id').where('id', '=', event.subscriberId).executeTakeFirst();
+              seen.push({ ...event, visible: row !== undefined });
+            }
+          },
         },
-        async () => {
-          throw new Error('campaign store unavailable');
+        {
+          run: async () => {
+            throw new Error('campaign store unavailable');
+          },
         },
       ];
       try {
@@ -644,6 +649,31 @@ describe('public subscribe API', () => {
         await subscribe(s.id, { subscription: sub });
         await subscribe(s.id, { subscription: subscription(), previous_endpoint: sub.endpoint });
         expect(seen).toHaveLength(1);
+      } finally {
+        t.ctx.subscriberCreatedHooks = undefined;
+      }
+    });
+
+    it('calls a hook with `concerns` only for the sites it holds for, read with the subscribe', async () => {
+      const wanted = await t.createSite(owner.token);
+      const other = await t.createSite(owner.token);
+      const concernedCalls: string[][] = [];
+      const everyCalls: string[][] = [];
+      t.ctx.subscriberCreatedHooks = [
+        { concerns: (siteId) => sql<boolean>`${siteId} = ${wanted.id}`, run: async (events) => void concernedCalls.push(events.map((event) => event.siteId)) },
+        { run: async (events) => void everyCalls.push(events.map((event) => event.siteId)) },
+      ];
+      try {
+        const answers = await Promise.all([wanted, other, other, wanted, other].map((s) => subscribe(s.id, { subscription: subscription() })));
+        expect(answers.map((answer) => answer.status)).toEqual([201, 201, 201, 201, 201]);
+        // The other site's subscribers never reach the hook that does not concern it; a call with none is not made.
+        expect(concernedCalls.flat()).toEqual([wanted.id, wanted.id]);
+        expect(concernedCalls.every((call) => call.length > 0)).toBe(true);
+        expect(everyCalls.flat().sort()).toEqual([wanted.id, wanted.id, other.id, other.id, other.id].sort());
+
+        await subscribe(other.id, { subscription: subscription() });
+        expect(concernedCalls.flat()).toHaveLength(2);
+        expect(everyCalls.flat()).toHaveLength(6);
       } finally {
         t.ctx.subscriberCreatedHooks = undefined;
       }

@@ -33,6 +33,7 @@ import { createSegmentsService } from '../features/segments/service';
 import { createSiteEventsService } from '../features/site-events/service';
 import { createSitesService } from '../features/sites/service';
 import { runSubscriberCreatedHooks } from '../features/subscribers/hooks';
+import { sitesConcerned } from '../features/subscribers/repository';
 import { createWelcomeCampaignsService } from '../features/welcome-campaigns/service';
 import type { ManualClock } from '../platform/clock';
 import { parseDateTimeInZone } from '@herald/contracts';
@@ -250,10 +251,12 @@ export async function seedDemo(ctx: AppContext, clock: ManualClock, options: { p
     const step = row.source === 'campaign' ? WELCOME_CAMPAIGN.steps.find((s) => s.title === row.title) : undefined;
     if (step) models.set(row.id, { key: step.title, clickRate: step.clickRate });
   }
+  const hooks = ctx.subscriberCreatedHooks ?? [];
+  const concerned = await sitesConcerned(ctx.db, [site.id], hooks);
   for (const { row } of audience) {
     if (row.subscribed_at < campaignStart) continue;
     clock.set(row.subscribed_at);
-    await runSubscriberCreatedHooks(ctx.subscriberCreatedHooks, [{ subscriberId: row.id, siteId: site.id, subscribedAt: row.subscribed_at }], ctx.log);
+    await runSubscriberCreatedHooks(hooks, [{ subscriberId: row.id, siteId: site.id, subscribedAt: row.subscribed_at }], concerned, ctx.log);
   }
 
   // The journal's feed, paused: its address is an example and would never answer.

@@ -55,11 +55,13 @@ export async function adjustActiveSubscriberCount(db: Db, siteId: string, delta:
 }
 
 /**
- * adjustActiveSubscriberCount for several sites, in two statements whatever
+ * adjustActiveSubscriberCount for several sites, in one statement whatever
  * their number (a subscribe batch spans many sites on a shared server). On
- * PostgreSQL the rows are locked first, in id order, the order every writer
- * of sites rows follows, so two batches cannot deadlock on them; SQLite has
- * one writer at a time. `deltas` need not be sorted; zero deltas are skipped.
+ * PostgreSQL the statement's subquery locks the rows in id order (its
+ * LockRows runs over the sorted ids before the update joins them), the order
+ * every writer of sites rows follows, so two batches cannot deadlock on
+ * them; SQLite has one writer at a time. `deltas` need not be sorted; zero
+ * deltas are skipped.
  */
 export async function adjustActiveSubscriberCounts(db: Db, kind: DatabaseKind, deltas: ReadonlyArray<{ siteId: string; delta: number }>): Promise<void> {
   const changes = inKeyOrder(
@@ -69,13 +71,14 @@ export async function adjustActiveSubscriberCounts(db: Db, kind: DatabaseKind, d
   if (!changes.length) return;
   if (changes.length === 1) return adjustActiveSubscriberCount(db, changes[0]!.siteId, changes[0]!.delta);
   const ids = changes.map((change) => change.siteId);
-  if (kind === 'postgres') await db.selectFrom('sites').select('id').where('id', 'in', ids).orderBy('id').forNoKeyUpdate().execute();
   const byId = sql.join(changes.map((change) => sql`when ${change.siteId} then ${change.delta}`), sql` `);
-  await db
-    .updateTable('sites')
-    .set({ active_subscriber_count: sql<number>`active_subscriber_count + (case id ${byId} else 0 end)` })
-    .where('id', 'in', ids)
-    .execute();
+  const increment = { active_subscriber_count: sql<number>`sites.active_subscriber_count + (case sites.id ${byId} else 0 end)` };
+  if (kind === 'postgres') {
+    const locked = db.selectFrom('sites').select('id').where('id', 'in', ids).orderBy('id').forNoKeyUpdate().as('locked');
+    await db.updateTable('sites').from(locked).set(increment).whereRef('sites.id', '=', 'locked.id').execute();
+    return;
+  }
+  await db.updateTable('sites').set(increment).where('id', 'in', ids).execute();
 }
 
 /**

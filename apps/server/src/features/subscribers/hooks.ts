@@ -1,6 +1,6 @@
 import type { SubscriberRemovedCause } from '@herald/contracts';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Transaction } from 'kysely';
+import type { Expression, SqlBool, Transaction } from 'kysely';
 import type { Database } from '../../db/schema';
 
 /**
@@ -26,7 +26,29 @@ export interface SubscriberCreatedEvent {
   subscribedAt: number;
 }
 
-export type SubscriberCreatedHook = (events: readonly SubscriberCreatedEvent[]) => Promise<void>;
+/**
+ * Which sites a hook has work for, as a condition on a site's id: true
+ * when the site's new subscribers concern the hook (an active welcome
+ * campaign, a webhook that wants the event). The subscribe evaluates every
+ * hook's condition in the read it makes anyway (the sites and their keys), so
+ * a batch of subscribes to sites no hook cares about costs no statement more
+ * (docs/storage.md, "Subscribes are group-committed").
+ */
+export type SiteCondition = (siteId: Expression<string>) => Expression<SqlBool>;
+
+export interface SubscriberCreatedHook {
+  /** The sites it has work for; absent: every site. */
+  concerns?: SiteCondition;
+  /**
+   * Called with the new subscribers of the sites `concerns` held true for
+   * when the subscribe read them; never with none. The hook re-reads what it
+   * acts on in its own transaction (a campaign may have stopped since).
+   */
+  run: (events: readonly SubscriberCreatedEvent[]) => Promise<void>;
+}
+
+/** For each hook, in order, the sites its `concerns` held true for (repository.ts, sitesAndKeys); ignored for a hook without `concerns`. */
+export type ConcernedSites = ReadonlyArray<ReadonlySet<string>>;
 
 /**
  * "An import created these subscribers" (one batch of one site), inside the
@@ -61,7 +83,7 @@ export async function runSubscriberRemovedHooks(hooks: readonly SubscriberRemove
 }
 
 // Hooks are registered on the AppContext the process builds (runtime.ts), e.g.
-//   ctx.subscriberCreatedHooks = [enrolInActiveWelcomeCampaign(ctx)];
+//   ctx.subscriberCreatedHooks = [enrolInWelcomeCampaign(ctx), webhooksOnSubscriberCreated(ctx)];
 // The property is declared here so the subscribers feature owns its contract;
 // it can move into context.ts unchanged.
 declare module '../../context' {
@@ -74,7 +96,8 @@ declare module '../../context' {
 }
 
 /**
- * Runs every hook. A failing hook is logged and does not fail the subscribe
+ * Runs every hook, in order, with the new subscribers of the sites it
+ * concerns (`concerned`, read with the subscribe). A failing hook is logged and does not fail the subscribe
  * call: the browser has already subscribed and will not retry, so losing
  * the subscriber over a campaign error would be worse than a missed
  * enrolment, which the log names.
@@ -82,14 +105,17 @@ declare module '../../context' {
 export async function runSubscriberCreatedHooks(
   hooks: readonly SubscriberCreatedHook[] | undefined,
   events: readonly SubscriberCreatedEvent[],
+  concerned: ConcernedSites,
   log: FastifyBaseLogger,
 ): Promise<void> {
-  if (!events.length) return;
-  for (const hook of hooks ?? []) {
+  for (const [index, hook] of (hooks ?? []).entries()) {
+    const sites = concerned[index];
+    const ofHook = hook.concerns && sites ? events.filter((event) => sites.has(event.siteId)) : events;
+    if (!ofHook.length) continue;
     try {
-      await hook(events);
+      await hook.run(ofHook);
     } catch (error) {
-      log.error({ err: error, subscriberIds: events.map((event) => event.subscriberId), siteIds: [...new Set(events.map((event) => event.siteId))] }, 'a subscriber-created hook failed');
+      log.error({ err: error, subscriberIds: ofHook.map((event) => event.subscriberId), siteIds: [...new Set(ofHook.map((event) => event.siteId))] }, 'a subscriber-created hook failed');
     }
   }
 }

@@ -2,6 +2,7 @@ import { sql, type ExpressionBuilder, type Insertable, type Kysely, type SelectQ
 import { membershipsOf } from '../../db/membership';
 import type { Database, SubscriberRow, SubscribersTable } from '../../db/schema';
 import type { WithMemberRole } from '../../platform/site-roles';
+import type { ConcernedSites, SubscriberCreatedHook } from './hooks';
 import { inKeyOrder } from '../../db/lock-order';
 import { numberNewSubscribers } from '../../db/subscriber-seq';
 import type { DatabaseKind } from '../../db/database';
@@ -15,24 +16,40 @@ export async function siteExists(db: Db, siteId: string): Promise<boolean> {
 /**
  * The keys (not retired) of each of these sites that exists, by site: a
  * site that is not there is absent; one with no key left has an empty list.
+ * With them, for each hook in order, the sites its `concerns` holds for
+ * (hooks.ts; a hook without one is left empty: it is called for every site).
  * One statement for a whole batch of subscribes (the service picks the key
- * each subscription was made with: the one the browser named, else the primary).
+ * each subscription was made with: the one the browser named, else the
+ * primary).
  */
-export async function activeVapidKeysOfSites(db: Db, siteIds: readonly string[]): Promise<Map<string, Array<{ id: string; publicKey: string; isPrimary: boolean }>>> {
-  const bySite = new Map<string, Array<{ id: string; publicKey: string; isPrimary: boolean }>>();
-  if (!siteIds.length) return bySite;
-  const rows = await db
+export async function sitesAndKeys(
+  db: Db,
+  siteIds: readonly string[],
+  hooks: readonly SubscriberCreatedHook[],
+): Promise<{ keysBySite: Map<string, Array<{ id: string; publicKey: string; isPrimary: boolean }>>; concerned: ConcernedSites }> {
+  const conditions = hooks.flatMap((hook, index) => (hook.concerns ? [{ index, condition: hook.concerns }] : []));
+  const keysBySite = new Map<string, Array<{ id: string; publicKey: string; isPrimary: boolean }>>();
+  const concerned = hooks.map(() => new Set<string>());
+  if (!siteIds.length) return { keysBySite, concerned };
+  const rows: Array<Record<string, unknown> & { site_id: string; key_id: string | null; public_key: string | null; is_primary: number | null }> = await db
     .selectFrom('sites')
     .leftJoin('site_vapid_keys as key', (join) => join.onRef('key.site_id', '=', 'sites.id').on('key.retired_at', 'is', null))
     .select(['sites.id as site_id', 'key.id as key_id', 'key.public_key', 'key.is_primary'])
+    .select((eb) => conditions.map(({ index, condition }) => sql<number>`case when ${condition(eb.ref('sites.id'))} then 1 else 0 end`.as(`concerns_${index}`)))
     .where('sites.id', 'in', siteIds)
     .execute();
   for (const row of rows) {
-    const keys = bySite.get(row.site_id) ?? [];
+    const keys = keysBySite.get(row.site_id) ?? [];
     if (row.key_id !== null && row.public_key !== null) keys.push({ id: row.key_id, publicKey: row.public_key, isPrimary: Number(row.is_primary) === 1 });
-    bySite.set(row.site_id, keys);
+    keysBySite.set(row.site_id, keys);
+    for (const { index } of conditions) if (Number(row[`concerns_${index}`]) === 1) concerned[index]!.add(row.site_id);
   }
-  return bySite;
+  return { keysBySite, concerned };
+}
+
+/** For each hook, which of these sites its `concerns` holds for (sitesAndKeys without the keys: the demo's seed). */
+export async function sitesConcerned(db: Db, siteIds: readonly string[], hooks: readonly SubscriberCreatedHook[]): Promise<ConcernedSites> {
+  return (await sitesAndKeys(db, siteIds, hooks)).concerned;
 }
 
 export function findSubscriberByEndpointHash(db: Db, siteId: string, hash: string): Promise<SubscriberRow | undefined> {

@@ -14,7 +14,7 @@ import { requireSiteRole } from '../sites/service';
 import { countryCodesNamed } from './country-names';
 import { listCursorOf, subscriberListPage, subscriberListPageAt, subscriberListTotal } from './list-page';
 import { resolveSearch } from './search';
-import { runSubscriberCreatedHooks, runSubscriberRemovedHooks, type SubscriberRemovedHook } from './hooks';
+import { runSubscriberCreatedHooks, runSubscriberRemovedHooks, type ConcernedSites, type SubscriberRemovedHook } from './hooks';
 import { endpointHash } from '../../delivery/push-endpoints';
 import { checkPushSubscription, knownTimezone, languageTag } from './push-subscription';
 import * as repo from './repository';
@@ -147,6 +147,12 @@ interface VapidKeyChoice {
   named: boolean;
 }
 
+/** What a subscribe transaction wrote, answer by answer, and the sites each subscriber-created hook has work for. */
+interface Written {
+  results: Array<SubscribeResult | HttpError>;
+  concerned: ConcernedSites;
+}
+
 /** A key as the browser may give it (standard base64, padded or not) in the stored base64url form. */
 function base64url(key: string): string {
   return key.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
@@ -167,12 +173,12 @@ export function createSubscribersService(ctx: AppContext) {
 
   /**
    * The key each subscription is made with, or why it cannot be stored (404:
-   * no such site; 400: a key the site does not have), read in one statement
-   * for all their sites.
+   * no such site; 400: a key the site does not have), and the sites each
+   * subscriber-created hook has work for: one statement for all their sites.
    */
-  async function chooseKeys(trx: Db, subscriptions: readonly SubscriptionWrite[]): Promise<Array<VapidKeyChoice | HttpError>> {
-    const keysBySite = await repo.activeVapidKeysOfSites(trx, [...new Set(subscriptions.map((subscription) => subscription.siteId))]);
-    return subscriptions.map(({ siteId, namedKey }) => {
+  async function chooseKeys(trx: Db, subscriptions: readonly SubscriptionWrite[]): Promise<{ keys: Array<VapidKeyChoice | HttpError>; concerned: ConcernedSites }> {
+    const { keysBySite, concerned } = await repo.sitesAndKeys(trx, [...new Set(subscriptions.map((subscription) => subscription.siteId))], ctx.subscriberCreatedHooks ?? []);
+    const keys = subscriptions.map(({ siteId, namedKey }) => {
       const keys = keysBySite.get(siteId);
       if (!keys) return notFound('Site');
       const key = namedKey === undefined ? keys.find((candidate) => candidate.isPrimary) : keys.find((candidate) => candidate.publicKey === namedKey);
@@ -180,6 +186,7 @@ export function createSubscribersService(ctx: AppContext) {
       if (namedKey !== undefined) return badRequest('vapid_public_key is not one of this site’s VAPID keys: subscribe with the key in the snippet (data-vapid-key)', 'unknown_vapid_key');
       return notFound('Site');
     });
+    return { keys, concerned };
   }
 
   /** The row a subscription stores when its endpoint is new to the site: it takes the key it was made with. */
@@ -295,15 +302,16 @@ export function createSubscribersService(ctx: AppContext) {
   }
 
   /** One subscription in its own transaction, with its counters. */
-  async function writeSubscription(subscription: SubscriptionWrite): Promise<SubscribeResult | HttpError> {
+  async function writeSubscription(subscription: SubscriptionWrite): Promise<Written> {
     const attempt = () =>
-      db.transaction().execute(async (trx) => {
-        const [key] = await chooseKeys(trx, [subscription]);
-        if (key instanceof HttpError) return key;
+      db.transaction().execute(async (trx): Promise<Written> => {
+        const { keys, concerned } = await chooseKeys(trx, [subscription]);
+        const key = keys[0]!;
+        if (key instanceof HttpError) return { results: [key], concerned };
         const tally = new SubscribeTally();
-        const result = await upsertSubscription(trx, subscription, key!, tally);
+        const result = await upsertSubscription(trx, subscription, key, tally);
         await tally.write(trx, ctx.dbKind);
-        return result;
+        return { results: [result], concerned };
       });
     try {
       return await attempt();
@@ -322,29 +330,29 @@ export function createSubscribersService(ctx: AppContext) {
    * subscribers among these (hooks.ts; a failing hook is logged, never fails
    * the subscribes, which are stored).
    */
-  async function afterCommit(subscriptions: readonly SubscriptionWrite[], results: ReadonlyArray<SubscribeResult | HttpError>): Promise<ReadonlyArray<SubscribeResult | HttpError>> {
+  async function afterCommit(subscriptions: readonly SubscriptionWrite[], { results, concerned }: Written): Promise<ReadonlyArray<SubscribeResult | HttpError>> {
     const created = results.flatMap((result, index) =>
       !(result instanceof HttpError) && result.created ? [{ subscriberId: result.subscriber.id, siteId: subscriptions[index]!.siteId, subscribedAt: subscriptions[index]!.now }] : [],
     );
-    await runSubscriberCreatedHooks(ctx.subscriberCreatedHooks, created, ctx.log);
+    await runSubscriberCreatedHooks(ctx.subscriberCreatedHooks, created, concerned, ctx.log);
     return results;
   }
 
   async function writeAlone(subscription: SubscriptionWrite): Promise<SubscribeResult | HttpError> {
-    return (await afterCommit([subscription], [await writeSubscription(subscription)]))[0]!;
+    return (await afterCommit([subscription], await writeSubscription(subscription)))[0]!;
   }
 
   /** Subscriptions arriving together, in one transaction with their counters added up (subscribe-batches.ts). */
   const writeInBatch = groupCommit<SubscriptionWrite, SubscribeResult | HttpError>(
     async (subscriptions) => {
-      const results = await db.transaction().execute(async (trx) => {
-        const keys = await chooseKeys(trx, subscriptions);
+      const written = await db.transaction().execute(async (trx): Promise<Written> => {
+        const { keys, concerned } = await chooseKeys(trx, subscriptions);
         const tally = new SubscribeTally();
-        const written = await writeSubscriptions(trx, subscriptions, keys, tally);
+        const results = await writeSubscriptions(trx, subscriptions, keys, tally);
         await tally.write(trx, ctx.dbKind);
-        return written;
+        return { results, concerned };
       });
-      return [...(await afterCommit(subscriptions, results))];
+      return [...(await afterCommit(subscriptions, written))];
     },
     writeAlone,
     // PostgreSQL: a few batches at once on the pool's connections; a batch

@@ -44,18 +44,21 @@ export async function emitWebhookEvent(db: Db, siteId: string, type: string, at:
  * subscriber and webhook that wants the event.
  */
 export function webhooksOnSubscriberCreated(ctx: Pick<AppContext, 'db' | 'wakeScheduler'>): SubscriberCreatedHook {
-  return async (events) => {
-    const type = 'subscriber.created';
-    const targets = await repo.webhooksOfSitesFor(ctx.db, [...new Set(events.map((event) => event.siteId))], type);
-    if (!targets.size) return;
-    const rows = events.flatMap((event) =>
-      (targets.get(event.siteId) ?? []).map((target) =>
-        newOutboxRow(target.id, type, event.subscribedAt, { site_id: event.siteId, subscriber: { id: event.subscriberId, subscribed_at: iso(event.subscribedAt) } }),
-      ),
-    );
-    if (!rows.length) return;
-    await repo.insertDeliveries(ctx.db, rows);
-    ctx.wakeScheduler();
+  const type = 'subscriber.created';
+  return {
+    // Most sites have no such webhook: the subscribe's own read tells which do.
+    concerns: (siteId) => repo.hasWebhookFor(siteId, type),
+    run: async (events) => {
+      const targets = await repo.webhooksOfSitesFor(ctx.db, [...new Set(events.map((event) => event.siteId))], type);
+      const rows = events.flatMap((event) =>
+        (targets.get(event.siteId) ?? []).map((target) =>
+          newOutboxRow(target.id, type, event.subscribedAt, { site_id: event.siteId, subscriber: { id: event.subscriberId, subscribed_at: iso(event.subscribedAt) } }),
+        ),
+      );
+      if (!rows.length) return;
+      await repo.insertDeliveries(ctx.db, rows);
+      ctx.wakeScheduler();
+    },
   };
 }
 

@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Transaction } from 'kysely';
+import { expressionBuilder, type Expression, type Insertable, type Kysely, type SqlBool, type Transaction } from 'kysely';
 import { membershipsOf } from '../../db/membership';
 import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from '../../db/schema';
 import type { WithMemberRole } from '../../platform/site-roles';
@@ -133,6 +133,16 @@ export async function webhooksFor(db: Db, siteId: string, type: string): Promise
 }
 
 /** The webhooks of these sites that want `type`, by site (sites with none are left out). */
+/**
+ * A webhook of the site of `siteId` wants events of `type` (a
+ * subscriber-created hook's `concerns`). `events` holds a JSON array of
+ * event names; a name in quotes matches only itself (names have no quotes).
+ */
+export function hasWebhookFor(siteId: Expression<string>, type: string): Expression<SqlBool> {
+  const eb = expressionBuilder<Database, never>();
+  return eb.exists(eb.selectFrom('webhooks').select('id').where('site_id', '=', siteId).where('events', 'like', `%${JSON.stringify(type)}%`));
+}
+
 export async function webhooksOfSitesFor(db: Db, siteIds: readonly string[], type: string): Promise<Map<string, Array<{ id: string }>>> {
   const bySite = new Map<string, Array<{ id: string }>>();
   if (!siteIds.length) return bySite;

@@ -25,18 +25,19 @@ const MINUTE_MS = 60_000;
  * cancelled by `dripStepGuard` below.
  */
 export function enrolInWelcomeCampaign(ctx: AppContext): SubscriberCreatedHook {
-  return async (events) => {
-    // Most sites have no active campaign: one read for the whole batch of
-    // subscribes, no transaction. A campaign started meanwhile is seen by the
-    // locked read inside.
-    const sites = await repo.sitesWithActiveCampaign(ctx.db, [...new Set(events.map((event) => event.siteId))]);
-    let enrolled = 0;
-    for (const siteId of [...sites].sort()) {
-      const ofSite = events.filter((event) => event.siteId === siteId);
-      enrolled += await ctx.db.transaction().execute((trx) => enrolNewSubscribers(ctx, trx, siteId, ofSite));
-    }
-    // Step 1 is due now: let this process's scheduler pick it up without waiting for its next tick.
-    if (enrolled) ctx.wakeScheduler();
+  return {
+    // Most sites have no active campaign: the subscribe's own read tells which do.
+    concerns: repo.hasActiveCampaign,
+    run: async (events) => {
+      let enrolled = 0;
+      // The campaign is read again under the site's lock (it may have stopped since).
+      for (const siteId of [...new Set(events.map((event) => event.siteId))].sort()) {
+        const ofSite = events.filter((event) => event.siteId === siteId);
+        enrolled += await ctx.db.transaction().execute((trx) => enrolNewSubscribers(ctx, trx, siteId, ofSite));
+      }
+      // Step 1 is due now: let this process's scheduler pick it up without waiting for its next tick.
+      if (enrolled) ctx.wakeScheduler();
+    },
   };
 }
 

@@ -2,7 +2,8 @@
 // and the drip runs (notification_runs with `drip:` dedupe keys) they create.
 import { pendingOf, type OutcomeCounts } from '@herald/contracts';
 import type { SegmentUse } from '../segments/segment-uses';
-import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
+import { expressionBuilder, sql, type Insertable, type Kysely, type Transaction } from 'kysely';
+import type { SiteCondition } from '../subscribers/hooks';
 import type { DatabaseKind } from '../../db/database';
 import { membershipsOf } from '../../db/membership';
 import type {
@@ -63,11 +64,11 @@ export function listCampaignsOfSite(db: Db, siteId: string): Promise<WelcomeCamp
 }
 
 /** Of these sites, those with an active campaign. */
-export async function sitesWithActiveCampaign(db: Db, siteIds: readonly string[]): Promise<Set<string>> {
-  if (!siteIds.length) return new Set();
-  const rows = await db.selectFrom('welcome_campaigns').select('site_id').where('site_id', 'in', siteIds).where('is_active', '=', 1).execute();
-  return new Set(rows.map((row) => row.site_id));
-}
+/** The site of `siteId` has an active welcome campaign (a subscriber-created hook's `concerns`). */
+export const hasActiveCampaign: SiteCondition = (siteId) => {
+  const eb = expressionBuilder<Database, never>();
+  return eb.exists(eb.selectFrom('welcome_campaigns').select('id').where('site_id', '=', siteId).where('is_active', '=', 1));
+};
 
 export function findActiveCampaignOfSite(db: Db, siteId: string): Promise<WelcomeCampaignRow | undefined> {
   return db.selectFrom('welcome_campaigns').selectAll().where('site_id', '=', siteId).where('is_active', '=', 1).executeTakeFirst();

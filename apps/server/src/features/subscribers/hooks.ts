@@ -97,10 +97,10 @@ declare module '../../context' {
 
 /**
  * Runs every hook, in order, with the new subscribers of the sites it
- * concerns (`concerned`, read with the subscribe). A failing hook is logged and does not fail the subscribe
- * call: the browser has already subscribed and will not retry, so losing
- * the subscriber over a campaign error would be worse than a missed
- * enrolment, which the log names.
+ * concerns (`concerned`, read with the subscribe). A failing hook is logged
+ * and does not fail the subscribe call: the browser has already subscribed
+ * and will not retry, so losing the subscriber over a campaign error would
+ * be worse than a missed enrolment, which the log names.
  */
 export async function runSubscriberCreatedHooks(
   hooks: readonly SubscriberCreatedHook[] | undefined,

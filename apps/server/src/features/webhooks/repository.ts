@@ -132,7 +132,6 @@ export async function webhooksFor(db: Db, siteId: string, type: string): Promise
   return rows.filter((row) => (JSON.parse(row.events) as string[]).includes(type));
 }
 
-/** The webhooks of these sites that want `type`, by site (sites with none are left out). */
 /**
  * A webhook of the site of `siteId` wants events of `type` (a
  * subscriber-created hook's `concerns`). `events` holds a JSON array of
@@ -143,6 +142,7 @@ export function hasWebhookFor(siteId: Expression<string>, type: string): Express
   return eb.exists(eb.selectFrom('webhooks').select('id').where('site_id', '=', siteId).where('events', 'like', `%${JSON.stringify(type)}%`));
 }
 
+/** The webhooks of these sites that want `type`, by site (sites with none are left out). */
 export async function webhooksOfSitesFor(db: Db, siteIds: readonly string[], type: string): Promise<Map<string, Array<{ id: string }>>> {
   const bySite = new Map<string, Array<{ id: string }>>();
   if (!siteIds.length) return bySite;

@@ -63,7 +63,6 @@ export function listCampaignsOfSite(db: Db, siteId: string): Promise<WelcomeCamp
   return db.selectFrom('welcome_campaigns').selectAll().where('site_id', '=', siteId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(500).execute();
 }
 
-/** Of these sites, those with an active campaign. */
 /** The site of `siteId` has an active welcome campaign (a subscriber-created hook's `concerns`). */
 export const hasActiveCampaign: SiteCondition = (siteId) => {
   const eb = expressionBuilder<Database, never>();

@@ -10,9 +10,10 @@ import type { DatabaseKind } from '../database';
 // added an entry for it to each of the table's four indexes. With 40% of
 // each page left free at insert, most claims are heap-only (HOT) updates:
 // the new version stays in its page, no index entry is added, and the dead
-// version is pruned in place without waiting for VACUUM. Measured with bench:db-cost (300,000 subscribers, durable
-// PostgreSQL, four runs each): WAL per 1,000 deliveries 1,573–1,739 KiB
-// before, 1,293–1,545 after; deliveries per second within the noise.
+// version is pruned in place without waiting for VACUUM. Measured with
+// bench:db-cost (300,000 subscribers, durable PostgreSQL, four runs each):
+// WAL per 1,000 deliveries 1,573–1,739 KiB before, 1,293–1,545 after;
+// deliveries per second within the noise.
 //
 // Only pages written from now on are filled to 60%; existing rows stay where
 // they are. SQLite has no fillfactor: nothing to do there.

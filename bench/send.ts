@@ -7,8 +7,8 @@
 //   - a plain `web-push` sendNotification loop at concurrency 50 (keep-alive agent);
 //   - bare encryption of the messages on one thread;
 //   - bare encryption on every core (os.availableParallelism() worker threads,
-//     each encrypting its share in a tight loop): the true CPU floor, since
-//     Herald encrypts on worker threads too;
+//     each encrypting its share in a tight loop; the fastest of three runs):
+//     the true CPU floor, since Herald encrypts on worker threads too;
 //   - bare HTTPS POSTs of bodies encrypted beforehand, through an undici pool
 //     like Herald's (32 connections, PUSH_CONCURRENCY in flight), to the same
 //     push service: the CPU any sender spends per message on top of the
@@ -20,6 +20,11 @@
 // (nobody capped, nobody inside the window), and the plain send once more:
 // the per-subscriber decisions of issue 14 must keep the ratio to the floor
 // within 10 % of the plain sends' mean.
+// Herald's CPU is read per thread (main thread, encryption threads, V8's
+// garbage-collection and compiler threads; support/process-cpu.ts). The
+// first send runs on a cold process and pays V8's compilation of the whole
+// path; the targets are checked on the third send (warm), as a worker that
+// has been running sends, and both are printed.
 // Targets: ≥ 3× the web-push loop (issue 3), ≥ 80% of the all-core floor with
 // the push service in another process (issue 15), and memory flat from 20k to
 // 200k subscribers (`--memory` runs both sizes in fresh processes and compares
@@ -49,7 +54,7 @@ import { createSitesService } from '../apps/server/src/features/sites/service';
 import { openRuntime } from '../apps/server/src/runtime';
 import { startPushServiceProcess } from '../apps/server/test/support/push-service-process';
 import { createTestCertificate } from '../apps/server/test/support/test-certificate';
-import { processCpuSeconds } from './support/process-cpu';
+import { processCpuSeconds, threadCpuSecondsByName } from './support/process-cpu';
 
 const { values } = parseArgs({
   options: {
@@ -63,8 +68,8 @@ const { values } = parseArgs({
 
 interface SendResult {
   subscribers: number;
+  /** The first send's rate (cold). */
   heraldPerSecond: number;
-  heraldSeconds: number;
   /** The same send with a frequency cap and quiet hours set (nobody capped or held). */
   decisionsPerSecond: number;
   /** The plain send, measured before and after the one with decisions. */
@@ -82,11 +87,24 @@ interface SendResult {
   http2PostPushServiceCpuSecondsPerRequest: number;
   rssBeforeMb: number;
   rssPeakMb: number;
-  /** CPU time (all threads) Herald's process spent during the first send. */
-  heraldCpuSeconds: number;
-  /** Of which its main thread (HTTP, TLS, database, scheduling); the rest is the encryption threads. */
-  heraldMainThreadCpuSeconds: number;
-  /** CPU time the push service process spent during the same send: on a machine this small it competes with Herald for the cores. */
+  /** The first send, on a cold process (JIT compilation, new connections). */
+  cold: MeasuredSend;
+  /** The same send once more, after two (the third send): what a worker that has been running does. */
+  warm: MeasuredSend;
+}
+
+/** One send's time and the CPU it took, by thread. */
+interface MeasuredSend {
+  seconds: number;
+  /** CPU time (all threads) Herald's process spent. */
+  cpuSeconds: number;
+  /** Of which its main thread (HTTP, TLS, database, scheduling). */
+  mainThreadCpuSeconds: number;
+  /** Of which the encryption pool's worker threads. */
+  encryptionCpuSeconds: number;
+  /** Of which V8's helper threads: garbage collection and compilation for every thread's heap. */
+  v8HelperCpuSeconds: number;
+  /** CPU time the push service process spent meanwhile: on a machine this small it competes with Herald for the cores. */
   pushServiceCpuSeconds: number;
 }
 
@@ -183,14 +201,29 @@ async function measure(subscriberCount: number, baselineMessages: number): Promi
     const sampler = setInterval(() => {
       rssPeak = Math.max(rssPeak, process.memoryUsage.rss());
     }, 25);
+    /** heraldSend, with the CPU it took by thread. */
+    const measuredSend = async (notificationId: string): Promise<MeasuredSend> => {
+      const cpuBefore = process.cpuUsage();
+      const mainThreadCpuBefore = process.threadCpuUsage();
+      const threadsCpuBefore = threadCpuSecondsByName();
+      const pushCpuBefore = processCpuSeconds(push.pid!);
+      const seconds = await heraldSend(notificationId);
+      const cpuSecondsUsed = cpuSeconds(process.cpuUsage(cpuBefore));
+      const mainThreadCpuSeconds = cpuSeconds(process.threadCpuUsage(mainThreadCpuBefore));
+      const threadsCpuAfter = threadCpuSecondsByName();
+      const threadCpu = (...names: string[]) => names.reduce((sum, name) => sum + Math.max(0, (threadsCpuAfter.get(name) ?? 0) - (threadsCpuBefore.get(name) ?? 0)), 0);
+      return {
+        seconds,
+        cpuSeconds: cpuSecondsUsed,
+        mainThreadCpuSeconds,
+        // Thread names as encryption-pool.ts starts its workers and as V8 names its helpers (process-cpu.ts).
+        encryptionCpuSeconds: threadCpu('herald-push-enc'),
+        v8HelperCpuSeconds: threadCpu('V8Worker', 'DelayedTaskSche'),
+        pushServiceCpuSeconds: processCpuSeconds(push.pid!) - pushCpuBefore,
+      };
+    };
     const profiler = values.profile ? await startProfiler() : undefined;
-    const cpuBefore = process.cpuUsage();
-    const mainThreadCpuBefore = process.threadCpuUsage();
-    const pushCpuBefore = processCpuSeconds(push.pid!);
-    const heraldSeconds = await heraldSend(notification.id);
-    const heraldCpuSeconds = cpuSeconds(process.cpuUsage(cpuBefore));
-    const heraldMainThreadCpuSeconds = cpuSeconds(process.threadCpuUsage(mainThreadCpuBefore));
-    const pushServiceCpuSeconds = processCpuSeconds(push.pid!) - pushCpuBefore;
+    const cold = await measuredSend(notification.id);
     clearInterval(sampler);
     if (profiler) fs.writeFileSync(values.profile!, JSON.stringify(await profiler.stop()));
 
@@ -211,7 +244,7 @@ async function measure(subscriberCount: number, baselineMessages: number): Promi
     // And the plain send once more: the first ran on a cold process (JIT, connections), so the decisions compare with the mean of both.
     await createSitesService(ctx).update(user.id, site.id, { settings: { frequencyCap: null, quietHours: null } });
     const again = await notifications.create(user.id, site.id, { ...body, title: 'Weekend sale, once more' });
-    const plainAgainSeconds = await heraldSend(again.id);
+    const warm = await measuredSend(again.id);
     await engine.close();
     const accepted = (await push.stats()).accepted;
     if (accepted < 3 * subscriberCount) throw new Error(`push service accepted ${accepted} of ${3 * subscriberCount}`);
@@ -238,7 +271,11 @@ async function measure(subscriberCount: number, baselineMessages: number): Promi
     for (let i = 0; i < baselineMessages; i++) encryptPayload(payload, sampleKeys[i % sampleKeys.length]!);
     const floorPerSecond = baselineMessages / ((performance.now() - floorStarted) / 1000);
     const threads = os.availableParallelism();
-    const allCoreFloorPerSecond = await encryptOnEveryCore(payload, sampleKeys, Math.max(baselineMessages, threads * 2000), threads);
+    // The floor is the fastest of three runs: a run the host slowed down would lower the floor and flatter Herald.
+    let allCoreFloorPerSecond = 0;
+    for (let run = 0; run < 3; run++) {
+      allCoreFloorPerSecond = Math.max(allCoreFloorPerSecond, await encryptOnEveryCore(payload, sampleKeys, Math.max(baselineMessages, threads * 2000), threads));
+    }
 
     // --- bare HTTPS POSTs of bodies encrypted beforehand (no database, no scheduling) ---
     const vapid = { publicKey: siteRow.vapid_public_key, privateKey: siteRow.vapid_private_key, subject: 'https://bench.example' };
@@ -248,10 +285,9 @@ async function measure(subscriberCount: number, baselineMessages: number): Promi
 
     return {
       subscribers: subscriberCount,
-      heraldPerSecond: subscriberCount / heraldSeconds,
-      heraldSeconds,
+      heraldPerSecond: subscriberCount / cold.seconds,
       decisionsPerSecond: subscriberCount / decisionsSeconds,
-      plainMeanPerSecond: (2 * subscriberCount) / (heraldSeconds + plainAgainSeconds),
+      plainMeanPerSecond: (2 * subscriberCount) / (cold.seconds + warm.seconds),
       webPushPerSecond,
       floorPerSecond,
       allCoreFloorPerSecond,
@@ -263,9 +299,8 @@ async function measure(subscriberCount: number, baselineMessages: number): Promi
       http2PostPushServiceCpuSecondsPerRequest: http2Posts.pushServiceCpuSeconds / http2Posts.requests,
       rssBeforeMb: mb(rssBefore),
       rssPeakMb: mb(rssPeak),
-      heraldCpuSeconds,
-      heraldMainThreadCpuSeconds,
-      pushServiceCpuSeconds,
+      cold,
+      warm,
     };
   } finally {
     await runtime.close();
@@ -426,40 +461,77 @@ async function startProfiler(): Promise<{ stop(): Promise<unknown> }> {
   };
 }
 
+/** A send's CPU per message by thread. */
+function cpuPerMessage(r: SendResult, send: MeasuredSend) {
+  const micros = (seconds: number) => (seconds / r.subscribers) * 1e6;
+  const all = micros(send.cpuSeconds);
+  const mainThread = micros(send.mainThreadCpuSeconds);
+  const encryption = micros(send.encryptionCpuSeconds);
+  const v8Helpers = micros(send.v8HelperCpuSeconds);
+  return { all, mainThread, encryption, v8Helpers, other: Math.max(0, all - mainThread - encryption - v8Helpers) };
+}
+
 function report(r: SendResult): void {
-  const vsWebPush = r.heraldPerSecond / r.webPushPerSecond;
-  const vsFloor = r.heraldPerSecond / r.floorPerSecond;
-  const vsAllCores = r.heraldPerSecond / r.allCoreFloorPerSecond;
+  const { cold, warm } = r;
+  const warmPerSecond = r.subscribers / warm.seconds;
+  // Targets are checked on the warm send, as the web-push loop and the floors run after Herald's sends in the same process: warm too.
+  const vsWebPush = warmPerSecond / r.webPushPerSecond;
+  const vsFloor = warmPerSecond / r.floorPerSecond;
+  const vsAllCoresCold = r.heraldPerSecond / r.allCoreFloorPerSecond;
+  const vsAllCores = warmPerSecond / r.allCoreFloorPerSecond;
   console.log(`\nHerald send benchmark — ${r.subscribers.toLocaleString('en')} subscribers, push service in another process over HTTPS`);
-  console.log(`  Herald (fan-out + batches + push + recording): ${Math.round(r.heraldPerSecond).toLocaleString('en')} msg/s (${r.heraldSeconds.toFixed(2)} s)`);
+  console.log(
+    `  Herald (fan-out + batches + push + recording): ${Math.round(r.heraldPerSecond).toLocaleString('en')} msg/s (${cold.seconds.toFixed(2)} s) on the first send (a cold process); ` +
+      `${Math.round(warmPerSecond).toLocaleString('en')} msg/s (${warm.seconds.toFixed(2)} s) on the third (warm)`,
+  );
   console.log(`  web-push sendNotification loop, concurrency 50:  ${Math.round(r.webPushPerSecond).toLocaleString('en')} msg/s`);
   console.log(`  bare encryption, one thread:                    ${Math.round(r.floorPerSecond).toLocaleString('en')} msg/s`);
-  console.log(`  bare encryption, ${r.threads} threads (CPU floor):     ${Math.round(r.allCoreFloorPerSecond).toLocaleString('en')} msg/s`);
+  console.log(`  bare encryption, ${r.threads} threads (CPU floor, fastest of 3): ${Math.round(r.allCoreFloorPerSecond).toLocaleString('en')} msg/s`);
+  // Bare encryption scales with the threads (1.9× on two here) unless the host is busy elsewhere: then every ratio below is off.
+  const threadsGiven = r.allCoreFloorPerSecond / r.floorPerSecond;
+  if (threadsGiven < 0.75 * r.threads) {
+    console.log(`  WARNING: bare encryption on ${r.threads} threads ran only ${threadsGiven.toFixed(2)}× as fast as on one: the host did not give this run its ${r.threads} cores; do not compare its ratios`);
+  }
+  for (const [label, send] of [
+    ['first', cold],
+    ['third', warm],
+  ] as const) {
+    console.log(
+      `  CPU during the ${label} send: Herald ${send.cpuSeconds.toFixed(2)} s (${((send.cpuSeconds / send.seconds) * 100).toFixed(0)}% of one core), ` +
+        `push service ${send.pushServiceCpuSeconds.toFixed(2)} s (${((send.pushServiceCpuSeconds / send.seconds) * 100).toFixed(0)}% of one core), of ${r.threads} cores`,
+    );
+  }
+  console.log(`  memory: RSS ${r.rssBeforeMb} MB before the first send, peak ${r.rssPeakMb} MB during it (+${Math.round((r.rssPeakMb - r.rssBeforeMb) * 10) / 10} MB)`);
   console.log(
-    `  CPU during the send: Herald ${r.heraldCpuSeconds.toFixed(2)} s (${((r.heraldCpuSeconds / r.heraldSeconds) * 100).toFixed(0)}% of one core), ` +
-      `push service ${r.pushServiceCpuSeconds.toFixed(2)} s (${((r.pushServiceCpuSeconds / r.heraldSeconds) * 100).toFixed(0)}% of one core), of ${r.threads} cores`,
+    `  ratio vs web-push: ${vsWebPush.toFixed(2)}× warm (${(r.heraldPerSecond / r.webPushPerSecond).toFixed(2)}× on the first send)  (target ≥ 3×)  ${vsWebPush >= 3 ? 'MET' : 'NOT MET'}`,
   );
-  console.log(`  memory: RSS ${r.rssBeforeMb} MB before the send, peak ${r.rssPeakMb} MB during it (+${Math.round((r.rssPeakMb - r.rssBeforeMb) * 10) / 10} MB)`);
-  console.log(`  ratio vs web-push: ${vsWebPush.toFixed(2)}×  (target ≥ 3×)  ${vsWebPush >= 3 ? 'MET' : 'NOT MET'}`);
-  console.log(`  ratio vs one-thread encryption: ${(vsFloor * 100).toFixed(0)}%`);
-  console.log(`  ratio vs all-core floor:        ${(vsAllCores * 100).toFixed(0)}%  (target ≥ 80%)  ${vsAllCores >= 0.8 ? 'MET' : 'NOT MET'}`);
+  console.log(`  ratio vs one-thread encryption: ${(vsFloor * 100).toFixed(0)}% warm (${((r.heraldPerSecond / r.floorPerSecond) * 100).toFixed(0)}% on the first send)`);
+  // A worker sends warm for days; the first send also pays V8's compilation of the sending path (the CPU per message below).
+  console.log(
+    `  ratio vs all-core floor:        ${(vsAllCores * 100).toFixed(0)}% warm (${(vsAllCoresCold * 100).toFixed(0)}% on the first send)  (target ≥ 80%)  ${vsAllCores >= 0.8 ? 'MET' : 'NOT MET'}`,
+  );
   // What the all-core target asks of the CPU: on this machine the push
   // service shares the cores, so the floor Herald could reach is the floor
   // on the cores the push service leaves (its share measured above), and
   // Herald's CPU per message against bare encryption's says how far each
   // message's HTTP, TLS, database and scheduling work is from free.
-  const heraldCpuMicros = (r.heraldCpuSeconds / r.subscribers) * 1e6;
   const floorCpuMicros = 1e6 / r.floorPerSecond;
-  const pushServiceCores = r.pushServiceCpuSeconds / r.heraldSeconds;
+  for (const [label, send] of [
+    ['first send', cold],
+    ['third send', warm],
+  ] as const) {
+    const cpu = cpuPerMessage(r, send);
+    console.log(
+      `  CPU per message, ${label}: Herald ${cpu.all.toFixed(0)} µs (main thread ${cpu.mainThread.toFixed(0)} µs, encryption threads ${cpu.encryption.toFixed(0)} µs, ` +
+        `V8's garbage-collection and compiler threads ${cpu.v8Helpers.toFixed(0)} µs, other threads ${cpu.other.toFixed(0)} µs), ` +
+        `bare encryption ${floorCpuMicros.toFixed(0)} µs: ${((floorCpuMicros / cpu.all) * 100).toFixed(0)}% of Herald's CPU is the encryption itself`,
+    );
+  }
+  const pushServiceCores = warm.pushServiceCpuSeconds / warm.seconds;
   const reachable = r.allCoreFloorPerSecond * Math.max(0, (r.threads - pushServiceCores) / r.threads);
-  const mainThreadMicros = (r.heraldMainThreadCpuSeconds / r.subscribers) * 1e6;
   console.log(
-    `  CPU per message: Herald ${heraldCpuMicros.toFixed(0)} µs (all threads: main thread ${mainThreadMicros.toFixed(0)} µs, encryption threads ${(heraldCpuMicros - mainThreadMicros).toFixed(0)} µs), ` +
-      `bare encryption ${floorCpuMicros.toFixed(0)} µs: ${((floorCpuMicros / heraldCpuMicros) * 100).toFixed(0)}% of Herald's CPU is the encryption itself`,
-  );
-  console.log(
-    `  the floor on the cores the push service left (${(r.threads - pushServiceCores).toFixed(2)} of ${r.threads}): ${Math.round(reachable).toLocaleString('en')} msg/s; ` +
-      `Herald ${((r.heraldPerSecond / reachable) * 100).toFixed(0)}% of it`,
+    `  the floor on the cores the push service left during the third send (${(r.threads - pushServiceCores).toFixed(2)} of ${r.threads}): ${Math.round(reachable).toLocaleString('en')} msg/s; ` +
+      `Herald ${((warmPerSecond / reachable) * 100).toFixed(0)}% of it`,
   );
   // The least any sender that encrypts and POSTs each message spends: the
   // encryption, plus the bare POST (its client side; the push service's side
@@ -481,7 +553,8 @@ function report(r: SendResult): void {
     `${(floorCpuMicros + postCpu).toFixed(0)} µs: at most ${((floorCpuMicros / (floorCpuMicros + postCpu)) * 100).toFixed(0)}% of the all-core floor with the push service on other cores, ` +
     `${((floorCpuMicros / (floorCpuMicros + postCpu + pushCpu)) * 100).toFixed(0)}% with it on these`;
   console.log(`  encryption + bare POST, the least CPU an HTTPS sender spends per message: HTTP/1.1 ${bound(postMicros, postPushMicros)}; HTTP/2 ${bound(http2Micros, http2PushMicros)}`);
-  console.log(`  Herald's main thread spends ${mainThreadMicros.toFixed(0)} µs per message, ${(mainThreadMicros - postMicros).toFixed(0)} µs more than the bare HTTP/1.1 POST (database, scheduling, thread hand-offs)`);
+  const mainThreadMicros = cpuPerMessage(r, warm).mainThread;
+  console.log(`  Herald's main thread spends ${mainThreadMicros.toFixed(0)} µs per message on the third send, ${(mainThreadMicros - postMicros).toFixed(0)} µs more than the bare HTTP/1.1 POST (database, scheduling, thread hand-offs)`);
   const withDecisions = r.decisionsPerSecond / r.allCoreFloorPerSecond;
   const without = r.plainMeanPerSecond / r.allCoreFloorPerSecond;
   const kept = withDecisions / without;

@@ -43,3 +43,32 @@ export function clusterCpuBetween(before: Map<number, number>, after: Map<number
   for (const [pid, used] of after) seconds += Math.max(0, used - (before.get(pid) ?? 0));
   return seconds;
 }
+
+/**
+ * CPU seconds used so far by each named group of `pid`'s threads alive now,
+ * by the name proc(5) gives the thread (`comm`, at most 15 characters): a
+ * worker thread carries the `name` it was started with ("herald-push-enc"
+ * for the encryption pool), V8's own helper threads (garbage collection,
+ * compilation) are "V8Worker" and "DelayedTaskSche", libuv's pool
+ * "libuv-worker", the main thread "MainThread" (or the program's name).
+ */
+export function threadCpuSecondsByName(pid: number = process.pid): Map<string, number> {
+  const seconds = new Map<string, number>();
+  let tasks: string[];
+  try {
+    tasks = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return seconds;
+  }
+  for (const task of tasks) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+      seconds.set(name, (seconds.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return seconds;
+}

@@ -1,7 +1,9 @@
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sampledMatchingQuery, selectActiveSubscribers } from '../src/features/segments/repository';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { countSampledMatchingEach, sampledMatchingQuery, selectActiveSubscribers } from '../src/features/segments/repository';
+import { SAMPLE_PREDICATE } from '../src/db/migrations/0030_subscriber_search_and_sample';
 import { sql } from 'kysely';
+import type { SegmentRules } from '@herald/contracts';
 import { ESTIMATE_FROM_ACTIVE, roundEstimate } from '../src/features/segments/sample-estimate';
 import { ManualClock } from '../src/platform/clock';
 import { createTestApp, type TestApp, type TestUser } from './support/test-app';
@@ -159,6 +161,17 @@ describe('segment counts estimated from a sample on a large site', () => {
     expect(ids.length).toBe(rows.filter((row) => row.is_active === 1 && row.browser === 'Firefox').length);
   });
 
+  it('reads the sample in as few parts as the tags allow when the segments name more tags than one read joins', async () => {
+    // Four segments of twenty tags each (SEGMENT_TAGS_MAX), one of them "vip": 77 tags, more than SQLite joins in one statement.
+    const manyTags = (k: number) => ['vip', ...Array.from({ length: 19 }, (_, i) => `campaign-${k}-${i}`)];
+    const rulesList: SegmentRules[] = [{ tags: ['vip'] }, ...[0, 1, 2, 3].map((k) => ({ tags: manyTags(k) })), { browser: 'Chrome', tags: ['vip'] }];
+    const sampledActive = rows.filter((row) => row.is_active === 1 && inSample(row.id));
+    const vips = sampledActive.filter((row) => row.vip).length;
+    const chromeVips = sampledActive.filter((row) => row.vip && row.browser === 'Chrome').length;
+    expect(vips).toBeGreaterThan(0);
+    expect(await countSampledMatchingEach(t.ctx.db, bigSite, rulesList, now)).toEqual([vips, 0, 0, 0, 0, chromeVips]);
+  });
+
   it('counts exactly: everyone (the active counter), a rare segment, and a small site', async () => {
     const everyone = await t.request('GET', `/api/sites/${bigSite}/audience`, { token: owner.token });
     expect(everyone.body.data).toEqual({ count: rows.filter((row) => row.is_active === 1).length, is_estimate: false, sample_size: null, segment_id: null });
@@ -172,5 +185,54 @@ describe('segment counts estimated from a sample on a large site', () => {
 
     const small = await create(smallSite, 'Chrome', { browser: 'Chrome' });
     expect(small).toMatchObject({ estimated_count: 18, is_estimate: false, sample_size: null });
+  });
+
+  it('lists every segment with the count its own estimate gives, reading the sample once for all of them', async () => {
+    for (const [name, rules] of [
+      ['French', { country: 'FR' }],
+      ['Safari, 10+ days', { browser: 'Safari', subscribed_days_ago: 10 }],
+      ['German VIPs', { country: 'DE', tags: ['vip'] }],
+    ] as const) {
+      await create(bigSite, name, rules);
+    }
+    const executor = t.ctx.db.getExecutor();
+    const execute = executor.executeQuery.bind(executor);
+    const statements: string[] = [];
+    const spy = vi.spyOn(executor, 'executeQuery').mockImplementation((compiled, ...rest) => {
+      statements.push(compiled.sql);
+      return execute(compiled, ...rest);
+    });
+    let listed: any[];
+    try {
+      listed = (await t.request('GET', `/api/sites/${bigSite}/segments`, { token: owner.token })).body.data.segments;
+    } finally {
+      spy.mockRestore();
+    }
+    // Ten segments, two of them too rare in the sample to estimate (Rare, German VIPs: about 40 sampled matches) and counted exactly.
+    // The sample is read twice, however many segments: its size, then every segment's matches.
+    expect(listed.length).toBe(10);
+    expect(listed.filter((segment) => !segment.is_estimate).map((segment) => segment.name).sort()).toEqual(['German VIPs', 'Rare']);
+    expect(statements.filter((text) => text.includes(SAMPLE_PREDICATE)).length).toBe(2);
+    // Each count as the test's own reckoning from the rows has it, and as the segment's own estimate answers.
+    const matchers: Record<string, (row: Row) => boolean> = {
+      'Segment 0': (row) => row.browser === 'Chrome',
+      'Segment 1': (row) => row.country === 'US' || row.country === 'DE',
+      'Segment 2': (row) => row.browser === 'Firefox' && row.subscribed_at <= now - 30 * DAY,
+      'Segment 3': (row) => row.vip,
+      'Chrome VIPs': (row) => row.vip && row.browser === 'Chrome',
+      'Firefox for the send': (row) => row.browser === 'Firefox',
+      Rare: (row) => row.browser === 'Safari' && row.country === 'JP' && row.vip && row.subscribed_at <= now - 59 * DAY,
+      French: (row) => row.country === 'FR',
+      'Safari, 10+ days': (row) => row.browser === 'Safari' && row.subscribed_at <= now - 10 * DAY,
+      'German VIPs': (row) => row.country === 'DE' && row.vip,
+    };
+    for (const segment of listed) {
+      const want = expectedEstimate(matchers[segment.name]!);
+      expect(segment, segment.name).toMatchObject(segment.is_estimate ? { estimated_count: want.estimated_count, sample_size: want.sample_size } : { estimated_count: want.exact, sample_size: null });
+      const estimate = await t.request('POST', `/api/segments/${segment.id}/estimate`, { token: owner.token });
+      expect({ estimated_count: segment.estimated_count, is_estimate: segment.is_estimate, sample_size: segment.sample_size }, segment.name).toEqual(estimate.body.data);
+    }
+    const small = (await t.request('GET', `/api/sites/${smallSite}/segments`, { token: owner.token })).body.data.segments;
+    expect(small.map((segment: any) => [segment.estimated_count, segment.is_estimate])).toEqual([[18, false]]);
   });
 });

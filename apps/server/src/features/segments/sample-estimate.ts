@@ -20,7 +20,7 @@ import { SEGMENT_ESTIMATE_FROM_ACTIVE, type SegmentRules } from '@herald/contrac
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/schema';
 import { readActiveSubscriberCount } from '../analytics/site-counters';
-import { countSampledActive, countSampledMatching } from './repository';
+import { countSampledActive, countSampledMatching, countSampledMatchingEach } from './repository';
 import { hasRules } from './segment-rules';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -30,6 +30,15 @@ export const ESTIMATE_FROM_ACTIVE = SEGMENT_ESTIMATE_FROM_ACTIVE;
 /** Fewer sampled subscribers than this (an unlucky id spread): counted exactly. */
 const MIN_SAMPLE = 1_000;
 const MIN_SAMPLE_MATCHES = 50;
+/**
+ * Up to this many segments, each is counted in the sample on its own: an
+ * index range of it where the rules allow, a few milliseconds. More are
+ * counted in one read of the whole sample, grouped (repository.ts,
+ * countSampledMatchingEach), which costs about what four (PostgreSQL) to
+ * eight (SQLite) single counts do: 15 and 22 ms on the million-subscriber
+ * site of bench:lists, where 40 single counts took 151 and 210 ms.
+ */
+const READ_ALONE_UP_TO = 8;
 
 /** A segment's count: exact (sample_size null) or estimated from `sample_size` sampled active subscribers. */
 export interface SegmentCount {
@@ -61,22 +70,38 @@ export function roundEstimate(value: number): number {
 }
 
 /**
- * Active subscribers of the site matching the rules at `now`: exact on a
- * site below ESTIMATE_FROM_ACTIVE (and for rules that match everyone, from
- * the exact counter), else estimated from the sample (see above).
+ * Active subscribers of the site matching each of several segments' rules at
+ * `now`, in the rules' order: exact on a site below ESTIMATE_FROM_ACTIVE
+ * (and for rules that match everyone, from the exact counter), else
+ * estimated from the sample (see above): each segment on its own, or, for
+ * more than READ_ALONE_UP_TO (a long segments list), all of them in one read
+ * of the sample. A segment too rare in the sample is then counted exactly on
+ * its own.
  */
-export async function countSegment(
+export async function countSegments(
   db: Db,
   siteId: string,
-  rules: SegmentRules,
+  rulesList: readonly SegmentRules[],
   now: number,
   basis: EstimateBasis,
-  countExactly: () => Promise<number>,
-): Promise<SegmentCount> {
-  if (!hasRules(rules)) return { count: basis.active, sample_size: null };
-  if (basis.active >= ESTIMATE_FROM_ACTIVE && basis.sampled >= MIN_SAMPLE) {
-    const matching = await countSampledMatching(db, siteId, rules, now);
-    if (matching >= MIN_SAMPLE_MATCHES) return { count: roundEstimate((matching * basis.active) / basis.sampled), sample_size: basis.sampled };
+  countExactly: (rules: SegmentRules) => Promise<number>,
+): Promise<SegmentCount[]> {
+  const estimating = basis.active >= ESTIMATE_FROM_ACTIVE && basis.sampled >= MIN_SAMPLE;
+  const withRules = estimating ? rulesList.filter(hasRules) : [];
+  let sampled: number[] = [];
+  if (withRules.length > READ_ALONE_UP_TO) sampled = await countSampledMatchingEach(db, siteId, withRules, now);
+  // One at a time: a pool has few connections and other requests need them.
+  else for (const rules of withRules) sampled.push(await countSampledMatching(db, siteId, rules, now));
+  const matchingOf = new Map(withRules.map((rules, i) => [rules, sampled[i]]));
+  const counts: SegmentCount[] = [];
+  for (const rules of rulesList) {
+    if (!hasRules(rules)) {
+      counts.push({ count: basis.active, sample_size: null });
+      continue;
+    }
+    const matching = matchingOf.get(rules);
+    if (matching !== undefined && matching >= MIN_SAMPLE_MATCHES) counts.push({ count: roundEstimate((matching * basis.active) / basis.sampled), sample_size: basis.sampled });
+    else counts.push({ count: await countExactly(rules), sample_size: null });
   }
-  return { count: await countExactly(), sample_size: null };
+  return counts;
 }

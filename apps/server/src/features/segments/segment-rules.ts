@@ -1,10 +1,10 @@
 // The one definition of "a subscriber matches a segment" (spec §2 Segments:
-// rules combine with AND; only non-empty rules count). Counting a segment and
-// sending to it both go through applySegmentRules, so an estimate and a send
-// can never disagree about who is in.
+// rules combine with AND; only non-empty rules count). Counting a segment,
+// estimating it from the sample and sending to it all take their conditions
+// from segmentRuleConditions, so an estimate and a send can never disagree
+// about who is in.
 import { countryCodesOf, segmentRules, type SegmentRules } from '@herald/contracts';
-import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import { TAG_SAMPLE_PREDICATE } from '../../db/migrations/0032_subscriber_tags_sample';
+import { type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Database } from '../../db/schema';
 
 const DAY_MS = 86_400_000;
@@ -17,17 +17,15 @@ const DAY_MS = 86_400_000;
  *   (spec hint: "7 for users subscribed 7+ days ago");
  * - tags: the subscriber has every listed tag (subscriber_tags, exact match).
  *
- * `sampleOfSite`: the query counts only the estimate sample of that site
- * (sample-estimate.ts). A sampled subscriber's tag rows are in the tags'
- * sample too (both are chosen by the subscriber's id), so saying so changes
- * no answer; it lets the small partial index subscriber_tags_sample
- * (migration 0032) serve the tag conditions.
+ * `hasTag`: how the query tells that the subscriber has a tag, when not by
+ * looking the subscriber's tag row up (the estimate's read of the sample
+ * joins each tag's sampled holders once: repository.ts).
  */
 export function segmentRuleConditions(
   eb: ExpressionBuilder<Database, 'subscribers'>,
   rules: SegmentRules,
   now: number,
-  sampleOfSite?: string,
+  hasTag?: (tag: string) => Expression<SqlBool>,
 ): Array<Expression<SqlBool>> {
   const conditions: Array<Expression<SqlBool>> = [];
   if (rules.browser) conditions.push(eb('subscribers.browser', '=', rules.browser));
@@ -37,36 +35,27 @@ export function segmentRuleConditions(
     // A stored rule always has a code; an empty list would be `IN ()`, invalid SQL.
     if (codes.length) conditions.push(eb('subscribers.country', 'in', codes));
   }
-  if (rules.subscribed_days_ago !== undefined) conditions.push(eb('subscribers.subscribed_at', '<=', now - rules.subscribed_days_ago * DAY_MS));
+  const subscribedBy = subscribedByOf(rules, now);
+  if (subscribedBy !== undefined) conditions.push(eb('subscribers.subscribed_at', '<=', subscribedBy));
   for (const tag of rules.tags ?? []) {
-    if (sampleOfSite !== undefined) {
-      // As a list (the tag's sampled holders, a few thousand at most), which SQLite reads once
-      // and looks up by id, where a correlated EXISTS would probe subscriber_tags per sampled row.
-      conditions.push(
-        eb(
-          'subscribers.id',
-          'in',
-          eb
-            .selectFrom('subscriber_tags')
-            .select('subscriber_tags.subscriber_id')
-            .where('subscriber_tags.site_id', '=', sampleOfSite)
-            .where('subscriber_tags.tag', '=', tag)
-            .where(sql.raw<SqlBool>(TAG_SAMPLE_PREDICATE)),
-        ),
-      );
-      continue;
-    }
     conditions.push(
-      eb.exists(
-        eb
-          .selectFrom('subscriber_tags')
-          .select('subscriber_tags.tag')
-          .whereRef('subscriber_tags.subscriber_id', '=', 'subscribers.id')
-          .where('subscriber_tags.tag', '=', tag),
-      ),
+      hasTag
+        ? hasTag(tag)
+        : eb.exists(
+            eb
+              .selectFrom('subscriber_tags')
+              .select('subscriber_tags.tag')
+              .whereRef('subscriber_tags.subscriber_id', '=', 'subscribers.id')
+              .where('subscriber_tags.tag', '=', tag),
+          ),
     );
   }
   return conditions;
+}
+
+/** The latest `subscribed_at` the rules accept at `now` (subscribed_days_ago), if they have that rule. */
+export function subscribedByOf(rules: SegmentRules, now: number): number | undefined {
+  return rules.subscribed_days_ago === undefined ? undefined : now - rules.subscribed_days_ago * DAY_MS;
 }
 
 /** True when segmentRuleConditions adds any condition: rules that add none match every active subscriber. */
@@ -78,17 +67,11 @@ export function hasRules(rules: SegmentRules): boolean {
 /**
  * Narrows a query over `subscribers` to those matching the segment's rules
  * at `now` (epoch ms, from the clock — or the run's start when sending).
- * Site and active state are the caller's: this adds the rules only
- * (`sampleOfSite`: see segmentRuleConditions).
+ * Site and active state are the caller's: this adds the rules only.
  */
-export function applySegmentRules<O>(
-  query: SelectQueryBuilder<Database, 'subscribers', O>,
-  rules: SegmentRules,
-  now: number,
-  sampleOfSite?: string,
-): SelectQueryBuilder<Database, 'subscribers', O> {
+export function applySegmentRules<O>(query: SelectQueryBuilder<Database, 'subscribers', O>, rules: SegmentRules, now: number): SelectQueryBuilder<Database, 'subscribers', O> {
   return query.where((eb) => {
-    const conditions = segmentRuleConditions(eb, rules, now, sampleOfSite);
+    const conditions = segmentRuleConditions(eb, rules, now);
     return conditions.length ? eb.and(conditions) : eb.lit(true);
   });
 }

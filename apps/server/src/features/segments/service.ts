@@ -10,11 +10,18 @@ import { checkSiteRole } from '../../platform/site-roles';
 import { changedFields, recordAudit } from '../audit-log/record';
 import { requireSiteRole } from '../sites/service';
 import * as repo from './repository';
-import { countSegment, estimateBasis, type EstimateBasis } from './sample-estimate';
+import { countSegments, estimateBasis } from './sample-estimate';
 import { parseStoredRules } from './segment-rules';
 import { describeSegmentUses, findSegmentUses } from './segment-uses';
 
 type Db = Kysely<Database> | Transaction<Database>;
+
+/** A count as the API shows it: `is_estimate` with the sample's size, or exact. */
+interface CountShown {
+  count: number;
+  is_estimate: boolean;
+  sample_size: number | null;
+}
 
 /** The key two segments of a site may not share: names differ by more than case and spacing. */
 const nameKey = (name: string) => name.trim().replace(/\s+/g, ' ').toLowerCase();
@@ -52,17 +59,19 @@ export function createSegmentsService(ctx: AppContext) {
     return checkSiteRole(await repo.findSegmentOfUser(db, userId, id), needed, 'Segment');
   }
 
-  /** Active subscribers matching now: exact, or on a large site estimated from a sample and labelled so (sample-estimate.ts). */
-  async function segmentCount(siteId: string, rules: SegmentRules, basis?: EstimateBasis): Promise<{ count: number; is_estimate: boolean; sample_size: number | null }> {
+  /** Active subscribers matching now, per rules: exact, or on a large site estimated from a sample and labelled so (sample-estimate.ts). */
+  async function segmentCounts(siteId: string, rulesList: readonly SegmentRules[]): Promise<CountShown[]> {
     const now = clock.now();
-    const counted = await countSegment(db, siteId, rules, now, basis ?? (await estimateBasis(db, siteId)), () => repo.countMatchingSubscribers(db, siteId, rules, now));
-    return { count: counted.count, is_estimate: counted.sample_size !== null, sample_size: counted.sample_size };
+    const counted = await countSegments(db, siteId, rulesList, now, await estimateBasis(db, siteId), (rules) => repo.countMatchingSubscribers(db, siteId, rules, now));
+    return counted.map(({ count, sample_size }) => ({ count, is_estimate: sample_size !== null, sample_size }));
+  }
+
+  async function segmentCount(siteId: string, rules: SegmentRules): Promise<CountShown> {
+    return (await segmentCounts(siteId, [rules]))[0]!;
   }
 
   /** Spec §3: estimated_count is the number of active subscribers matching now. */
-  async function toResponse(row: SegmentRow, basis?: EstimateBasis): Promise<Segment> {
-    const rules = rulesOf(row);
-    const { count, is_estimate, sample_size } = await segmentCount(row.site_id, rules, basis);
+  function toResponse(row: SegmentRow, rules: SegmentRules, { count, is_estimate, sample_size }: CountShown): Segment {
     return {
       id: row.id,
       site_id: row.site_id,
@@ -76,19 +85,23 @@ export function createSegmentsService(ctx: AppContext) {
     };
   }
 
+  async function withCount(row: SegmentRow): Promise<Segment> {
+    const rules = rulesOf(row);
+    return toResponse(row, rules, await segmentCount(row.site_id, rules));
+  }
+
   return {
     async list(userId: string, siteId: string): Promise<Segment[]> {
       await requireSiteRole(ctx, userId, siteId, 'viewer');
       const rows = await repo.listSegmentsOfSite(db, siteId, SEGMENTS_PER_SITE_MAX);
-      const segments: Segment[] = [];
-      // The site's counter and sample size once for the list; then one count at a time (a pool has few connections).
-      const basis = await estimateBasis(db, siteId);
-      for (const row of rows) segments.push(await toResponse(row, basis));
-      return segments;
+      // The site's counter and sample size once for the list; the counts one by one, or in one read of the sample for a long list (sample-estimate.ts).
+      const rules = rows.map(rulesOf);
+      const counts = await segmentCounts(siteId, rules);
+      return rows.map((row, i) => toResponse(row, rules[i]!, counts[i]!));
     },
 
     async get(userId: string, id: string): Promise<Segment> {
-      return toResponse(await ownedSegment(userId, id, 'viewer'));
+      return withCount(await ownedSegment(userId, id, 'viewer'));
     },
 
     async create(userId: string, siteId: string, input: CreateSegmentInput): Promise<Segment> {
@@ -115,7 +128,7 @@ export function createSegmentsService(ctx: AppContext) {
         if (isUniqueViolation(error)) throw duplicateName(input.name);
         throw error;
       }
-      return toResponse(row);
+      return withCount(row);
     },
 
     /**
@@ -141,7 +154,7 @@ export function createSegmentsService(ctx: AppContext) {
         if (isUniqueViolation(error)) throw duplicateName(input.name ?? existing.name);
         throw error;
       }
-      return toResponse((await repo.findSegmentOfSite(db, existing.site_id, id)) ?? existing);
+      return withCount((await repo.findSegmentOfSite(db, existing.site_id, id)) ?? existing);
     },
 
     /**

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../src/db/migrate';
-import { insertOwnerAndSite, openDatabaseAt, type OldDatabase } from './support/old-schema';
+import { indexDefinitionOf, insertOwnerAndSite, openDatabaseAt, type OldDatabase } from './support/old-schema';
 import { subscriberRow } from './support/subscriber-rows';
 
 // Migration 0031 on a database of 0029 (issue 15 part 3): the (site_id,
@@ -16,13 +16,7 @@ describe('migration 0031 on a database of 0029 with subscribers', () => {
   let old: OldDatabase;
   let db: Kysely<any>;
 
-  async function indexDefinition(): Promise<string> {
-    const rows =
-      old.handle.kind === 'postgres'
-        ? await sql<{ definition: string }>`SELECT indexdef AS definition FROM pg_indexes WHERE indexname = 'subscribers_site_external'`.execute(db)
-        : await sql<{ definition: string }>`SELECT sql AS definition FROM sqlite_master WHERE type = 'index' AND name = 'subscribers_site_external'`.execute(db);
-    return rows.rows[0]?.definition ?? '';
-  }
+  const indexDefinition = () => indexDefinitionOf(old, 'subscribers_site_external');
 
   async function planOfLookup(): Promise<string> {
     if (old.handle.kind === 'postgres') {

@@ -6,7 +6,7 @@ import { migrateToLatest } from '../src/db/migrate';
 import { migrationsFor } from '../src/db/migrations';
 import type { Database } from '../src/db/schema';
 import { sampledMatchingEachQuery } from '../src/features/segments/repository';
-import { insertOwnerAndSite, openDatabaseAt, type OldDatabase } from './support/old-schema';
+import { indexDefinitionOf, insertOwnerAndSite, openDatabaseAt, type OldDatabase } from './support/old-schema';
 import { subscriberRow } from './support/subscriber-rows';
 
 // Migration 0038 on a database of 0037 (docs/product.md, "Segments"): the
@@ -28,13 +28,7 @@ describe('migration 0038 on a database of 0037 with subscribers', () => {
   let old: OldDatabase;
   let db: Kysely<any>;
 
-  async function sampleIndex(): Promise<string> {
-    const rows =
-      old.handle.kind === 'postgres'
-        ? await sql<{ definition: string }>`SELECT indexdef AS definition FROM pg_indexes WHERE indexname = 'subscribers_site_sample'`.execute(db)
-        : await sql<{ definition: string }>`SELECT sql AS definition FROM sqlite_master WHERE type = 'index' AND name = 'subscribers_site_sample'`.execute(db);
-    return rows.rows[0]?.definition ?? '';
-  }
+  const sampleIndex = () => indexDefinitionOf(old, 'subscribers_site_sample');
 
   /** The plan of the segments list's read of the sample, for a tag and a browser. */
   async function planOfSampleRead(): Promise<string> {

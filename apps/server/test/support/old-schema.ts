@@ -87,3 +87,12 @@ export async function indexesOf(old: OldDatabase, table: string): Promise<string
       : await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ${table}`.execute(old.db);
   return rows.rows.map((row) => row.name);
 }
+
+/** An index's definition as the database keeps it (PostgreSQL's indexdef, SQLite's CREATE INDEX text); '' when there is none. */
+export async function indexDefinitionOf(old: OldDatabase, name: string): Promise<string> {
+  const rows =
+    old.handle.kind === 'postgres'
+      ? await sql<{ definition: string }>`SELECT indexdef AS definition FROM pg_indexes WHERE indexname = ${name}`.execute(old.db)
+      : await sql<{ definition: string }>`SELECT sql AS definition FROM sqlite_master WHERE type = 'index' AND name = ${name}`.execute(old.db);
+  return rows.rows[0]?.definition ?? '';
+}

@@ -209,7 +209,7 @@ describe('segment counts estimated from a sample on a large site', () => {
       spy.mockRestore();
     }
     // Ten segments, two of them too rare in the sample to estimate (Rare, German VIPs: about 40 sampled matches) and counted exactly.
-    // The sample is read twice, however many segments: its size, then every segment's matches.
+    // A list this long (more than eight) reads the sample twice, however many segments: its size, then every segment's matches.
     expect(listed.length).toBe(10);
     expect(listed.filter((segment) => !segment.is_estimate).map((segment) => segment.name).sort()).toEqual(['German VIPs', 'Rare']);
     expect(statements.filter((text) => text.includes(SAMPLE_PREDICATE)).length).toBe(2);

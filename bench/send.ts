@@ -181,7 +181,7 @@ async function measure(subscriberCount: number, baselineMessages: number): Promi
 
     // --- Herald ---
     global.gc?.();
-    const pushClient = new PushClient({ concurrency: config.pushConcurrency, connect: { ca: certificate.ca }, allowOrigin: pushOriginPolicy(config.extraPushOrigins) });
+    const pushClient = new PushClient({ concurrency: config.pushConcurrency, connectionsPerOrigin: config.pushConnections, connect: { ca: certificate.ca }, allowOrigin: pushOriginPolicy(config.extraPushOrigins) });
     const engine = startEngine(ctx, { scheduler: true, worker: true, pushClient });
     /** Sends one notification to the whole audience; its seconds, checking every push was sent. */
     const heraldSend = async (notificationId: string): Promise<number> => {

@@ -102,6 +102,8 @@ const envSchema = z.object({
   RSS_POLL_INTERVAL_SECONDS: positiveInt('seconds').default(900),
   SCHEDULER_INTERVAL_MS: positiveInt('milliseconds').default(1000),
   PUSH_CONCURRENCY: positiveInt('requests in flight per process').default(200),
+  // HTTP/1.1 carries one request at a time per connection: a process sends at most PUSH_CONNECTIONS ÷ round trip per push service (deploy/README.md, "Sizing").
+  PUSH_CONNECTIONS: positiveInt('connections per push service').max(1024, 'must be at most 1024').default(32),
   WORKER_CONCURRENCY: positiveInt('batch jobs per process').default(4),
   DELIVERY_LEASE_SECONDS: positiveInt('seconds').default(120),
   DELIVERY_RETRY_BASE_MS: positiveInt('milliseconds').default(2000),
@@ -169,6 +171,8 @@ export interface Config {
   rssPollIntervalSeconds: number;
   schedulerIntervalMs: number;
   pushConcurrency: number;
+  /** Keep-alive connections per push-service origin per process (PUSH_CONNECTIONS). */
+  pushConnections: number;
   workerConcurrency: number;
   /** How long a worker owns a claimed run or delivery before others may take it over. */
   deliveryLeaseMs: number;
@@ -263,6 +267,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rssPollIntervalSeconds: e.RSS_POLL_INTERVAL_SECONDS,
     schedulerIntervalMs: e.SCHEDULER_INTERVAL_MS,
     pushConcurrency: e.PUSH_CONCURRENCY,
+    pushConnections: e.PUSH_CONNECTIONS,
     workerConcurrency: e.WORKER_CONCURRENCY,
     deliveryLeaseMs: e.DELIVERY_LEASE_SECONDS * 1000,
     deliveryRetryBaseMs: e.DELIVERY_RETRY_BASE_MS,

@@ -22,6 +22,7 @@ export interface RoleOptions {
 export function createPushClient(config: Config, metrics?: PushMetrics): PushClient {
   return new PushClient({
     concurrency: config.pushConcurrency,
+    connectionsPerOrigin: config.pushConnections,
     requestTimeoutMs: config.pushTimeoutMs,
     allowOrigin: pushOriginPolicy(config.extraPushOrigins),
     metrics,

@@ -3,6 +3,7 @@
 import { execFile } from 'node:child_process';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config';
 import { createEncryptionPool, type PushEncryptor } from '../../src/delivery/encryption-pool';
 import { createPayloadTemplate } from '../../src/delivery/payload';
 import { PushClient } from '../../src/delivery/push-client';
@@ -11,6 +12,7 @@ import type { PushMessage } from '../../src/delivery/push-message';
 import { parseRetryAfter, type PushOutcome } from '../../src/delivery/push-outcome';
 import { pushTopic } from '../../src/delivery/topic';
 import { vapidSubject } from '../../src/delivery/vapid';
+import { createPushClient } from '../../src/roles';
 import { generateVapidKeys } from '../../src/delivery/vapid-keys';
 import { PushService, type PushServiceOptions, type TestSubscription } from '../support/push-service';
 import { createTestCertificate } from '../support/test-certificate';
@@ -100,6 +102,18 @@ describe('push client: delivery', () => {
     expect(stats.connections.total).toBeLessThanOrEqual(6);
     // One VAPID token for the whole run.
     expect(new Set(service.messages.map((m) => m.headers.authorization)).size).toBe(1);
+  });
+
+  it('keeps to PUSH_CONNECTIONS per push service: one request per connection at a time, so that many at once', async () => {
+    // HTTP/1.1 carries one request at a time per connection: a process sends at most PUSH_CONNECTIONS ÷ round trip (deploy/README.md, "Sizing").
+    const service = await pushService();
+    service.setAnswer({ status: 201, delayMs: 40 });
+    const client = createPushClient(loadConfig({ PUSH_CONNECTIONS: '5', EXTRA_PUSH_ORIGINS: service.origin }));
+    cleanups.push(() => client.close());
+    const outcomes = await sendAll(client, Array.from({ length: 40 }, (_, i) => message(service.createSubscription(), i)));
+    expect([...outcomes.values()].every((outcome) => outcome.kind === 'sent')).toBe(true);
+    expect(service.stats().connections.total).toBe(5);
+    expect(service.stats().maxInFlight).toBe(5);
   });
 
   it('sends a single message with send(), encrypting on the calling thread too', async () => {

@@ -53,6 +53,13 @@ describe('configuration from the environment', () => {
     expect(problems).not.toContain('short');
   });
 
+  it('reads PUSH_CONNECTIONS (32 per push service by default, at most 1024)', () => {
+    expect(loadConfig({}).pushConnections).toBe(32);
+    expect(loadConfig({ PUSH_CONNECTIONS: '256' }).pushConnections).toBe(256);
+    expect(() => loadConfig({ PUSH_CONNECTIONS: '0' })).toThrow(/- PUSH_CONNECTIONS: /);
+    expect(() => loadConfig({ PUSH_CONNECTIONS: '5000' })).toThrow(/PUSH_CONNECTIONS: must be at most 1024/);
+  });
+
   it('needs ADMIN_PASSWORD with ADMIN_EMAIL, of at least 8 characters', () => {
     expect(() => loadConfig({ ADMIN_EMAIL: 'a@example.com' })).toThrow(/ADMIN_PASSWORD: must be set when ADMIN_EMAIL is set/);
     expect(() => loadConfig({ ADMIN_EMAIL: 'a@example.com', ADMIN_PASSWORD: 'short' })).toThrow(/at least 8 characters/);

@@ -8,7 +8,7 @@ import type { Database, SegmentRow, SegmentsTable } from '../../db/schema';
 import type { WithMemberRole } from '../../platform/site-roles';
 import { readActiveSubscriberCount } from '../analytics/site-counters';
 import type { SegmentUse } from './segment-uses';
-import { applySegmentRules, hasRules, segmentRuleConditions, subscribedByOf } from './segment-rules';
+import { applySegmentRules, hasRules, segmentRulesMatch, subscribedByOf } from './segment-rules';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -131,10 +131,7 @@ function sampledHoldersOf(db: Db, siteId: string, tag: string) {
  * of its sampled holders, read once.
  */
 export function sampledMatchingQuery(db: Db, siteId: string, rules: SegmentRules, now: number) {
-  return sampledActive(db, siteId).where((eb) => {
-    const conditions = segmentRuleConditions(eb, rules, now, (tag) => eb('subscribers.id', 'in', sampledHoldersOf(db, siteId, tag)));
-    return conditions.length ? eb.and(conditions) : eb.lit(true);
-  });
+  return applySegmentRules(sampledActive(db, siteId), rules, now, (tag, eb) => eb('subscribers.id', 'in', sampledHoldersOf(db, siteId, tag)));
 }
 
 export async function countSampledMatching(db: Db, siteId: string, rules: SegmentRules, now: number): Promise<number> {
@@ -146,7 +143,7 @@ export async function countSampledMatching(db: Db, siteId: string, rules: Segmen
  * subscribers matching them, in one read of the sample (one per
  * TAGS_PER_READ tags the rules name between them): the segments list shows
  * up to SEGMENTS_PER_SITE_MAX counts, and a read each would cost that many
- * reads. The conditions are segmentRuleConditions', as for one segment.
+ * reads. The condition is segmentRulesMatch, as for one segment.
  */
 export async function countSampledMatchingEach(db: Db, siteId: string, rulesList: readonly SegmentRules[], now: number): Promise<number[]> {
   const counts: number[] = [];
@@ -196,8 +193,8 @@ function partsByTags(rulesList: readonly SegmentRules[]): SegmentRules[][] {
  *   holders, on the subscriber's id (which the sample's index holds since
  *   migration 0038); a subscriber has at most one row per tag (the table's
  *   key), so a join adds no rows.
- * - Each segment's conditions, segmentRuleConditions' as for a send, then
- *   add up the groups they match (`sum(n) filter (where …)`): a few thousand
+ * - Each segment's condition, segmentRulesMatch as for a send, then adds
+ *   up the groups it matches (`sum(n) filter (where …)`): a few thousand
  *   groups at most, instead of every sampled subscriber per segment.
  */
 export function sampledMatchingEachQuery(db: Db, siteId: string, rulesList: readonly SegmentRules[], now: number) {
@@ -229,13 +226,12 @@ export function sampledMatchingEachQuery(db: Db, siteId: string, rulesList: read
     .groupBy(Array.from({ length: 4 + tags.length }, (_, i) => sql.lit(i + 1)));
   // Named `subscribers`, with its columns' names, so the conditions read it as they read the table.
   return db.selectFrom(kinds.as('subscribers')).select((eb) =>
-    rulesList.map((rules, i) => {
-      const conditions = segmentRuleConditions(eb as unknown as ExpressionBuilder<Database, 'subscribers'>, rules, now, (tag) => sql<SqlBool>`${sql.ref(`subscribers.has_tag_${holders.get(tag)!}`)} = 1`);
-      return eb.fn
+    rulesList.map((rules, i) =>
+      eb.fn
         .sum<number | string | null>('subscribers.n')
-        .filterWhere(conditions.length ? sql<SqlBool>`${sql.join(conditions, sql` and `)}` : sql<SqlBool>`1 = 1`)
-        .as(`matching_${i}`);
-    }),
+        .filterWhere(segmentRulesMatch(eb as unknown as ExpressionBuilder<Database, 'subscribers'>, rules, now, (tag) => sql<SqlBool>`${sql.ref(`subscribers.has_tag_${holders.get(tag)!}`)} = 1`))
+        .as(`matching_${i}`),
+    ),
   );
 }
 

@@ -1,8 +1,8 @@
 // The one definition of "a subscriber matches a segment" (spec §2 Segments:
 // rules combine with AND; only non-empty rules count). Counting a segment,
-// estimating it from the sample and sending to it all take their conditions
-// from segmentRuleConditions, so an estimate and a send can never disagree
-// about who is in.
+// estimating it from the sample and sending to it all take their condition
+// from segmentRulesMatch, so an estimate and a send can never disagree about
+// who is in.
 import { countryCodesOf, segmentRules, type SegmentRules } from '@herald/contracts';
 import { type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Database } from '../../db/schema';
@@ -18,15 +18,10 @@ const DAY_MS = 86_400_000;
  * - tags: the subscriber has every listed tag (subscriber_tags, exact match).
  *
  * `hasTag`: how the query tells that the subscriber has a tag, when not by
- * looking the subscriber's tag row up (the estimate's read of the sample
- * joins each tag's sampled holders once: repository.ts).
+ * looking the subscriber's tag row up (the estimate reads the tag's sampled
+ * holders: repository.ts).
  */
-export function segmentRuleConditions(
-  eb: ExpressionBuilder<Database, 'subscribers'>,
-  rules: SegmentRules,
-  now: number,
-  hasTag?: (tag: string) => Expression<SqlBool>,
-): Array<Expression<SqlBool>> {
+function segmentRuleConditions(eb: ExpressionBuilder<Database, 'subscribers'>, rules: SegmentRules, now: number, hasTag?: HasTag): Array<Expression<SqlBool>> {
   const conditions: Array<Expression<SqlBool>> = [];
   if (rules.browser) conditions.push(eb('subscribers.browser', '=', rules.browser));
   if (rules.os) conditions.push(eb('subscribers.os', '=', rules.os));
@@ -40,7 +35,7 @@ export function segmentRuleConditions(
   for (const tag of rules.tags ?? []) {
     conditions.push(
       hasTag
-        ? hasTag(tag)
+        ? hasTag(tag, eb)
         : eb.exists(
             eb
               .selectFrom('subscriber_tags')
@@ -64,16 +59,25 @@ export function hasRules(rules: SegmentRules): boolean {
   return Boolean(rules.browser || rules.os || countries.length || rules.subscribed_days_ago !== undefined || rules.tags?.length);
 }
 
+/** How a query tells that the subscriber has a tag (segmentRuleConditions). */
+export type HasTag = (tag: string, eb: ExpressionBuilder<Database, 'subscribers'>) => Expression<SqlBool>;
+
+/**
+ * The condition "matches the segment's rules at `now`" (epoch ms, from the
+ * clock — or the run's start when sending) on a query over `subscribers`:
+ * every rule's condition, or true for rules that set none.
+ */
+export function segmentRulesMatch(eb: ExpressionBuilder<Database, 'subscribers'>, rules: SegmentRules, now: number, hasTag?: HasTag): Expression<SqlBool> {
+  const conditions = segmentRuleConditions(eb, rules, now, hasTag);
+  return conditions.length ? eb.and(conditions) : eb.lit(true);
+}
+
 /**
  * Narrows a query over `subscribers` to those matching the segment's rules
- * at `now` (epoch ms, from the clock — or the run's start when sending).
- * Site and active state are the caller's: this adds the rules only.
+ * at `now`. Site and active state are the caller's: this adds the rules only.
  */
-export function applySegmentRules<O>(query: SelectQueryBuilder<Database, 'subscribers', O>, rules: SegmentRules, now: number): SelectQueryBuilder<Database, 'subscribers', O> {
-  return query.where((eb) => {
-    const conditions = segmentRuleConditions(eb, rules, now);
-    return conditions.length ? eb.and(conditions) : eb.lit(true);
-  });
+export function applySegmentRules<O>(query: SelectQueryBuilder<Database, 'subscribers', O>, rules: SegmentRules, now: number, hasTag?: HasTag): SelectQueryBuilder<Database, 'subscribers', O> {
+  return query.where((eb) => segmentRulesMatch(eb, rules, now, hasTag));
 }
 
 /** The rules stored in segments.rules, or undefined when the document is unreadable. */

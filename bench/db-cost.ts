@@ -30,7 +30,7 @@ import { loadConfig } from '../apps/server/src/config';
 import { encryptPayload } from '../apps/server/src/delivery/encryption';
 import type { PushEncryptor } from '../apps/server/src/delivery/encryption-pool';
 import { PushClient } from '../apps/server/src/delivery/push-client';
-import type { SendAllSummary } from '../apps/server/src/delivery/push-client-options';
+import { DEFAULT_PUSH_CONCURRENCY, type SendAllSummary } from '../apps/server/src/delivery/push-client-options';
 import type { PushMessage } from '../apps/server/src/delivery/push-message';
 import type { PushOutcome } from '../apps/server/src/delivery/push-outcome';
 import { endpointHash } from '../apps/server/src/delivery/push-endpoints';
@@ -47,8 +47,8 @@ const { values } = parseArgs({
 const SUBSCRIBERS = Number(values.subscribers);
 if (!Number.isInteger(SUBSCRIBERS) || SUBSCRIBERS <= 0) throw new Error('--subscribers must be a positive whole number');
 
-/** PUSH_CONCURRENCY's default: results in flight at once. */
-const IN_FLIGHT = 200;
+/** Results in flight at once: PUSH_CONCURRENCY's default. */
+const IN_FLIGHT = DEFAULT_PUSH_CONCURRENCY;
 
 /** Accepts every message at once: the stand-in for encryption, VAPID and the push service. */
 class AcceptingPushClient extends PushClient {

@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { DELIVERY_RETENTION_DEFAULT_DAYS, DELIVERY_RETENTION_MIN_DAYS } from '@herald/contracts';
 import { z } from 'zod';
+import { DEFAULT_PUSH_CONCURRENCY, DEFAULT_PUSH_CONNECTIONS } from './delivery/push-client-options';
 import { checkVapidSubject } from './delivery/vapid';
 
 const booleanFlag = z
@@ -101,9 +102,9 @@ const envSchema = z.object({
   OUTBOUND_ALLOW_HOSTS: hostList.default([]),
   RSS_POLL_INTERVAL_SECONDS: positiveInt('seconds').default(900),
   SCHEDULER_INTERVAL_MS: positiveInt('milliseconds').default(1000),
-  PUSH_CONCURRENCY: positiveInt('requests in flight per process').default(200),
+  PUSH_CONCURRENCY: positiveInt('requests in flight per process').default(DEFAULT_PUSH_CONCURRENCY),
   // HTTP/1.1 carries one request at a time per connection: a process sends at most PUSH_CONNECTIONS ÷ round trip per push service (deploy/README.md, "Sizing").
-  PUSH_CONNECTIONS: positiveInt('connections per push service').max(1024, 'must be at most 1024').default(32),
+  PUSH_CONNECTIONS: positiveInt('connections per push service').max(1024, 'must be at most 1024').default(DEFAULT_PUSH_CONNECTIONS),
   WORKER_CONCURRENCY: positiveInt('batch jobs per process').default(4),
   DELIVERY_LEASE_SECONDS: positiveInt('seconds').default(120),
   DELIVERY_RETRY_BASE_MS: positiveInt('milliseconds').default(2000),

@@ -6,6 +6,25 @@ import type { PushEncryptor } from './encryption-pool';
 import type { PushOutcomeKind } from './push-outcome';
 import type { VapidTokenCache } from './vapid';
 
+/**
+ * PUSH_CONCURRENCY's default: pushes in flight plus outcomes not yet recorded,
+ * per process. A real push service answers after tens of milliseconds, and a
+ * slot is held for that round trip and the ~20–40 ms its outcome takes to be
+ * recorded, so a process sends at most this ÷ (round trip + record time):
+ * 512 keeps two cores busy at a 50 ms round trip (README, "Performance"). It
+ * is also the most a crashed process sends twice (docs/delivery.md).
+ */
+export const DEFAULT_PUSH_CONCURRENCY = 512;
+
+/**
+ * PUSH_CONNECTIONS's default: keep-alive connections per push-service origin
+ * per process. HTTP/1.1 carries one request at a time per connection, so a
+ * process sends at most this ÷ round trip to one push service
+ * (docs/web-push.md, "How the big push services behave"): 256 carry 5,120
+ * messages a second at 50 ms, more than two cores encrypt.
+ */
+export const DEFAULT_PUSH_CONNECTIONS = 256;
+
 /** What the client reports for monitoring; platform/metrics.ts implements it. */
 export interface PushMetrics {
   /** Every message's outcome, once, with its failure reason code when it has one. */
@@ -15,13 +34,13 @@ export interface PushMetrics {
 }
 
 export interface PushClientOptions {
-  /** Messages sent and not yet answered and recorded, all origins together (default 200, PUSH_CONCURRENCY): the most a crash re-sends. */
+  /** Messages sent and not yet answered and recorded, all origins together (default DEFAULT_PUSH_CONCURRENCY, PUSH_CONCURRENCY): the most a crash re-sends. */
   concurrency?: number;
   /** Messages being encrypted ahead of a free slot, all origins together (default: `concurrency`). */
   encryptAhead?: number;
   /** Messages in flight to one origin (default: `concurrency`). Lower it to keep a slow origin from taking every slot. */
   maxInFlightPerOrigin?: number;
-  /** TCP/TLS connections per push-service origin (default 32). */
+  /** TCP/TLS connections per push-service origin (default DEFAULT_PUSH_CONNECTIONS, PUSH_CONNECTIONS). */
   connectionsPerOrigin?: number;
   /** Overall deadline of one request, from dispatch to the end of the answer (default 15 s). */
   requestTimeoutMs?: number;

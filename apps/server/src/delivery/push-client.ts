@@ -35,7 +35,7 @@ import { decodeSubscriberKeys, type EncodedSubscriberKeys, type SubscriberKeys }
 import { createEncryptionPool, type PushEncryptor } from './encryption-pool';
 import { BackPressure } from './push-back-pressure';
 import { sendAllFrom, type BatchSender } from './push-batch';
-import type { PushClientOptions, PushClientStats, PushMetrics, SendAllSummary } from './push-client-options';
+import { DEFAULT_PUSH_CONCURRENCY, DEFAULT_PUSH_CONNECTIONS, type PushClientOptions, type PushClientStats, type PushMetrics, type SendAllSummary } from './push-client-options';
 import { PushLanes } from './push-lanes';
 import { checkPushMessage, type PushMessage } from './push-message';
 import { errorMessage, localFailureCode, reasonCodeOf, type PushOutcome } from './push-outcome';
@@ -72,9 +72,9 @@ export class PushClient {
   private closePromise: Promise<void> | undefined;
 
   constructor(options: PushClientOptions = {}) {
-    const concurrency = Math.max(1, options.concurrency ?? 200);
+    const concurrency = Math.max(1, options.concurrency ?? DEFAULT_PUSH_CONCURRENCY);
     this.maxInFlightPerOrigin = Math.max(1, options.maxInFlightPerOrigin ?? concurrency);
-    const connectionsPerOrigin = Math.max(1, options.connectionsPerOrigin ?? 32);
+    const connectionsPerOrigin = Math.max(1, options.connectionsPerOrigin ?? DEFAULT_PUSH_CONNECTIONS);
     this.requestTimeoutMs = Math.max(1, options.requestTimeoutMs ?? 15_000);
     this.ownsEncryptor = !options.encryptor;
     this.encryptor =

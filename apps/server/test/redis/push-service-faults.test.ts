@@ -11,7 +11,7 @@ import { sleep, waitUntil } from '../scale/herald-processes';
 // notifications-delivery.test.ts; these are the at-scale, multi-process cases.)
 const WORKERS = 2;
 const PUSH_CONCURRENCY = 50;
-/** undici keep-alive pool per push-service origin (push-client.ts default). */
+/** The workers' keep-alive pool per push-service origin (PUSH_CONNECTIONS), below PUSH_CONCURRENCY so the pool is what bounds the sockets. */
 const CONNECTIONS_PER_ORIGIN = 32;
 /** A worker's connections besides the push services': its database pool (10) and its Redis clients. */
 const OTHER_CONNECTIONS = 16;
@@ -27,7 +27,7 @@ describe('push services misbehaving, two worker processes', () => {
       schedulers: 1,
       workers: WORKERS,
       pushOrigins: [throttled.origin, healthy.origin],
-      env: { PUSH_CONCURRENCY: String(PUSH_CONCURRENCY), PUSH_TIMEOUT_MS: '1000', DELIVERY_RETRY_BASE_MS: '200', DELIVERY_LEASE_SECONDS: '20' },
+      env: { PUSH_CONCURRENCY: String(PUSH_CONCURRENCY), PUSH_CONNECTIONS: String(CONNECTIONS_PER_ORIGIN), PUSH_TIMEOUT_MS: '1000', DELIVERY_RETRY_BASE_MS: '200', DELIVERY_LEASE_SECONDS: '20' },
     });
   }, 120_000);
   afterAll(async () => {

@@ -19,7 +19,7 @@ const SUBSCRIBERS = Number(process.env.HERALD_SCALE_SUBSCRIBERS ?? 50_000);
 const DECRYPTED_SAMPLE = 100;
 const PUSH_CONCURRENCY = 100;
 const RSS_POLL_INTERVAL_SECONDS = 2;
-/** undici keep-alive pool per push-service origin (push-client.ts default). */
+/** The workers' keep-alive pool per push-service origin (PUSH_CONNECTIONS), below PUSH_CONCURRENCY so the pool is what bounds the sockets. */
 const CONNECTIONS_PER_ORIGIN = 32;
 
 interface Sample {
@@ -50,6 +50,7 @@ describe('scale-out: 1 serve, 2 schedulers, 3 workers on PostgreSQL + Redis', ()
         RSS_POLL_INTERVAL_SECONDS: String(RSS_POLL_INTERVAL_SECONDS),
         OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
         PUSH_CONCURRENCY: String(PUSH_CONCURRENCY),
+        PUSH_CONNECTIONS: String(CONNECTIONS_PER_ORIGIN),
         LOG_LEVEL: 'info',
       },
     });

@@ -53,9 +53,11 @@ describe('configuration from the environment', () => {
     expect(problems).not.toContain('short');
   });
 
-  it('reads PUSH_CONNECTIONS (32 per push service by default, at most 1024)', () => {
-    expect(loadConfig({}).pushConnections).toBe(32);
-    expect(loadConfig({ PUSH_CONNECTIONS: '256' }).pushConnections).toBe(256);
+  it('reads PUSH_CONNECTIONS (256 per push service by default, at most 1024) and PUSH_CONCURRENCY (512 by default)', () => {
+    // Enough for a push service 50 ms away (README, "Performance": the send at a round trip).
+    expect(loadConfig({}).pushConnections).toBe(256);
+    expect(loadConfig({}).pushConcurrency).toBe(512);
+    expect(loadConfig({ PUSH_CONNECTIONS: '32', PUSH_CONCURRENCY: '200' })).toMatchObject({ pushConnections: 32, pushConcurrency: 200 });
     expect(() => loadConfig({ PUSH_CONNECTIONS: '0' })).toThrow(/- PUSH_CONNECTIONS: /);
     expect(() => loadConfig({ PUSH_CONNECTIONS: '5000' })).toThrow(/PUSH_CONNECTIONS: must be at most 1024/);
   });

@@ -248,10 +248,8 @@ async function measure(subscriberCount: number, baselineMessages: number): Promi
         pushServiceCpuSeconds: processCpuSeconds(push.pid!) - pushCpuBefore,
       };
     };
-    const profiler = values.profile ? await startProfiler() : undefined;
     const cold = await measuredSend(notification.id);
     clearInterval(sampler);
-    if (profiler) fs.writeFileSync(values.profile!, JSON.stringify(await profiler.stop()));
 
     // --- the same send with the per-subscriber decisions on (issue 14) ---
     // A frequency cap nobody reaches (each subscriber's recent pushes are read,
@@ -270,7 +268,10 @@ async function measure(subscriberCount: number, baselineMessages: number): Promi
     // And the plain send once more: the first ran on a cold process (JIT, connections), so the decisions compare with the mean of both.
     await createSitesService(ctx).update(user.id, site.id, { settings: { frequencyCap: null, quietHours: null } });
     const again = await notifications.create(user.id, site.id, { ...body, title: 'Weekend sale, once more' });
+    // --profile: the main thread's CPU profile of this send, the warm one the targets are checked on.
+    const profiler = values.profile ? await startProfiler() : undefined;
     const warm = await measuredSend(again.id);
+    if (profiler) fs.writeFileSync(values.profile!, JSON.stringify(await profiler.stop()));
     await engine.close();
     const accepted = (await push.stats()).accepted;
     if (accepted < 3 * subscriberCount) throw new Error(`push service accepted ${accepted} of ${3 * subscriberCount}`);
@@ -481,7 +482,7 @@ async function postOnlyHttp2(
   }
 }
 
-/** `--profile FILE`: a CPU profile of the Herald phase only (open it in Chrome DevTools). */
+/** `--profile FILE`: a CPU profile of the main thread during the warm send (open it in Chrome DevTools). */
 async function startProfiler(): Promise<{ stop(): Promise<unknown> }> {
   const { Session } = await import('node:inspector/promises');
   const session = new Session();

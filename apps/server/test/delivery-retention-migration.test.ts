@@ -67,7 +67,7 @@ describe('migration 0027 on a database of 0026 with a finished send', () => {
     expect(indexes).not.toContain('deliveries_subscriber');
     expect(indexes).toContain('deliveries_subscriber_status_sent');
 
-    const ctx = { db: typed, config: { deliveryRetentionDays: 30 } as Config };
+    const ctx = { db: typed, dbKind: old.handle.kind, config: { deliveryRetentionDays: 30 } as Config };
     expect(await compactOldDeliveries(ctx, T0 + 29 * DAY)).toBe(0);
     expect(await compactOldDeliveries(ctx, T0 + 31 * DAY)).toBe(3);
     expect(await typed.selectFrom('deliveries').select('id').execute()).toEqual([]);
@@ -105,7 +105,7 @@ describe('migration 0027 on a database of 0026 with a finished send', () => {
         .values({ run_seq: runSeqOf(run), subscriber_seq: subscriberSeqOf(subscriber), status: 'sent', attempts: 1, next_attempt_at: null, lease_until: null, throttle_window: null, error: null, reason: null, push_service: null, sent_at: T0 + i, delivered_at: null, clicked_at: null, created_at: T0 })
         .execute();
     }
-    const ctx = { db: typed, config: { deliveryRetentionDays: 30 } as Config };
+    const ctx = { db: typed, dbKind: old.handle.kind, config: { deliveryRetentionDays: 30 } as Config };
     // One transaction's budget takes all 30 runs.
     expect(await compactOldDeliveries(ctx, T0 + 31 * DAY, { everyMs: 0, batchSize: 1_000, maxBatches: 1 })).toBe(30);
     expect(await typed.selectFrom('compacted_deliveries').select(['status', 'push_service', 'count']).where('notification_id', '=', triggered).execute()).toEqual([{ status: 'sent', push_service: 'fcm', count: 30 }]);

@@ -14,9 +14,12 @@ import type { AudienceMember } from './ports';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
+/** What the dedupe key of the run that sends the winner to the rest starts with; the notification's id follows. */
+export const AB_REST_RUN_KEY_PREFIX = 'ab-rest:';
+
 /** The dedupe key of the run that sends the winner to the rest (docs/delivery.md, "Dedupe keys"). */
 export function abRestRunKey(notificationId: string): string {
-  return `ab-rest:${notificationId}`;
+  return `${AB_REST_RUN_KEY_PREFIX}${notificationId}`;
 }
 
 export interface StoredAbVariant {

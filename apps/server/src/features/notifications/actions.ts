@@ -4,6 +4,7 @@
 import crypto from 'node:crypto';
 import type { Notification } from '@herald/contracts';
 import type { AppContext } from '../../context';
+import { inKeyOrder } from '../../db/lock-order';
 import { conflict } from '../../platform/errors';
 import { recordAudit } from '../audit-log/record';
 import { copyAbTest } from './ab-test';
@@ -126,7 +127,9 @@ export function createNotificationActions(ctx: AppContext) {
         const run = await repo.latestRunOfNotification(trx, id);
         // A send split by zone (docs/delivery.md, "Local-time delivery") retries what failed in every zone.
         let reopened = 0;
-        for (const failedRun of run?.zone_send_id ? await runsOfZoneSend(trx, run.zone_send_id) : run ? [run] : []) reopened += await repo.reopenFailedRun(trx, failedRun, now);
+        // In key order: each run's row is locked as it is reopened, as retention locks the runs it compacts (lock-order.ts).
+        const failedRuns = inKeyOrder(run?.zone_send_id ? await runsOfZoneSend(trx, run.zone_send_id) : run ? [run] : [], (candidate) => [Number(candidate.seq)]);
+        for (const failedRun of failedRuns) reopened += await repo.reopenFailedRun(trx, ctx.dbKind, failedRun, now);
         // Retention compacted the send's rows (docs/storage.md, "Retention"): say so rather than nothing.
         if (!reopened && run?.deliveries_compacted_at != null) throw conflict(`There is nothing to retry: deliveries are kept ${ctx.config.deliveryRetentionDays} days after a send finished, and this send's are now totals`);
         if (!reopened) throw conflict('There is nothing to retry');

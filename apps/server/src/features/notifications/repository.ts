@@ -3,6 +3,7 @@
 // report and the performance page read: report-repository.ts.
 import { NOTIFICATION_STATUSES, type FailureReason } from '@herald/contracts';
 import { sql, type Insertable, type Kysely, type Transaction, type Updateable } from 'kysely';
+import type { DatabaseKind } from '../../db/database';
 import { membershipsOf } from '../../db/membership';
 import type { Database, NotificationRow, NotificationStatus, NotificationType, NotificationsTable, RunRow } from '../../db/schema';
 import type { WithMemberRole } from '../../platform/site-roles';
@@ -156,8 +157,16 @@ export async function hasRunInProgress(db: Db, notificationId: string): Promise<
  * sending with an expired lease: the scheduler's recovery sweep re-enqueues them.
  * Subscriptions that are gone stay gone. The failure groups lose what is
  * tried again, so the report counts each delivery once.
+ *
+ * On PostgreSQL it first locks the run's row, as a retention step does before
+ * it deletes the run's deliveries (features/retention/repository.ts,
+ * compactStep): the two take turns, so the failure groups read here are the
+ * rows still there to reset, not rows a step is deleting and counting as
+ * failed meanwhile. Call it in a transaction.
  */
-export async function reopenFailedRun(db: Db, run: RunRow, now: number): Promise<number> {
+export async function reopenFailedRun(db: Db, kind: DatabaseKind, run: RunRow, now: number): Promise<number> {
+  const runRow = db.selectFrom('notification_runs').select('id').where('id', '=', run.id);
+  if (!(await (kind === 'postgres' ? runRow.forNoKeyUpdate() : runRow).executeTakeFirst())) return 0;
   const groups = await db
     .selectFrom('deliveries')
     .select(['reason', 'push_service', (eb) => eb.fn.countAll<number>().as('n')])

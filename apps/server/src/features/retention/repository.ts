@@ -4,8 +4,10 @@
 // (compacted_deliveries) and the subscribers' last-* columns, in one
 // transaction.
 import { sql, type Insertable, type Kysely, type SqlBool, type Transaction } from 'kysely';
+import type { DatabaseKind } from '../../db/database';
 import type { CompactedDeliveriesTable, Database, DeliveryStatus, RunStatus } from '../../db/schema';
 import { inKeyOrder } from '../../db/lock-order';
+import { AB_REST_RUN_KEY_PREFIX } from '../../delivery/ab-split';
 import { pushServiceOf } from '../../delivery/push-services';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -13,15 +15,42 @@ type Db = Kysely<Database> | Transaction<Database>;
 /** A run in one of these states sends nothing more: its rows only serve reports. */
 const FINISHED: RunStatus[] = ['completed', 'completed_with_errors', 'failed', 'cancelled'];
 
-/** Finished runs, oldest first, that finished before `cutoff` and whose rows are not all compacted (partial index notification_runs_to_compact). */
+/**
+ * Finished runs, oldest first, that finished before `cutoff` and whose rows
+ * are not all compacted (partial index notification_runs_to_compact). The
+ * runs of a notification whose A/B test has a sample keep their rows until
+ * the rest of the audience has been sent the winner: the rest is everyone
+ * with no delivery of the sample (delivery/ab-split.ts), and a winner picked
+ * by hand may come any time later (docs/storage.md, "Retention").
+ */
 export async function runsToCompact(db: Db, cutoff: number, limit: number): Promise<string[]> {
   const rows = await db
-    .selectFrom('notification_runs')
-    .select('id')
-    .where('deliveries_compacted_at', 'is', null)
-    .where('finished_at', '<', cutoff)
-    .where('status', 'in', FINISHED)
-    .orderBy('finished_at')
+    .selectFrom('notification_runs as run')
+    .select('run.id')
+    .where('run.deliveries_compacted_at', 'is', null)
+    .where('run.finished_at', '<', cutoff)
+    .where('run.status', 'in', FINISHED)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('ab_tests as test')
+            .select('test.notification_id')
+            .whereRef('test.notification_id', '=', 'run.notification_id')
+            .where('test.sample_percent', 'is not', null)
+            .where(({ not, exists, selectFrom }) =>
+              not(
+                exists(
+                  selectFrom('notification_runs as rest')
+                    .select('rest.id')
+                    .where('rest.dedupe_key', '=', sql<string>`${AB_REST_RUN_KEY_PREFIX} || test.notification_id`)
+                    .where('rest.status', 'in', FINISHED),
+                ),
+              ),
+            ),
+        ),
+      ),
+    )
+    .orderBy('run.finished_at')
     .limit(limit)
     .execute();
   return rows.map((row) => row.id);
@@ -39,6 +68,14 @@ interface RemovedDelivery {
   clicked_at: number | null;
 }
 
+/** What a compaction step did. */
+export interface CompactStepResult {
+  /** Delivery rows it removed. */
+  removed: number;
+  /** Runs it found emptied and marked compacted. */
+  marked: number;
+}
+
 /**
  * One compaction step, in one transaction: deletes up to `limit` delivery
  * rows of the given runs, of those still finished before `cutoff` (a retried
@@ -46,31 +83,51 @@ interface RemovedDelivery {
  * notifications' compacted_deliveries and moves the subscribers'
  * last_sent_at / last_clicked_at forward. Rows and counts change together,
  * so a crash loses nothing and counts nothing twice. Several runs at once: a
- * trigger or welcome step is a run of one delivery. A step that finds fewer
- * than `limit` rows has emptied every one of those runs and marks them.
- * Returns how many rows it removed.
+ * trigger or welcome step is a run of one delivery.
+ *
+ * On PostgreSQL the step first locks its runs' rows, by number (their key
+ * order, lock-order.ts), and takes
+ * only the runs still finished once it holds them. Retry locks its run the
+ * same way before it reads or resets a delivery (reopenFailedRun), so the two
+ * take turns: a step never deletes deliveries a Retry has just put back to
+ * pending (PostgreSQL re-checks a waited-for row against the DELETE's own
+ * conditions, not a subquery's), and a Retry reads its failure groups after
+ * the step's deletions. Two schedulers' steps on the same runs take turns too.
+ * A run is marked compacted only when none of its rows is left, whatever else
+ * deleted rows meanwhile (another step, a subscriber's erasure).
  */
-export async function compactStep(db: Kysely<Database>, runIds: string[], cutoff: number, limit: number, now: number): Promise<number> {
+export async function compactStep(db: Kysely<Database>, kind: DatabaseKind, runIds: string[], cutoff: number, limit: number, now: number): Promise<CompactStepResult> {
   return db.transaction().execute(async (trx) => {
-    const stillFinished = trx.selectFrom('notification_runs').select('seq').where('id', 'in', runIds).where('status', 'in', FINISHED).where('finished_at', '<', cutoff);
-    const batch = trx.selectFrom('deliveries').select('id').where('run_seq', 'in', stillFinished).limit(limit);
+    const stillFinished = trx.selectFrom('notification_runs').select(['seq', 'notification_id']).where('id', 'in', runIds).where('status', 'in', FINISHED).where('finished_at', '<', cutoff).orderBy('seq');
+    const runs = await (kind === 'postgres' ? stillFinished.forNoKeyUpdate() : stillFinished).execute();
+    if (!runs.length) return { removed: 0, marked: 0 };
+    const runSeqs = runs.map((run) => run.seq);
+    const batch = trx.selectFrom('deliveries').select('id').where('run_seq', 'in', runSeqs).limit(limit);
     const deleted = await trx
       .deleteFrom('deliveries')
       .where('id', 'in', batch)
-      .where('run_seq', 'in', stillFinished)
+      .where('run_seq', 'in', runSeqs)
       .returning(['run_seq', 'subscriber_seq', 'status', 'reason', 'push_service', 'variant_index', 'sent_at', 'delivered_at', 'clicked_at'])
       .execute();
     // A delivery row names only its run, by number (migrations 0034, 0035); the compacted counts are the notification's.
-    const runs = await trx.selectFrom('notification_runs').select(['seq', 'notification_id']).where('id', 'in', runIds).execute();
     const notificationOfRun = new Map(runs.map((run) => [run.seq, run.notification_id]));
     const removed: RemovedDelivery[] = deleted.map(({ run_seq, ...row }) => ({ ...row, notification_id: notificationOfRun.get(run_seq)! }));
     await namePushServices(trx, removed);
     await addToCompacted(trx, removed);
     await moveLastActivity(trx, removed);
+    let marked = 0;
+    // A step that removed `limit` rows has likely left some; the next one marks.
     if (removed.length < limit) {
-      await trx.updateTable('notification_runs').set({ deliveries_compacted_at: now }).where('id', 'in', runIds).where('status', 'in', FINISHED).where('finished_at', '<', cutoff).execute();
+      const result = await trx
+        .updateTable('notification_runs')
+        .set({ deliveries_compacted_at: now })
+        .where('seq', 'in', runSeqs)
+        .where('deliveries_compacted_at', 'is', null)
+        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('deliveries').select('deliveries.id').whereRef('deliveries.run_seq', '=', 'notification_runs.seq'))))
+        .executeTakeFirst();
+      marked = Number(result.numUpdatedRows);
     }
-    return removed.length;
+    return { removed: removed.length, marked };
   });
 }
 

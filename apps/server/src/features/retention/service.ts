@@ -31,10 +31,10 @@ const RETENTION_DEFAULTS: DeliveryRetentionOptions = { everyMs: 60_000, batchSiz
 /**
  * Compacts what is past the retention, up to `maxBatches` steps that remove
  * rows; returns how many delivery rows it removed (0: nothing is left to
- * do). Two schedulers doing it at once each remove different rows (a row is
- * deleted once), so nothing is counted twice.
+ * do). Two schedulers doing it at once take turns on the same runs (each
+ * row is deleted once), so nothing is counted twice.
  */
-export async function compactOldDeliveries(ctx: Pick<AppContext, 'db' | 'config'>, now: number, options: DeliveryRetentionOptions = RETENTION_DEFAULTS): Promise<number> {
+export async function compactOldDeliveries(ctx: Pick<AppContext, 'db' | 'dbKind' | 'config'>, now: number, options: DeliveryRetentionOptions = RETENTION_DEFAULTS): Promise<number> {
   const cutoff = now - ctx.config.deliveryRetentionDays * DAY_MS;
   let removed = 0;
   let steps = 0;
@@ -42,11 +42,12 @@ export async function compactOldDeliveries(ctx: Pick<AppContext, 'db' | 'config'
     const runs = await repo.runsToCompact(ctx.db, cutoff, RUNS_PER_STEP);
     if (!runs.length) break;
     for (;;) {
-      const count = await repo.compactStep(ctx.db, runs, cutoff, options.batchSize, now);
-      // A step that found no row only marked runs done: it costs nothing against the budget.
-      if (count > 0) steps += 1;
-      removed += count;
-      if (count < options.batchSize || steps >= options.maxBatches) break;
+      const step = await repo.compactStep(ctx.db, ctx.dbKind, runs, cutoff, options.batchSize, now);
+      // A step that found no row but marked runs done costs nothing against the budget; one that did neither
+      // (rows another transaction was deleting meanwhile) does, so a sweep always ends.
+      if (step.removed > 0 || step.marked === 0) steps += 1;
+      removed += step.removed;
+      if (step.removed < options.batchSize || steps >= options.maxBatches) break;
     }
   }
   return removed;
@@ -68,7 +69,7 @@ export async function removeCompactedRuns(ctx: Pick<AppContext, 'db'>, options: 
 }
 
 /** The due-work source: a sweep at most every `everyMs` per scheduler. */
-export function deliveryRetentionSource(ctx: Pick<AppContext, 'db' | 'config' | 'log'>, options: DeliveryRetentionOptions = RETENTION_DEFAULTS): DueWorkSource {
+export function deliveryRetentionSource(ctx: Pick<AppContext, 'db' | 'dbKind' | 'config' | 'log'>, options: DeliveryRetentionOptions = RETENTION_DEFAULTS): DueWorkSource {
   let lastSweepAt = -Infinity;
   return {
     name: 'delivery-retention',

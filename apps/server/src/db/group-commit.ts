@@ -1,8 +1,9 @@
 // Group commit (docs/storage.md, "Group commit"): calls that arrive while a
 // batch is being written wait for it and are written together in the next
 // one, so a burst pays one transaction (and, on PostgreSQL, one round trip
-// and one lock on each shared row) for many calls. The first call is written
-// at once: nothing waits when traffic is light. Used by public subscribes
+// and one lock on each shared row) for many calls. The first call after a
+// quiet moment is written on the event loop's next turn: nothing waits for
+// a batch to fill when traffic is light. Used by public subscribes
 // (features/subscribers/subscribe-batches.ts) and beacons
 // (features/tracking/service.ts).
 

@@ -139,6 +139,13 @@ export async function writeOutcomes(deps: DeliveryDeps, run: RunRow, now: number
   const { db, config } = deps;
   const { sent, skipped, failed, expired, retries } = sorted;
   await db.transaction().execute(async (trx) => {
+    if (deps.dbKind === 'postgres') {
+      // The statements below take their rows by push service and outcome, not in id order; a batch of
+      // beacons locks deliveries in id order (tracking/repository.ts). Locking this group's rows in id
+      // order first keeps the two from waiting on each other crosswise (lock-order.ts).
+      const ids = [...sent, ...skipped, ...failed, ...retries].map((item) => item.id).concat(expired.map((item) => item.claimed.deliveryId));
+      if (ids.length) await trx.selectFrom('deliveries').select('id').where('id', 'in', ids).orderBy('id').forNoKeyUpdate().execute();
+    }
     const health: DeliveryHealthEntry[] = [];
     const failureGroups = new Map<string, { reason: FailureReason; pushService: PushServiceName; count: number; sampleError: string }>();
     const gone: Array<{ subscriberId: string; endpointHashSentTo: string }> = [];

@@ -107,8 +107,9 @@ export interface BeaconWrite {
  * transaction (no data-modifying WITH there): the deliveries are locked in
  * id order (so two batches cannot deadlock on them) and re-checked after the
  * lock, so the `delivered_at` a click reads is the one it replaces; then
- * marked, their subscribers' last delivered push moved, and one uncounted
- * row added per counted beacon.
+ * marked, their subscribers' last delivered push moved (those rows locked in
+ * seq order first: batches of two sends share subscribers), and one
+ * uncounted row added per counted beacon.
  * Each delivery id may appear once (the caller writes repeats alone: a
  * statement cannot change one row twice). Answers the delivery ids counted.
  */
@@ -133,9 +134,15 @@ export async function recordBeaconsInOneStatement(db: Db, beacons: readonly Beac
     ), latest as (
       -- A subscriber with several deliveries in the batch: its latest beacon.
       select subscriber_seq, max(at) as at from marked where newly_delivered group by subscriber_seq
+    ), moving as (
+      -- Locked in seq order: two batches of two sends to the same people share subscribers, not deliveries.
+      select s.seq, latest.at from subscribers s join latest on s.seq = latest.subscriber_seq
+      where s.last_delivered_at is null or s.last_delivered_at < latest.at
+      order by s.seq
+      for no key update of s
     ), seen as (
-      update subscribers s set last_delivered_at = latest.at from latest
-      where s.seq = latest.subscriber_seq and (s.last_delivered_at is null or s.last_delivered_at < latest.at)
+      update subscribers s set last_delivered_at = moving.at from moving
+      where s.seq = moving.seq and (s.last_delivered_at is null or s.last_delivered_at < moving.at)
     ), counted as (
       insert into uncounted_beacons (site_id, notification_id, run_id, at, delivered, clicked)
       select site_id, notification_id, run_id, at, case when newly_delivered then 1 else 0 end, clicked from marked

@@ -5,9 +5,11 @@ import { runSeqOf } from '../src/db/run-seq';
 import type { FailureReason } from '@herald/contracts';
 import type { DeliveryStatus, RunStatus } from '../src/db/schema';
 import { insertRun } from '../src/delivery/runs';
+import { notificationReportCsv } from '../src/features/notifications/report';
 import { reopenFailedRun } from '../src/features/notifications/repository';
 import { compactStep } from '../src/features/retention/repository';
 import { compactOldDeliveries } from '../src/features/retention/service';
+import { csvCells } from '../src/features/subscriber-imports/import-file';
 import { ManualClock } from '../src/platform/clock';
 import { createDeliveryHarness, notificationInput, type DeliveryHarness } from './support/delivery-harness';
 import { subscriberRow } from './support/subscriber-rows';
@@ -262,5 +264,73 @@ describe('retention racing other writers', () => {
     const failures = await db.selectFrom('notification_failures').select('count').where('notification_id', '=', send.notificationId).execute();
     const compactedFailed = await db.selectFrom('compacted_deliveries').select('count').where('notification_id', '=', send.notificationId).where('status', '=', 'failed').execute();
     expect({ failedCount: Number(notification.failed_count), failureGroups: failures.reduce((sum, group) => sum + Number(group.count), 0), compactedFailed: compactedFailed.map((group) => Number(group.count)) }).toEqual({ failedCount: 1, failureGroups: 1, compactedFailed: [1] });
+  }, 60_000);
+});
+
+describe('retention and a CSV report being downloaded', () => {
+  let t: TestApp | undefined;
+  afterEach(async () => t?.close());
+
+  /** What the report's `deliveries` column adds up to. */
+  async function reportTotal(chunks: AsyncIterable<string> | string[]): Promise<number> {
+    let text = '';
+    for await (const chunk of chunks) text += chunk;
+    const lines = text.replace(/^\uFEFF/, '').trimEnd().split('\r\n');
+    const header = csvCells(lines[0]!);
+    return lines.slice(1).map(csvCells).reduce((sum, cells) => sum + Number(cells[header.indexOf('deliveries')]), 0);
+  }
+
+  it('leaves the notification’s rows alone while its report is read, so the report adds up to the count; compacts them once the download is over', async () => {
+    const clock = new ManualClock(T0);
+    const send = await oldSend(clock, Array.from({ length: 5 }, () => 'sent'), 'completed');
+    t = send.t;
+    const now = T0 + 31 * DAY;
+    clock.set(now);
+    // The owner's download has written the header and the first page of lines...
+    const report = notificationReportCsv(t.ctx, send.notificationId);
+    const chunks: string[] = [];
+    for (let i = 0; i < 2; i++) chunks.push((await report.next()).value as string);
+    // ...when the retention sweep runs: it leaves this notification for later (before, it compacted the 5 rows and the report counted them twice).
+    expect(await compactOldDeliveries(t.ctx, now)).toBe(0);
+    // A second download, left after its first line (its connection lost, say): its hold stays until it runs out.
+    const abandoned = notificationReportCsv(t.ctx, send.notificationId);
+    await abandoned.next();
+    for await (const chunk of report) chunks.push(chunk);
+    expect(await reportTotal(chunks)).toBe(5);
+    // The first download's end lifts its hold, not the other's.
+    expect(await t.ctx.db.selectFrom('report_reads').select('notification_id').execute()).toHaveLength(1);
+    expect(await compactOldDeliveries(t.ctx, now)).toBe(0);
+    // Ten minutes on, the lost download's hold has run out: the sweep compacts, and a report then still adds up.
+    clock.advance(11 * 60_000);
+    expect(await compactOldDeliveries(t.ctx, clock.now())).toBe(5);
+    expect(await reportTotal(notificationReportCsv(t.ctx, send.notificationId))).toBe(5);
+    expect(await t.ctx.db.selectFrom('report_reads').select('notification_id').execute()).toEqual([]);
+  }, 60_000);
+
+  it('a report that starts while a compaction step of its notification is under way reads after it', async () => {
+    const clock = new ManualClock(T0);
+    const send = await oldSend(clock, Array.from({ length: 5 }, () => 'sent'), 'completed');
+    t = send.t;
+    const now = T0 + 31 * DAY;
+    clock.set(now);
+    const report = notificationReportCsv(t.ctx, send.notificationId);
+    if (t.ctx.dbKind === 'postgres') {
+      // The step has deleted 3 rows and waits on the subscribers' rows; the report's hold waits for the step to commit.
+      const blocker = await holdSubscribers(t, send.siteId);
+      const step = compactStep(t.ctx.db, 'postgres', [send.runId], now - 30 * DAY, 3, now);
+      await waitFor(async () => ((await sessionsWaitingOnLocks(t!)) >= 1 ? true : undefined), { timeoutMs: 10_000 });
+      const header = report.next();
+      await waitFor(async () => ((await sessionsWaitingOnLocks(t!)) >= 2 ? true : undefined), { timeoutMs: 10_000 });
+      blocker.release();
+      await blocker.done;
+      expect((await step).removed).toBe(3);
+      const chunks = [(await header).value as string];
+      for await (const chunk of report) chunks.push(chunk);
+      expect(await reportTotal(chunks)).toBe(5);
+    } else {
+      // One writer at a time: the step has committed before the report's hold is written.
+      expect((await compactStep(t.ctx.db, 'sqlite', [send.runId], now - 30 * DAY, 3, now)).removed).toBe(3);
+      expect(await reportTotal(report)).toBe(5);
+    }
   }, 60_000);
 });

@@ -18,7 +18,7 @@ import type {
   RecurringSchedulesTable,
   StatsHourlyTable,
 } from './sending';
-import type { CompactedDeliveriesTable } from './retention';
+import type { CompactedDeliveriesTable, ReportReadsTable } from './retention';
 import type { PromptStatsTable, SiteApiKeysTable, SitesTable, SiteVapidKeysTable, TestDeviceLinksTable } from './sites';
 import type { AuditLogTable, SiteInvitationsTable, SiteMembersTable } from './teams';
 import type { UncountedBeaconsTable } from './tracking';
@@ -56,6 +56,7 @@ export interface Database {
   notification_runs: NotificationRunsTable;
   deliveries: DeliveriesTable;
   compacted_deliveries: CompactedDeliveriesTable;
+  report_reads: ReportReadsTable;
   ab_tests: AbTestsTable;
   stats_hourly: StatsHourlyTable;
   uncounted_beacons: UncountedBeaconsTable;

@@ -1,5 +1,6 @@
 // Delivery retention (migration 0027; docs/storage.md, "Retention"): what
 // compaction keeps of the delivery rows it removes.
+import type { Millis } from './columns';
 import type { DeliveryStatus } from './sending';
 
 /**
@@ -20,4 +21,15 @@ export interface CompactedDeliveriesTable {
   count: number;
   delivered: number;
   clicked: number;
+}
+
+/**
+ * A CSV report download under way (migration 0039): retention leaves its
+ * notification's rows alone until `until`, so the report's lines and its
+ * compacted groups count each delivery once.
+ */
+export interface ReportReadsTable {
+  id: string;
+  notification_id: string;
+  until: Millis;
 }

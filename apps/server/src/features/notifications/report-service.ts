@@ -24,7 +24,7 @@ export function createNotificationReports(ctx: AppContext) {
       const row = await ownedNotification(db, userId, id, 'viewer');
       const fileName = `herald-notification-${row.id}.csv`;
       await recordAudit(ctx, audited(userId, row, 'export_run', { detail: { file: fileName } }));
-      return { fileName, lines: notificationReportCsv(db, row.id) };
+      return { fileName, lines: notificationReportCsv(ctx, row.id) };
     },
 
     /**

@@ -7,13 +7,14 @@
 // per group at the end instead, with no run or subscriber: `deliveries` says how many it
 // stands for (1 on every other line), `delivered` and `clicked` how many of
 // them had those beacons, so the columns still add up to the counts.
+import crypto from 'node:crypto';
 import { REPORT_COUNT_COLUMNS } from '@herald/contracts';
-import type { Kysely } from 'kysely';
-import type { Database, DeliveryStatus } from '../../db/schema';
+import type { AppContext } from '../../context';
+import type { DeliveryStatus } from '../../db/schema';
 import { pushServiceOf } from '../../delivery/push-services';
 import { csvLine } from '../../platform/csv';
 import { isoOrNull } from '../../platform/responses';
-import { compactedGroupsOfNotification } from '../retention/compacted';
+import { compactedGroupsOfNotification, holdCompactionForReport, releaseReportHold, REPORT_READ_HOLD_MS } from '../retention/compacted';
 import * as repo from './report-repository';
 
 const PAGE = 1000;
@@ -39,8 +40,35 @@ export const REPORT_COLUMNS = [
 /** The API's outcome word for a delivery state: a 404/410 ("gone") is "expired". */
 const OUTCOME: Record<DeliveryStatus, string> = { pending: 'pending', sent: 'sent', failed: 'failed', gone: 'expired', skipped: 'skipped' };
 
-/** The CSV text of a notification's report, line by line (a UTF-8 byte order mark first, for spreadsheets). */
-export async function* notificationReportCsv(db: Kysely<Database>, notificationId: string): AsyncGenerator<string> {
+/**
+ * The CSV text of a notification's report, line by line (a UTF-8 byte order
+ * mark first, for spreadsheets). Retention leaves the notification's rows
+ * alone while the report is read (docs/storage.md, "Retention"): its kept
+ * rows and its compacted groups are read at different moments, and a row
+ * compacted in between would be counted twice. The hold is refreshed as the
+ * download goes on.
+ */
+export async function* notificationReportCsv(ctx: Pick<AppContext, 'db' | 'dbKind' | 'clock'>, notificationId: string): AsyncGenerator<string> {
+  const { db, dbKind, clock } = ctx;
+  const readId = crypto.randomUUID();
+  let heldUntil = 0;
+  const hold = async () => {
+    const now = clock.now();
+    // Refreshed once a tenth of the hold has passed: a write a minute at most, whatever the pace.
+    if (heldUntil - now > REPORT_READ_HOLD_MS * 0.9) return;
+    heldUntil = now + REPORT_READ_HOLD_MS;
+    await holdCompactionForReport(db, dbKind, { readId, notificationId }, now, heldUntil);
+  };
+  await hold();
+  try {
+    yield* reportLines(db, notificationId, hold);
+  } finally {
+    // Also when the download is cut short (the stream ends the generator).
+    await releaseReportHold(db, readId);
+  }
+}
+
+async function* reportLines(db: AppContext['db'], notificationId: string, hold: () => Promise<void>): AsyncGenerator<string> {
   yield `\uFEFF${csvLine(REPORT_COLUMNS)}`;
   let afterRun: string | null = null;
   for (;;) {
@@ -48,6 +76,7 @@ export async function* notificationReportCsv(db: Kysely<Database>, notificationI
     for (const run of runs) {
       let afterSubscriber: number | null = null;
       for (;;) {
+        await hold();
         const rows = await repo.reportDeliveriesPage(db, run.id, afterSubscriber, PAGE);
         let chunk = '';
         for (const row of rows) {

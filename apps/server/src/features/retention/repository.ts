@@ -9,6 +9,7 @@ import type { CompactedDeliveriesTable, Database, DeliveryStatus, RunStatus } fr
 import { inKeyOrder } from '../../db/lock-order';
 import { AB_REST_RUN_KEY_PREFIX } from '../../delivery/ab-split';
 import { pushServiceOf } from '../../delivery/push-services';
+import { REPORT_READ_LOCK } from './compacted';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -21,15 +22,18 @@ const FINISHED: RunStatus[] = ['completed', 'completed_with_errors', 'failed', '
  * runs of a notification whose A/B test has a sample keep their rows until
  * the rest of the audience has been sent the winner: the rest is everyone
  * with no delivery of the sample (delivery/ab-split.ts), and a winner picked
- * by hand may come any time later (docs/storage.md, "Retention").
+ * by hand may come any time later (docs/storage.md, "Retention"). Nor are
+ * the runs of a notification whose CSV report is being downloaded.
  */
-export async function runsToCompact(db: Db, cutoff: number, limit: number): Promise<string[]> {
+export async function runsToCompact(db: Db, cutoff: number, limit: number, now: number): Promise<string[]> {
   const rows = await db
     .selectFrom('notification_runs as run')
     .select('run.id')
     .where('run.deliveries_compacted_at', 'is', null)
     .where('run.finished_at', '<', cutoff)
     .where('run.status', 'in', FINISHED)
+    // A report being downloaded holds its notification's rows (compacted.ts, holdCompactionForReport).
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('report_reads as hold').select('hold.notification_id').whereRef('hold.notification_id', '=', 'run.notification_id').where('hold.until', '>=', now))))
     .where(({ not, exists, selectFrom }) =>
       not(
         exists(
@@ -99,7 +103,8 @@ export interface CompactStepResult {
 export async function compactStep(db: Kysely<Database>, kind: DatabaseKind, runIds: string[], cutoff: number, limit: number, now: number): Promise<CompactStepResult> {
   return db.transaction().execute(async (trx) => {
     const stillFinished = trx.selectFrom('notification_runs').select(['seq', 'notification_id']).where('id', 'in', runIds).where('status', 'in', FINISHED).where('finished_at', '<', cutoff).orderBy('seq');
-    const runs = await (kind === 'postgres' ? stillFinished.forNoKeyUpdate() : stillFinished).execute();
+    const locked = await (kind === 'postgres' ? stillFinished.forNoKeyUpdate() : stillFinished).execute();
+    const runs = await withoutReportsBeingRead(trx, kind, locked, now);
     if (!runs.length) return { removed: 0, marked: 0 };
     const runSeqs = runs.map((run) => run.seq);
     const batch = trx.selectFrom('deliveries').select('id').where('run_seq', 'in', runSeqs).limit(limit);
@@ -129,6 +134,24 @@ export async function compactStep(db: Kysely<Database>, kind: DatabaseKind, runI
     }
     return { removed: removed.length, marked };
   });
+}
+
+/**
+ * The runs whose notification's CSV report is not being read now
+ * (compacted.ts, holdCompactionForReport). On PostgreSQL the step holds each
+ * notification's report lock shared, in key order, until it commits: a report
+ * starting meanwhile waits for it, and this reads holds written before.
+ */
+async function withoutReportsBeingRead<Run extends { notification_id: string }>(trx: Transaction<Database>, kind: DatabaseKind, runs: Run[], now: number): Promise<Run[]> {
+  const notificationIds = [...new Set(runs.map((run) => run.notification_id))].sort();
+  if (!notificationIds.length) return runs;
+  if (kind === 'postgres') {
+    await sql`select pg_advisory_xact_lock_shared(hashtext(${REPORT_READ_LOCK}), hashtext(id)) from unnest(${notificationIds}::text[]) as id order by id`.execute(trx);
+  }
+  const held = await trx.selectFrom('report_reads').select('notification_id').where('notification_id', 'in', notificationIds).where('until', '>=', now).execute();
+  if (!held.length) return runs;
+  const beingRead = new Set(held.map((row) => row.notification_id));
+  return runs.filter((run) => !beingRead.has(run.notification_id));
 }
 
 /**

@@ -39,7 +39,7 @@ export async function compactOldDeliveries(ctx: Pick<AppContext, 'db' | 'dbKind'
   let removed = 0;
   let steps = 0;
   while (steps < options.maxBatches) {
-    const runs = await repo.runsToCompact(ctx.db, cutoff, RUNS_PER_STEP);
+    const runs = await repo.runsToCompact(ctx.db, cutoff, RUNS_PER_STEP, now);
     if (!runs.length) break;
     for (;;) {
       const step = await repo.compactStep(ctx.db, ctx.dbKind, runs, cutoff, options.batchSize, now);

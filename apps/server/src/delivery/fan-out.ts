@@ -114,5 +114,5 @@ export async function fanOutRun(deps: DeliveryDeps, payload: { runId: string; re
     await markFanoutDone(db, run.id);
   }
   // A run with nobody (left) to send to finishes here; otherwise the last batch finishes it.
-  await completeRunIfFinished(db, run.id, clock.now(), deps.deliveryPorts.runFinished);
+  await completeRunIfFinished(db, deps.dbKind, run.id, clock.now(), deps.deliveryPorts.runFinished);
 }

@@ -135,7 +135,7 @@ export async function retryWhileClaimsHold(deps: DeliveryDeps, runId: string, wr
  * notification's failure groups and the site's delivery health. Conditional
  * on `pending`, so writing it twice counts once.
  */
-export async function writeOutcomes(deps: DeliveryDeps, run: RunRow, now: number, sorted: SortedOutcomes): Promise<void> {
+export async function writeOutcomes(deps: Pick<DeliveryDeps, 'db' | 'dbKind' | 'config' | 'deliveryPorts'>, run: RunRow, now: number, sorted: SortedOutcomes): Promise<void> {
   const { db, config } = deps;
   const { sent, skipped, failed, expired, retries } = sorted;
   await db.transaction().execute(async (trx) => {

@@ -341,11 +341,22 @@ export function finalRunStatus(counts: Pick<RunRow, 'sent_count' | 'failed_count
 /**
  * Finishes a run whose fan-out is done and whose deliveries are all terminal,
  * with its final status and, when something failed, a summary of why. A
- * one-time notification takes its run's final state.
+ * one-time notification finishes once none of its runs is left to send, in
+ * the state of all of them together (its counters): a send split by zone
+ * (zone-runs.ts) and an A/B test's sample and rest are several runs.
+ *
+ * On PostgreSQL the run's row is locked first: a batch's result transaction
+ * adds to the run's counters under that lock, so the counters and the
+ * pending check read here are after its last result, never between them
+ * (the fan-out's finish and a batch's finish may race). The notification's
+ * row is locked next, so the last two runs of a send finishing at once take
+ * turns and the second sees the first finished (lock-order.ts: runs, then
+ * notifications).
  */
-export async function completeRunIfFinished(db: Kysely<Database>, runId: string, now: number, runFinished?: RunFinished): Promise<boolean> {
+export async function completeRunIfFinished(db: Kysely<Database>, kind: DatabaseKind, runId: string, now: number, runFinished?: RunFinished): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const run = await trx.selectFrom('notification_runs').selectAll().where('id', '=', runId).executeTakeFirst();
+    const runQuery = trx.selectFrom('notification_runs').selectAll().where('id', '=', runId);
+    const run = await (kind === 'postgres' ? runQuery.forNoKeyUpdate() : runQuery).executeTakeFirst();
     if (!run || run.status !== 'sending' || !run.fanout_done) return false;
     if (await hasPendingDeliveries(trx, runId)) return false;
     const status = finalRunStatus(run);
@@ -357,8 +368,7 @@ export async function completeRunIfFinished(db: Kysely<Database>, runId: string,
       .where('status', '=', 'sending')
       .executeTakeFirst();
     if (!Number(updated.numUpdatedRows)) return false;
-    // A send split by zone (zone-runs.ts) finishes with its last zone, in the state of all of them together.
-    const sendStatus = run.zone_send_id === null ? status : await zoneSendStatus(trx, run.zone_send_id, run.notification_id);
+    const sendStatus = await oneTimeSendStatus(trx, kind, run.notification_id);
     if (sendStatus) {
       await trx
         .updateTable('notifications')
@@ -373,12 +383,21 @@ export async function completeRunIfFinished(db: Kysely<Database>, runId: string,
   });
 }
 
-/** The final state of a send split by zone once none of its runs is left to send (undefined until then), from the notification's counters. */
-async function zoneSendStatus(db: Db, zoneSendId: string, notificationId: string): Promise<ReturnType<typeof finalRunStatus> | undefined> {
-  const open = await db.selectFrom('notification_runs').select('id').where('zone_send_id', '=', zoneSendId).where('status', 'in', ['pending', 'sending']).limit(1).executeTakeFirst();
+/**
+ * The final state of a one-time notification's send once none of its runs
+ * is left to send (undefined until then, and for other notifications), from
+ * the notification's counters: every run of it together, so a send is never
+ * "completed" while part of its audience failed in another run.
+ */
+async function oneTimeSendStatus(trx: Transaction<Database>, kind: DatabaseKind, notificationId: string): Promise<ReturnType<typeof finalRunStatus> | undefined> {
+  const kindOf = await trx.selectFrom('notifications').select('type').where('id', '=', notificationId).executeTakeFirst();
+  if (kindOf?.type !== 'ONE_TIME') return undefined;
+  const countsQuery = trx.selectFrom('notifications').select(['sent_count', 'failed_count', 'expired_count']).where('id', '=', notificationId);
+  const notification = await (kind === 'postgres' ? countsQuery.forNoKeyUpdate() : countsQuery).executeTakeFirst();
+  if (!notification) return undefined;
+  const open = await trx.selectFrom('notification_runs').select('id').where('notification_id', '=', notificationId).where('status', 'in', ['pending', 'sending']).limit(1).executeTakeFirst();
   if (open) return undefined;
-  const counts = await db.selectFrom('notifications').select(['sent_count', 'failed_count', 'expired_count']).where('id', '=', notificationId).executeTakeFirstOrThrow();
-  return finalRunStatus(counts);
+  return finalRunStatus(notification);
 }
 
 /**

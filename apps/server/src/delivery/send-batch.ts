@@ -163,7 +163,7 @@ async function subscribersAtFrequencyCap(
 async function finishBatch(deps: DeliveryDeps, runId: string): Promise<void> {
   const { db, clock, config } = deps;
   await extendRunLease(db, runId, clock.now() + config.deliveryLeaseMs);
-  if (!(await hasPendingDeliveries(db, runId))) await completeRunIfFinished(db, runId, clock.now(), deps.deliveryPorts.runFinished);
+  if (!(await hasPendingDeliveries(db, runId))) await completeRunIfFinished(db, deps.dbKind, runId, clock.now(), deps.deliveryPorts.runFinished);
 }
 
 /** A group is written once it holds this many results, or this long after its first one. */

@@ -125,10 +125,12 @@ export function createNotificationActions(ctx: AppContext) {
       await db.transaction().execute(async (trx) => {
         // The one-time send's run, or (feed items) the run that created it: the latest.
         const run = await repo.latestRunOfNotification(trx, id);
-        // A send split by zone (docs/delivery.md, "Local-time delivery") retries what failed in every zone.
+        // A one-time send retries what failed in every run of it: each zone of a send split by zone (docs/delivery.md,
+        // "Local-time delivery"), an A/B test's sample and its rest.
         let reopened = 0;
+        const runsOfSend = existing.type === 'ONE_TIME' ? await repo.runsOfNotification(trx, id) : run?.zone_send_id ? await runsOfZoneSend(trx, run.zone_send_id) : run ? [run] : [];
         // In key order: each run's row is locked as it is reopened, as retention locks the runs it compacts (lock-order.ts).
-        const failedRuns = inKeyOrder(run?.zone_send_id ? await runsOfZoneSend(trx, run.zone_send_id) : run ? [run] : [], (candidate) => [Number(candidate.seq)]);
+        const failedRuns = inKeyOrder(runsOfSend, (candidate) => [Number(candidate.seq)]);
         for (const failedRun of failedRuns) reopened += await repo.reopenFailedRun(trx, ctx.dbKind, failedRun, now);
         // Retention compacted the send's rows (docs/storage.md, "Retention"): say so rather than nothing.
         if (!reopened && run?.deliveries_compacted_at != null) throw conflict(`There is nothing to retry: deliveries are kept ${ctx.config.deliveryRetentionDays} days after a send finished, and this send's are now totals`);

@@ -100,6 +100,11 @@ export function latestRunOfNotification(db: Db, notificationId: string): Promise
   return db.selectFrom('notification_runs').selectAll().where('notification_id', '=', notificationId).orderBy('created_at', 'desc').orderBy('id').limit(1).executeTakeFirst();
 }
 
+/** Every run of a notification, by number: a one-time send's runs are one send (its zones, an A/B test's sample and rest). */
+export function runsOfNotification(db: Db, notificationId: string): Promise<RunRow[]> {
+  return db.selectFrom('notification_runs').selectAll().where('notification_id', '=', notificationId).orderBy('seq').execute();
+}
+
 /**
  * Of these notifications, those whose latest run retention compacted (docs/storage.md,
  * "Retention"): its deliveries are totals, so Retry has nothing to send again.

@@ -92,7 +92,7 @@ export function createSubscriberPrivacy(ctx: AppContext) {
     }
     if (!erasure) return undefined;
     // A send whose last pending delivery was this subscriber's finishes now, not at the recovery sweep.
-    for (const runId of await privacy.sendingRunIds(db, erasure.touchedRunIds)) await completeRunIfFinished(db, runId, clock.now(), ctx.deliveryPorts.runFinished);
+    for (const runId of await privacy.sendingRunIds(db, erasure.touchedRunIds)) await completeRunIfFinished(db, ctx.dbKind, runId, clock.now(), ctx.deliveryPorts.runFinished);
     return { id: erasure.id, deliveries: erasure.deliveries, events: erasure.events };
   }
 

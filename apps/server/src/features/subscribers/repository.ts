@@ -139,6 +139,17 @@ export async function refreshSubscriber(db: Db, siteId: string, hash: string, re
 }
 
 /** Moves a subscriber to a new endpoint (after `pushsubscriptionchange`), keeping its id; false when it no longer exists. */
+/** Locks these sites' subscribers with these endpoints, by number (PostgreSQL; db/lock-order.ts). */
+export async function lockSubscribersByEndpoint(trx: Db, endpoints: ReadonlyArray<{ siteId: string; hash: string }>): Promise<void> {
+  await trx
+    .selectFrom('subscribers')
+    .select('seq')
+    .where((eb) => eb(eb.refTuple('site_id', 'endpoint_hash'), 'in', endpoints.map(({ siteId, hash }) => eb.tuple(siteId, hash))))
+    .orderBy('seq')
+    .forNoKeyUpdate()
+    .execute();
+}
+
 export async function moveSubscriberEndpoint(db: Db, subscriberId: string, endpoint: string, hash: string, refresh: SubscriberRefresh): Promise<boolean> {
   const row = await db
     .updateTable('subscribers')

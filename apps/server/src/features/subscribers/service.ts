@@ -252,12 +252,13 @@ export function createSubscribersService(ctx: AppContext) {
       if (!(key instanceof HttpError) && !firstRows.has(endpointKey)) firstRows.set(endpointKey, newSubscriberRow(subscription, key));
     });
     const inserted = await repo.insertSubscribersIfNew(trx, ctx.dbKind, [...firstRows.values()]);
-    const results: Array<SubscribeResult | HttpError> = [];
+    const results = new Array<SubscribeResult | HttpError>(subscriptions.length);
     const offered = new Set<string>();
+    const updates: Array<{ index: number; subscription: SubscriptionWrite; key: VapidKeyChoice }> = [];
     for (const [index, subscription] of subscriptions.entries()) {
       const key = keys[index]!;
       if (key instanceof HttpError) {
-        results.push(key);
+        results[index] = key;
         continue;
       }
       const endpointKey = `${subscription.siteId}\u0000${subscription.hash}`;
@@ -265,12 +266,19 @@ export function createSubscribersService(ctx: AppContext) {
       if (!offered.has(endpointKey) && inserted.has(row.id)) {
         offered.add(endpointKey);
         countArrival(subscription, tally);
-        results.push({ subscriber: { id: row.id }, created: true });
+        results[index] = { subscriber: { id: row.id }, created: true };
         continue;
       }
       offered.add(endpointKey);
-      results.push(await updateKnownSubscription(trx, subscription, key, tally));
+      updates.push({ index, subscription, key });
     }
+    if (updates.length && ctx.dbKind === 'postgres') {
+      // The known subscribers are locked by number first (lock-order.ts), as a batch of beacons locks them: two
+      // batches refreshing the same subscribers in their arrival orders waited on each other crosswise.
+      await repo.lockSubscribersByEndpoint(trx, updates.map(({ subscription }) => ({ siteId: subscription.siteId, hash: subscription.hash })));
+    }
+    // In arrival order: repeats of an endpoint in the batch are written one after the other.
+    for (const { index, subscription, key } of updates) results[index] = await updateKnownSubscription(trx, subscription, key, tally);
     return results;
   }
 
@@ -280,16 +288,18 @@ export function createSubscribersService(ctx: AppContext) {
       const previous = await repo.findSubscriberByEndpointHash(trx, siteId, previousHash);
       if (previous) {
         const current = await repo.findSubscriberByEndpointHash(trx, siteId, hash);
-        if (!current) {
+        if (current) {
+          // The new endpoint was stored already (the page re-subscribed before
+          // the worker reported the change). The old endpoint is dead: the
+          // push service replaced it, so that subscriber goes inactive.
+          if (previous.id !== current.id) await deactivate(trx, previous.id, now, { cause: 'gone', hooks: ctx.subscriberRemovedHooks }, previousHash);
+        } else if (await repo.moveSubscriberEndpoint(trx, previous.id, endpoint, hash, { ...refresh, vapid_key_id: vapidKey.id })) {
           // pushsubscriptionchange: the same subscriber, a new endpoint (and the key it was made with).
-          await repo.moveSubscriberEndpoint(trx, previous.id, endpoint, hash, { ...refresh, vapid_key_id: vapidKey.id });
           if (await repo.activateSubscriber(trx, previous.id)) tally.activation(siteId, now);
           return { subscriber: { id: previous.id }, created: false };
         }
-        // The new endpoint was stored already (the page re-subscribed before
-        // the worker reported the change). The old endpoint is dead: the
-        // push service replaced it, so that subscriber goes inactive.
-        if (previous.id !== current.id) await deactivate(trx, previous.id, now, { cause: 'gone', hooks: ctx.subscriberRemovedHooks }, previousHash);
+        // Else (a new endpoint already stored, or the subscriber erased meanwhile: its row gone once the erasure
+        // committed) the new endpoint is stored or refreshed below.
       }
     }
 
@@ -402,9 +412,11 @@ export function createSubscribersService(ctx: AppContext) {
     /** Public unsubscribe by endpoint (the SDK after `PushSubscription.unsubscribe()`). Already inactive is fine. */
     async unsubscribeByEndpoint(siteId: string, endpoint: string): Promise<{ id: string }> {
       if (!(await repo.siteExists(db, siteId))) throw notFound('Site');
-      const row = await repo.findSubscriberByEndpointHash(db, siteId, endpointHash(endpoint.trim()));
+      const hash = endpointHash(endpoint.trim());
+      const row = await repo.findSubscriberByEndpointHash(db, siteId, hash);
       if (!row) throw notFound('Subscriber');
-      await deactivate(db, row.id, clock.now(), { cause: 'unsubscribed', hooks: ctx.subscriberRemovedHooks });
+      // Only while it still has this endpoint: a subscriber moved to a new one meanwhile (pushsubscriptionchange) stays.
+      await deactivate(db, row.id, clock.now(), { cause: 'unsubscribed', hooks: ctx.subscriberRemovedHooks }, hash);
       return { id: row.id };
     },
 

@@ -72,7 +72,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       addToDeliveryHealth,
       runFinished: webhooksOnRunFinished,
     },
-    onSiteEvent: fireTriggers,
+    onSiteEvent: (trx, event) => fireTriggers(trx, database.kind, event),
     segmentUseFinders: [notificationsUsingSegment, runsUsingSegment, campaignsUsingSegment, feedsUsingSegment],
   };
   ctx.subscriberCreatedHooks = [enrolInWelcomeCampaign(ctx), webhooksOnSubscriberCreated(ctx)];

@@ -2,6 +2,7 @@
 // notification fired. The list loads them for a whole page of notifications at
 // once, so it costs three queries, not one per row.
 import type { Insertable, Kysely, Transaction, Updateable } from 'kysely';
+import type { DatabaseKind } from '../../db/database';
 import type { Database, NotificationTriggerRow, NotificationTriggersTable, RecurringScheduleRow, RecurringSchedulesTable } from '../../db/schema';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -130,9 +131,15 @@ export interface ArmedTrigger {
   segmentId: string | null;
 }
 
-/** Spec §2 TRIGGERED: the site's armed (scheduled) triggered notifications listening for this event. */
-export async function findArmedTriggers(db: Db, siteId: string, eventName: string): Promise<ArmedTrigger[]> {
-  const rows = await db
+/**
+ * Spec §2 TRIGGERED: the site's armed (scheduled) triggered notifications
+ * listening for this event. On PostgreSQL their rows are share-locked until
+ * the event's transaction ends: a cancel changes the row first
+ * (actions.ts, cancel), so it either waits for the event's runs and then
+ * cancels them, or goes first and the event finds the trigger disarmed.
+ */
+export async function findArmedTriggers(db: Db, kind: DatabaseKind, siteId: string, eventName: string): Promise<ArmedTrigger[]> {
+  const query = db
     .selectFrom('notification_triggers')
     .innerJoin('notifications', 'notifications.id', 'notification_triggers.notification_id')
     .select(['notification_triggers.notification_id', 'notification_triggers.delay_minutes', 'notifications.segment_id'])
@@ -141,8 +148,8 @@ export async function findArmedTriggers(db: Db, siteId: string, eventName: strin
     .where('notifications.site_id', '=', siteId)
     .where('notifications.type', '=', 'TRIGGERED')
     .where('notifications.status', '=', 'scheduled')
-    .orderBy('notification_triggers.notification_id')
-    .execute();
+    .orderBy('notification_triggers.notification_id');
+  const rows = await (kind === 'postgres' ? query.forShare('notifications') : query).execute();
   return rows.map((row) => ({ notificationId: row.notification_id, delayMinutes: row.delay_minutes, segmentId: row.segment_id }));
 }
 

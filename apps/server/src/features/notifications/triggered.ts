@@ -4,6 +4,7 @@
 // creates one run aimed at that subscriber, due `delay_minutes` after the event.
 import crypto from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
+import type { DatabaseKind } from '../../db/database';
 import type { Database } from '../../db/schema';
 import { insertRun } from '../../delivery/runs';
 import type { ReceivedSiteEvent } from '../site-events/hooks';
@@ -25,9 +26,9 @@ export const triggerRunKey = (notificationId: string, subscriberId: string, even
  * Creates the runs an event causes, in the caller's transaction; returns how
  * many were created (0 for an event nobody listens for, or a repeat).
  */
-export async function fireTriggers(db: Kysely<Database> | Transaction<Database>, event: ReceivedSiteEvent): Promise<{ created: number; earliestDueAt: number | null }> {
+export async function fireTriggers(db: Kysely<Database> | Transaction<Database>, kind: DatabaseKind, event: ReceivedSiteEvent): Promise<{ created: number; earliestDueAt: number | null }> {
   if (!event.subscriberIds.length) return { created: 0, earliestDueAt: null };
-  const triggers = await repo.findArmedTriggers(db, event.siteId, event.eventName);
+  const triggers = await repo.findArmedTriggers(db, kind, event.siteId, event.eventName);
   let created = 0;
   let earliestDueAt: number | null = null;
   for (const trigger of triggers) {

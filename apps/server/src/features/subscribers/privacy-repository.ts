@@ -61,9 +61,8 @@ export async function clearFinishedFanoutCursors(db: Db, runIds: string[], subsc
 }
 
 /** Sends made for this subscriber alone (triggered notifications, welcome steps); their dedupe keys name it. */
-export async function deletePersonalRunsOf(db: Db, subscriberId: string): Promise<string[]> {
-  const rows = await db.deleteFrom('notification_runs').where('subscriber_id', '=', subscriberId).returning('id').execute();
-  return rows.map((row) => row.id);
+export function deletePersonalRunsOf(db: Db, subscriberId: string): Promise<Array<{ id: string; notification_id: string }>> {
+  return db.deleteFrom('notification_runs').where('subscriber_id', '=', subscriberId).returning(['id', 'notification_id']).execute();
 }
 
 /** Whether another subscriber of the site still carries the external id (then events about that id stay: they are that person's other browsers'). */
@@ -113,7 +112,13 @@ export async function deleteSubscriberRow(db: Db, subscriberId: string): Promise
  * still adds up after their rows are gone. Rows are taken in id order, runs
  * before notifications, as every counter writer does (delivery/runs.ts).
  */
-export async function addSkipped(db: Db, runs: ReadonlyMap<string, number>, notifications: ReadonlyMap<string, number>): Promise<void> {
+/**
+ * What an erasure changes in the counts: deliveries skipped per run and per
+ * notification, and per notification the runs made for the subscriber that
+ * went with it, added to `removed_run_count` as retention adds the runs it
+ * removes, so "fired N times" stays what it was (docs/storage.md, "Retention").
+ */
+export async function addSkipped(db: Db, runs: ReadonlyMap<string, number>, notifications: ReadonlyMap<string, number>, removedRuns: ReadonlyMap<string, number>): Promise<void> {
   for (const [runId, count] of [...runs].sort(([a], [b]) => a.localeCompare(b))) {
     await db
       .updateTable('notification_runs')
@@ -121,10 +126,12 @@ export async function addSkipped(db: Db, runs: ReadonlyMap<string, number>, noti
       .where('id', '=', runId)
       .execute();
   }
-  for (const [notificationId, count] of [...notifications].sort(([a], [b]) => a.localeCompare(b))) {
+  for (const notificationId of [...new Set([...notifications.keys(), ...removedRuns.keys()])].sort((a, b) => a.localeCompare(b))) {
+    const skipped = notifications.get(notificationId) ?? 0;
+    const removed = removedRuns.get(notificationId) ?? 0;
     await db
       .updateTable('notifications')
-      .set((eb) => ({ skipped_count: eb('skipped_count', '+', count) }))
+      .set((eb) => ({ skipped_count: eb('skipped_count', '+', skipped), removed_run_count: eb('removed_run_count', '+', removed) }))
       .where('id', '=', notificationId)
       .execute();
   }

@@ -59,7 +59,10 @@ export function createSubscriberPrivacy(ctx: AppContext) {
     const deleted = await privacy.deleteSubscriberRow(trx, subscriberId);
     if (!deleted) return undefined;
 
-    const personalRuns = new Set(await privacy.deletePersonalRunsOf(trx, subscriberId));
+    const removedRuns = await privacy.deletePersonalRunsOf(trx, subscriberId);
+    const personalRuns = new Set(removedRuns.map((run) => run.id));
+    const removedRunsByNotification = new Map<string, number>();
+    for (const run of removedRuns) removedRunsByNotification.set(run.notification_id, (removedRunsByNotification.get(run.notification_id) ?? 0) + 1);
     await privacy.clearFinishedFanoutCursors(trx, [...new Set([...pending.map((delivery) => delivery.run_id), ...done.runIds])].filter((id) => !personalRuns.has(id)), subscriberId);
     const skippedByRun = new Map<string, number>();
     const skippedByNotification = new Map<string, number>();
@@ -67,7 +70,7 @@ export function createSubscriberPrivacy(ctx: AppContext) {
       if (!personalRuns.has(delivery.run_id)) skippedByRun.set(delivery.run_id, (skippedByRun.get(delivery.run_id) ?? 0) + 1);
       skippedByNotification.set(delivery.notification_id, (skippedByNotification.get(delivery.notification_id) ?? 0) + 1);
     }
-    await privacy.addSkipped(trx, skippedByRun, skippedByNotification);
+    await privacy.addSkipped(trx, skippedByRun, skippedByNotification, removedRunsByNotification);
 
     if (deleted.is_active === 1) {
       await adjustActiveSubscriberCount(trx, row.site_id, -1);

@@ -23,7 +23,13 @@ import { newOutboxRow } from './events';
 import * as repo from './repository';
 import { signWebhook } from './signing';
 
-export const deliverWebhookJob = defineJob('webhook-deliver', z.object({ deliveryId: z.string() }));
+/**
+ * One attempt at a claimed delivery. `claimedUntil` is the claim's end (the
+ * delivery's next_attempt_at while claimed): a job that ran after its claim
+ * ran out, or after the delivery was claimed again, does nothing (absent in
+ * jobs queued by an older version).
+ */
+export const deliverWebhookJob = defineJob('webhook-deliver', z.object({ deliveryId: z.string(), claimedUntil: z.number().int().optional() }));
 
 /** How long a claimed attempt may take before the row is due again (the outbound client gives up after 10 s). */
 export const WEBHOOK_ATTEMPT_LEASE_MS = 60_000;
@@ -61,13 +67,19 @@ export interface AttemptResult {
 }
 
 /**
- * One attempt at a delivery the caller has claimed: sign, POST, record.
- * Undefined when there is nothing to send (delivered, given up, or deleted
- * with its webhook).
+ * One attempt at a delivery the caller has claimed until `claimedUntil`:
+ * sign, POST, record. Undefined when there is nothing to send (delivered,
+ * given up, or deleted with its webhook) or the claim is no longer this
+ * caller's: it ran out while the job waited in a busy queue (the delivery is
+ * then claimed again, with a job of its own), or an attempt since set the
+ * next one (its backoff stands). Without that check a job that waited past
+ * its claim POSTed beside the new claim's job, a second after a failure that
+ * asked for 30 s.
  */
-export async function attemptDelivery(deps: AttemptDeps, deliveryId: string): Promise<AttemptResult | undefined> {
+export async function attemptDelivery(deps: AttemptDeps, deliveryId: string, claimedUntil?: number): Promise<AttemptResult | undefined> {
   const delivery = await repo.findDeliveryToSend(deps.db, deliveryId);
   if (!delivery || delivery.status !== 'pending') return undefined;
+  if (claimedUntil !== undefined && (delivery.next_attempt_at !== claimedUntil || deps.clock.now() >= claimedUntil)) return undefined;
   const startedAt = deps.clock.now();
   const headers = signWebhook(delivery.secret, delivery.id, Math.floor(startedAt / 1000), delivery.payload);
   let statusCode: number | null = null;
@@ -128,8 +140,9 @@ export function webhooksDueWork(ctx: Pick<AppContext, 'db'>, queue: JobQueue): D
         if (claimed.length < CLAIM_BATCH) break;
       }
       for (;;) {
-        const due = await repo.claimDueDeliveries(ctx.db, now, now + WEBHOOK_ATTEMPT_LEASE_MS, CLAIM_BATCH);
-        if (due.length) await queue.enqueueMany(deliverWebhookJob, due.map((deliveryId) => ({ deliveryId })));
+        const claimedUntil = now + WEBHOOK_ATTEMPT_LEASE_MS;
+        const due = await repo.claimDueDeliveries(ctx.db, now, claimedUntil, CLAIM_BATCH);
+        if (due.length) await queue.enqueueMany(deliverWebhookJob, due.map((deliveryId) => ({ deliveryId, claimedUntil })));
         if (due.length < CLAIM_BATCH) break;
       }
       // Deleting twice is harmless, so two schedulers need no claim here; the partial index keeps it cheap.
@@ -159,8 +172,8 @@ export function registerWebhookJobs(ctx: AppContext, queue: JobQueue): void {
   const deps: AttemptDeps = { db: ctx.db, clock: ctx.clock, outbound: createOutboundHttpFromConfig(ctx.config) };
   queue.work(
     deliverWebhookJob,
-    async ({ deliveryId }) => {
-      const result = await attemptDelivery(deps, deliveryId);
+    async ({ deliveryId, claimedUntil }) => {
+      const result = await attemptDelivery(deps, deliveryId, claimedUntil);
       if (result?.error) ctx.log.info({ deliveryId, statusCode: result.statusCode, error: result.error }, 'webhook attempt failed');
     },
     { concurrency: 4 },

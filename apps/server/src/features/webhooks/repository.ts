@@ -55,6 +55,7 @@ export function findDeliveryToSend(db: Db, deliveryId: string) {
       'webhook_deliveries.status',
       'webhook_deliveries.attempts',
       'webhook_deliveries.created_at',
+      'webhook_deliveries.next_attempt_at',
       'webhooks.url',
       'webhooks.secret',
     ])

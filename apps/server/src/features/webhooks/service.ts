@@ -106,7 +106,7 @@ export function createWebhooksService(ctx: Pick<AppContext, 'db' | 'clock' | 'co
           finished_at: null,
         },
       ]);
-      const result = await attemptDelivery({ db, clock, outbound }, id);
+      const result = await attemptDelivery({ db, clock, outbound }, id, now + WEBHOOK_ATTEMPT_LEASE_MS);
       const attempt = result ? (await repo.listAttempts(db, row.id, 1, result.attemptId))[0] : undefined;
       if (!attempt) throw notFound('Webhook');
       return toAttempt(attempt);

@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runSeqOf } from '../src/db/run-seq';
 import type { FailureReason } from '@herald/contracts';
@@ -12,6 +11,7 @@ import { compactOldDeliveries } from '../src/features/retention/service';
 import { csvCells } from '../src/features/subscriber-imports/import-file';
 import { ManualClock } from '../src/platform/clock';
 import { createDeliveryHarness, notificationInput, type DeliveryHarness } from './support/delivery-harness';
+import { sessionsWaitingOnLocks } from './support/lock-waits';
 import { subscriberRow } from './support/subscriber-rows';
 import { createTestApp, waitFor, type TestApp } from './support/test-app';
 
@@ -26,12 +26,6 @@ import { createTestApp, waitFor, type TestApp } from './support/test-app';
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 5, 1, 8);
 const variant = (letter: string) => ({ title: `Sale ${letter}`, message: `Offer ${letter}`, destination_url: `https://push-shop.example/${letter.toLowerCase()}`, image_url: null });
-
-/** Sessions waiting on a lock in this database (PostgreSQL). */
-async function sessionsWaitingOnLocks(t: TestApp): Promise<number> {
-  const result = await sql<{ n: string }>`select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`.execute(t.ctx.db);
-  return Number(result.rows[0]!.n);
-}
 
 /** Until `release()`, a transaction holds the site's subscriber rows: a compaction step waits there, after its DELETE, with its locks taken. */
 async function holdSubscribers(t: TestApp, siteId: string): Promise<{ release: () => void; done: Promise<void> }> {
@@ -162,9 +156,9 @@ describe('retention racing other writers', () => {
       // Scheduler A's first step waits after its DELETE; scheduler B's step on the same run then waits for A's locks.
       const blocker = await holdSubscribers(t, send.siteId);
       const a = compactOldDeliveries(t.ctx, now, options);
-      await waitFor(async () => ((await sessionsWaitingOnLocks(t!)) >= 1 ? true : undefined), { timeoutMs: 10_000 });
+      await waitFor(async () => ((await sessionsWaitingOnLocks(t!.ctx.db)) >= 1 ? true : undefined), { timeoutMs: 10_000 });
       const b = compactOldDeliveries(t.ctx, now, options);
-      await waitFor(async () => ((await sessionsWaitingOnLocks(t!)) >= 2 ? true : undefined), { timeoutMs: 10_000 });
+      await waitFor(async () => ((await sessionsWaitingOnLocks(t!.ctx.db)) >= 2 ? true : undefined), { timeoutMs: 10_000 });
       blocker.release();
       await blocker.done;
       const [byA, byB] = await Promise.all([a, b]);
@@ -217,7 +211,7 @@ describe('retention racing other writers', () => {
       });
       expect(await didReopen).toBe(2);
       const pending = compactStep(db, kind, [send.runId], now - 30 * DAY, 1000, now);
-      await waitFor(async () => ((await sessionsWaitingOnLocks(t!)) >= 1 ? true : undefined), { timeoutMs: 10_000 });
+      await waitFor(async () => ((await sessionsWaitingOnLocks(t!.ctx.db)) >= 1 ? true : undefined), { timeoutMs: 10_000 });
       release();
       await retry;
       step = await pending;
@@ -246,9 +240,9 @@ describe('retention racing other writers', () => {
       // The step has deleted its 3 rows and waits on the subscribers' rows when the owner presses Retry.
       const blocker = await holdSubscribers(t, send.siteId);
       const step = compactStep(db, kind, [send.runId], now - 30 * DAY, 3, now);
-      await waitFor(async () => ((await sessionsWaitingOnLocks(t!)) >= 1 ? true : undefined), { timeoutMs: 10_000 });
+      await waitFor(async () => ((await sessionsWaitingOnLocks(t!.ctx.db)) >= 1 ? true : undefined), { timeoutMs: 10_000 });
       const retry = db.transaction().execute((trx) => reopenFailedRun(trx, kind, run, now));
-      await waitFor(async () => ((await sessionsWaitingOnLocks(t!)) >= 2 ? true : undefined), { timeoutMs: 10_000 });
+      await waitFor(async () => ((await sessionsWaitingOnLocks(t!.ctx.db)) >= 2 ? true : undefined), { timeoutMs: 10_000 });
       blocker.release();
       await blocker.done;
       const [stepped, retried] = await Promise.all([step, retry]);
@@ -318,9 +312,9 @@ describe('retention and a CSV report being downloaded', () => {
       // The step has deleted 3 rows and waits on the subscribers' rows; the report's hold waits for the step to commit.
       const blocker = await holdSubscribers(t, send.siteId);
       const step = compactStep(t.ctx.db, 'postgres', [send.runId], now - 30 * DAY, 3, now);
-      await waitFor(async () => ((await sessionsWaitingOnLocks(t!)) >= 1 ? true : undefined), { timeoutMs: 10_000 });
+      await waitFor(async () => ((await sessionsWaitingOnLocks(t!.ctx.db)) >= 1 ? true : undefined), { timeoutMs: 10_000 });
       const header = report.next();
-      await waitFor(async () => ((await sessionsWaitingOnLocks(t!)) >= 2 ? true : undefined), { timeoutMs: 10_000 });
+      await waitFor(async () => ((await sessionsWaitingOnLocks(t!.ctx.db)) >= 2 ? true : undefined), { timeoutMs: 10_000 });
       blocker.release();
       await blocker.done;
       expect((await step).removed).toBe(3);

@@ -1,8 +1,8 @@
-import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/platform/clock';
 import { createDeliveryHarness, notificationInput, type DeliveryHarness } from './support/delivery-harness';
 import type { ReceivedPush, TestSubscription } from './support/push-service';
+import { sessionsWaitingOnLocks } from './support/lock-waits';
 import { waitFor } from './support/test-app';
 
 const MINUTE = 60_000;
@@ -81,7 +81,7 @@ describe('triggered notifications racing a cancel and an erasure', () => {
       if (h.t.ctx.dbKind === 'postgres') {
         // The cancel waits for the event's transaction (before, it went ahead, missed the uncommitted run, and the push was sent).
         const cancelling = h.t.request('POST', `/api/notifications/${id}/cancel`, { token: h.owner.token });
-        await waitFor(async () => (Number((await sql<{ n: string }>`select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`.execute(h.t.ctx.db)).rows[0]!.n) > 0 ? true : undefined), { timeoutMs: 10_000 });
+        await waitFor(async () => ((await sessionsWaitingOnLocks(h.t.ctx.db)) > 0 ? true : undefined), { timeoutMs: 10_000 });
         release();
         cancelled = await cancelling;
       } else {

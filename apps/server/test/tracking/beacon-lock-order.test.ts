@@ -7,6 +7,7 @@ import { recordBeaconsInOneStatement, type BeaconWrite } from '../../src/feature
 import { createTrackingService } from '../../src/features/tracking/service';
 import { InProcessQueue } from '../../src/jobs/in-process-queue';
 import { createDeliveryHarness, notificationInput, type DeliveryHarness } from '../support/delivery-harness';
+import { sessionsWaitingOnLocks } from '../support/lock-waits';
 import { waitFor } from '../support/test-app';
 
 // Batches of beacons lock rows other writers lock too, and must take them in
@@ -99,7 +100,7 @@ describe('beacon batches take shared rows in key order', () => {
     const results = writeOutcomes(deps, run, Date.now(), sorted);
     if (h.t.ctx.dbKind === 'postgres') {
       // The result transaction is waiting for the lower id: before, it held the higher one by then, and the two waited on each other.
-      await waitFor(async () => (Number((await sql<{ n: string }>`select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`.execute(db)).rows[0]!.n) > 0 ? true : undefined), { timeoutMs: 5_000 });
+      await waitFor(async () => ((await sessionsWaitingOnLocks(db)) > 0 ? true : undefined), { timeoutMs: 5_000 });
     }
     takeHigher();
     await Promise.all([beacons, results]);

@@ -90,9 +90,9 @@ export interface CompactStepResult {
  * trigger or welcome step is a run of one delivery.
  *
  * On PostgreSQL the step first locks its runs' rows, by number (their key
- * order, lock-order.ts), and takes
- * only the runs still finished once it holds them. Retry locks its run the
- * same way before it reads or resets a delivery (reopenFailedRun), so the two
+ * order, lock-order.ts), and takes only the runs still finished once it
+ * holds them. Retry locks its run the same way before it reads or resets a
+ * delivery (reopenFailedRun), so the two
  * take turns: a step never deletes deliveries a Retry has just put back to
  * pending (PostgreSQL re-checks a waited-for row against the DELETE's own
  * conditions, not a subquery's), and a Retry reads its failure groups after

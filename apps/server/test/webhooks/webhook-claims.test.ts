@@ -49,7 +49,7 @@ describe('webhook attempts and their claims', () => {
       },
     };
     const deps = { db: t.ctx.db, clock, outbound };
-    // The first job, its claim run out while it waited, does nothing; the second, of the claim in force, fails: the next attempt is due in 30 s.
+    // The first job, whose delivery was claimed again while it waited, does nothing; the second, of the claim in force, fails: the next attempt is due in 30 s.
     expect(await attemptDelivery(deps, jobs[0]!.deliveryId, jobs[0]!.claimedUntil)).toBeUndefined();
     expect((await attemptDelivery(deps, jobs[1]!.deliveryId, jobs[1]!.claimedUntil))?.statusCode).toBe(500);
     clock.advance(1_000);

@@ -25,8 +25,8 @@ import { signWebhook } from './signing';
 
 /**
  * One attempt at a claimed delivery. `claimedUntil` is the claim's end (the
- * delivery's next_attempt_at while claimed): a job that ran after its claim
- * ran out, or after the delivery was claimed again, does nothing (absent in
+ * delivery's next_attempt_at while claimed): a job that runs after the
+ * delivery was claimed again, or attempted since, does nothing (absent in
  * jobs queued by an older version).
  */
 export const deliverWebhookJob = defineJob('webhook-deliver', z.object({ deliveryId: z.string(), claimedUntil: z.number().int().optional() }));
@@ -70,16 +70,18 @@ export interface AttemptResult {
  * One attempt at a delivery the caller has claimed until `claimedUntil`:
  * sign, POST, record. Undefined when there is nothing to send (delivered,
  * given up, or deleted with its webhook) or the claim is no longer this
- * caller's: it ran out while the job waited in a busy queue (the delivery is
- * then claimed again, with a job of its own), or an attempt since set the
- * next one (its backoff stands). Without that check a job that waited past
- * its claim POSTed beside the new claim's job, a second after a failure that
- * asked for 30 s.
+ * caller's: the delivery was claimed again after this job waited past its
+ * claim in a busy queue (the new claim has a job of its own), or an attempt
+ * since set the next one (its backoff stands). Without that check a job
+ * that waited past its claim POSTed beside the new claim's job, a second
+ * after a failure that asked for 30 s. The claim is compared by value, not
+ * against this process's clock: a worker's clock may differ from the
+ * scheduler's that set it.
  */
 export async function attemptDelivery(deps: AttemptDeps, deliveryId: string, claimedUntil?: number): Promise<AttemptResult | undefined> {
   const delivery = await repo.findDeliveryToSend(deps.db, deliveryId);
   if (!delivery || delivery.status !== 'pending') return undefined;
-  if (claimedUntil !== undefined && (delivery.next_attempt_at !== claimedUntil || deps.clock.now() >= claimedUntil)) return undefined;
+  if (claimedUntil !== undefined && delivery.next_attempt_at !== claimedUntil) return undefined;
   const startedAt = deps.clock.now();
   const headers = signWebhook(delivery.secret, delivery.id, Math.floor(startedAt / 1000), delivery.payload);
   let statusCode: number | null = null;

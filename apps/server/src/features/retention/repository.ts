@@ -143,7 +143,7 @@ export async function compactStep(db: Kysely<Database>, kind: DatabaseKind, runI
  * starting meanwhile waits for it, and this reads holds written before.
  */
 async function withoutReportsBeingRead<Run extends { notification_id: string }>(trx: Transaction<Database>, kind: DatabaseKind, runs: Run[], now: number): Promise<Run[]> {
-  const notificationIds = [...new Set(runs.map((run) => run.notification_id))].sort();
+  const notificationIds = [...new Set(runs.map((run) => run.notification_id))];
   if (!notificationIds.length) return runs;
   if (kind === 'postgres') {
     await sql`select pg_advisory_xact_lock_shared(hashtext(${REPORT_READ_LOCK}), hashtext(id)) from unnest(${notificationIds}::text[]) as id order by id`.execute(trx);

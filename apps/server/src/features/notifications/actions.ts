@@ -66,8 +66,8 @@ export function createNotificationActions(ctx: AppContext) {
           const schedule = await automation.findScheduleOfNotification(trx, id);
           if (schedule) await automation.updateSchedule(trx, schedule.id, { is_active: 0, next_run_at: null, updated_at: now });
         }
-        // The notification's row before its waiting runs: an event firing a trigger share-locks that row
-        // (automation-repository.ts, findArmedTriggers), so its runs are committed, and cancelled here, or never made.
+        // The notification's row before its waiting runs: an event firing a trigger share-locks that row after making
+        // its runs (triggered.ts, fireTriggers), so they are committed and cancelled here, or the event cancels them.
         await repo.updateNotification(trx, id, { status: 'cancelled', updated_at: now });
         if (existing.type !== 'ONE_TIME') await repo.cancelPendingRunsOfNotification(trx, id, now);
         await recordAudit(ctx, audited(userId, existing, 'cancelled'), trx);

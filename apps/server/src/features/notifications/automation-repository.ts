@@ -2,7 +2,6 @@
 // notification fired. The list loads them for a whole page of notifications at
 // once, so it costs three queries, not one per row.
 import type { Insertable, Kysely, Transaction, Updateable } from 'kysely';
-import type { DatabaseKind } from '../../db/database';
 import type { Database, NotificationTriggerRow, NotificationTriggersTable, RecurringScheduleRow, RecurringSchedulesTable } from '../../db/schema';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -131,15 +130,9 @@ export interface ArmedTrigger {
   segmentId: string | null;
 }
 
-/**
- * Spec §2 TRIGGERED: the site's armed (scheduled) triggered notifications
- * listening for this event. On PostgreSQL their rows are share-locked until
- * the event's transaction ends: a cancel changes the row first
- * (actions.ts, cancel), so it either waits for the event's runs and then
- * cancels them, or goes first and the event finds the trigger disarmed.
- */
-export async function findArmedTriggers(db: Db, kind: DatabaseKind, siteId: string, eventName: string): Promise<ArmedTrigger[]> {
-  const query = db
+/** Spec §2 TRIGGERED: the site's armed (scheduled) triggered notifications listening for this event. */
+export async function findArmedTriggers(db: Db, siteId: string, eventName: string): Promise<ArmedTrigger[]> {
+  const rows = await db
     .selectFrom('notification_triggers')
     .innerJoin('notifications', 'notifications.id', 'notification_triggers.notification_id')
     .select(['notification_triggers.notification_id', 'notification_triggers.delay_minutes', 'notifications.segment_id'])
@@ -148,9 +141,24 @@ export async function findArmedTriggers(db: Db, kind: DatabaseKind, siteId: stri
     .where('notifications.site_id', '=', siteId)
     .where('notifications.type', '=', 'TRIGGERED')
     .where('notifications.status', '=', 'scheduled')
-    .orderBy('notification_triggers.notification_id');
-  const rows = await (kind === 'postgres' ? query.forShare('notifications') : query).execute();
+    .orderBy('notification_triggers.notification_id')
+    .execute();
   return rows.map((row) => ({ notificationId: row.notification_id, delayMinutes: row.delay_minutes, segmentId: row.segment_id }));
+}
+
+/**
+ * PostgreSQL: share-locks these notifications' rows, in key order, until the
+ * caller's transaction ends, and says which are still armed (triggered.ts,
+ * fireTriggers: a cancel changes the row first, so it waits for the lock).
+ */
+export async function lockArmedNotifications(db: Db, notificationIds: string[]): Promise<Set<string>> {
+  const rows = await db.selectFrom('notifications').select(['id', 'status']).where('id', 'in', notificationIds).orderBy('id').forShare().execute();
+  return new Set(rows.filter((row) => row.status === 'scheduled').map((row) => row.id));
+}
+
+/** Cancels these runs if they have not started. */
+export async function cancelRuns(db: Db, runIds: string[], now: number): Promise<void> {
+  await db.updateTable('notification_runs').set({ status: 'cancelled', finished_at: now }).where('id', 'in', runIds).where('status', '=', 'pending').execute();
 }
 
 /** How many runs each notification had (a triggered one: how many times its event fired it). */

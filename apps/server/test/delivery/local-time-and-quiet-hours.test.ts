@@ -301,6 +301,29 @@ describe('quiet hours', () => {
     }
   });
 
+  it('a send holding some zones for quiet hours can be cancelled while they wait: the held zones are not sent, what was sent stays counted', async () => {
+    clock.set(Date.UTC(2026, 5, 2, 15)); // Tokyo 00:00 and Auckland 03:00 are inside 22:00–08:00; the others are not
+    const id = await t.create({ title: 'Held then cancelled' });
+    await t.sendNow(id);
+    await t.waitForReceivers('Held then cancelled', awake());
+    await waitFor(async () => (await t.get(id)).counts.sent === 3, { timeoutMs: 20_000 });
+    expect((await t.get(id)).status).toBe('sending');
+
+    const cancelled = await t.h.t.request('POST', `/api/notifications/${id}/cancel`, { token: t.h.owner.token });
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    expect(cancelled.body.data.notification.status).toBe('cancelled');
+    expect((await t.runsOf(id)).map((run) => run.status)).toEqual(['completed', 'cancelled', 'cancelled']);
+    clock.set(Date.UTC(2026, 5, 3, 0)); // both windows ended (20:00 and 23:00 UTC)
+    const later = await t.create({ title: 'After the window', quiet_hours_exempt: true });
+    await t.sendNow(later);
+    await t.h.waitForStatus(later, ['completed'], 20_000); // the scheduler has ticked past both held zones
+    expect([...t.receivers('Held then cancelled')].sort()).toEqual(awake().sort());
+    const after = await t.get(id);
+    expect(after.status).toBe('cancelled');
+    expect(after.counts).toMatchObject({ targeted: 3, sent: 3 });
+    expect((await t.h.t.request('POST', `/api/notifications/${id}/cancel`, { token: t.h.owner.token })).status).toBe(409);
+  });
+
   it('a window that does not wrap midnight holds only the zones inside it; a local-time send due inside waits for its end', async () => {
     // 12:00–15:00: at 14:00 UTC on 3 June only the UTC subscriber (14:00) is inside; Paris is at 16:00, New York 10:00.
     expect((await setQuietHours({ start: '12:00', end: '15:00' })).status).toBe(200);

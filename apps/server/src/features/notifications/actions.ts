@@ -46,12 +46,14 @@ export function createNotificationActions(ctx: AppContext) {
      * Spec §4: a scheduled notification can be cancelled before its send time.
      * Recurring: the schedule stops (an occurrence already being sent finishes).
      * Triggered: disarmed; sends still waiting for their delay are cancelled too.
-     * A local-time send under way: the zones not yet due are cancelled; those
-     * already sent or sending finish, and their counts stay.
+     * A send split by zone under way (a local time, or quiet hours holding some
+     * zones: docs/delivery.md, "Quiet hours"): the zones not yet due are
+     * cancelled; those already sent or sending finish, and their counts stay.
      */
     async cancel(userId: string, id: string): Promise<Notification> {
       const existing = await changeableNotification(db, userId, id);
-      const zonesUnderWay = existing.type === 'ONE_TIME' && existing.delivery_mode === 'subscriber_local_time' && existing.status === 'sending';
+      const splitByZone = existing.delivery_mode === 'subscriber_local_time' || existing.quiet_hours_deferred_count > 0;
+      const zonesUnderWay = existing.type === 'ONE_TIME' && splitByZone && existing.status === 'sending';
       if (existing.status !== 'scheduled' && !zonesUnderWay) throw conflict('Only scheduled notifications can be cancelled');
       const now = clock.now();
       await db.transaction().execute(async (trx) => {

@@ -128,8 +128,9 @@ export function NotificationActions({ notification, placement, onDeleted }: Noti
           {schedule.isActive ? 'Pause' : 'Resume'}
         </Button>
       ) : null}
-      {/* A local-time send under way can still be cancelled: the zones not yet due (docs/product.md, "Local-time delivery"). */}
-      {status === 'scheduled' || (status === 'sending' && notification.type === 'ONE_TIME' && notification.delivery.mode === 'subscriber_local_time') ? (
+      {/* A send split by zone (a local time, or quiet hours holding some zones) can still be cancelled while it sends: the zones
+          not yet due (docs/product.md, "Local-time delivery" and "Quiet hours"). */}
+      {status === 'scheduled' || (status === 'sending' && notification.type === 'ONE_TIME' && (notification.delivery.mode === 'subscriber_local_time' || notification.quiet_hours_deferred > 0)) ? (
         <Button size="sm" variant="secondary" onClick={() => run('cancel')} disabled={busy} {...gate} loading={running === 'cancel'} icon={icon(Ban)}>
           Cancel
         </Button>

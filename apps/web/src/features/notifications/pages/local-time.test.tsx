@@ -142,4 +142,22 @@ describe('local-time delivery and quiet hours in the dashboard', () => {
       "Deferred: 12 subscribers were inside the site's quiet hours when it was due: they will be sent when the window ends in their time zone, and only then join the counts above.",
     );
   });
+
+  it('a send holding zones for quiet hours offers Cancel while it sends; a send not split by zone does not', async () => {
+    const held = makeNotification({ id: 'q1', title: 'Flash sale', status: 'sending', quiet_hours_deferred: 2, counts: makeCounts({ targeted: 3, sent: 3 }) });
+    const plain = makeNotification({ id: 'p1', title: 'Now', status: 'sending', counts: makeCounts({ targeted: 3, sent: 1 }) });
+    const performance = (notification: Notification) => ok({ ...makePerformance({ counts: notification.counts }), status: 'sending' });
+    setUp({
+      'GET /api/notifications/q1': ok({ notification: held }),
+      'GET /api/notifications/q1/performance': performance(held),
+      'GET /api/notifications/p1': ok({ notification: plain }),
+      'GET /api/notifications/p1/performance': performance(plain),
+    });
+    const { unmount } = renderApp('/notifications/q1');
+    expect(await screen.findByRole('button', { name: 'Cancel' })).toBeInTheDocument();
+    unmount();
+    renderApp('/notifications/p1');
+    expect(await screen.findByRole('heading', { name: 'Now' })).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Cancel' })).not.toBeInTheDocument();
+  });
 });

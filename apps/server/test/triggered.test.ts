@@ -161,6 +161,40 @@ describe('triggered notifications', () => {
     await h.t.request('POST', `/api/notifications/${id}/cancel`, { token: h.owner.token });
   });
 
+  it('an idempotency key is one event per event name: the same order number as the key of two events fires both', async () => {
+    const placed = await createTriggered('Order placed', 'order_placed', 0);
+    const shipped = await createTriggered('Order sent', 'order_sent', 0);
+    const first = await sendEvent({ event: 'order_placed', subscriber_id: bob.subscriberId, idempotency_key: 'order-2002' });
+    const second = await sendEvent({ event: 'order_sent', subscriber_id: bob.subscriberId, idempotency_key: 'order-2002' });
+    expect(first.body.data.event).toMatchObject({ event: 'order_placed', duplicate: false, triggered: 1 });
+    expect(second.body.data.event).toMatchObject({ event: 'order_sent', duplicate: false, triggered: 1 });
+    expect((await sendEvent({ event: 'order_sent', subscriber_id: bob.subscriberId, idempotency_key: 'order-2002' })).body.data.event).toMatchObject({
+      id: second.body.data.event.id,
+      duplicate: true,
+    });
+    await tickAndSettle(placed);
+    await tickAndSettle(shipped);
+    expect(received(bob, 'Order placed')).toHaveLength(1);
+    expect(received(bob, 'Order sent')).toHaveLength(1);
+    for (const id of [placed, shipped]) await h.t.request('POST', `/api/notifications/${id}/cancel`, { token: h.owner.token });
+  });
+
+  it('cannot be deleted while one of its firings is being sent (that send would be cut off); once it has finished, it can', async () => {
+    const id = await createTriggered('Deleted later', 'wishlist_sale', 15);
+    expect((await track(alice, { event: 'wishlist_sale' })).body.data.event.triggered).toBe(1);
+    // The firing as a worker holds it mid-send.
+    const inFlight = await h.t.ctx.db.updateTable('notification_runs').set({ status: 'sending' }).where('notification_id', '=', id).executeTakeFirst();
+    expect(Number(inFlight.numUpdatedRows)).toBe(1);
+    const blocked = await h.t.request('DELETE', `/api/notifications/${id}`, { token: h.owner.token });
+    expect(blocked.status).toBe(409);
+    expect(blocked.body.error.message).toBe('This notification is being sent to a subscriber right now; cancel it to stop new sends, and delete it once that one has finished');
+    expect((await h.t.request('GET', `/api/notifications/${id}`, { token: h.owner.token })).status).toBe(200);
+
+    await h.t.ctx.db.updateTable('notification_runs').set({ status: 'completed', finished_at: clock.now() }).where('notification_id', '=', id).execute();
+    expect((await h.t.request('DELETE', `/api/notifications/${id}`, { token: h.owner.token })).status).toBe(200);
+    expect((await h.t.request('GET', `/api/notifications/${id}`, { token: h.owner.token })).status).toBe(404);
+  });
+
   it('takes the idempotency key from the Idempotency-Key header too: a retry with the header alone sends once; a header and a body key that differ answer 400', async () => {
     const id = await createTriggered('Your parcel is on its way', 'order_shipped', 0);
     const first = await sendEvent({ event: 'order_shipped', subscriber_id: bob.subscriberId }, apiKey, { 'idempotency-key': 'ship-77' });

@@ -305,9 +305,12 @@ export function createNotificationsService(ctx: AppContext) {
           const run = await repo.findRunByKey(trx, oneTimeRunKey(id));
           if (run && run.status !== 'pending') throw conflict('This notification is already being sent');
         }
-        // Deleting cascades to the runs: one being sent would be cut off half-way.
+        // Deleting cascades to the runs: one being sent would be cut off half-way, its figures gone with it.
         if (existing.status === 'scheduled' && existing.type === 'RECURRING' && (await repo.hasRunInProgress(trx, id))) {
           throw conflict('An occurrence of this notification is being sent right now; delete it once it has finished');
+        }
+        if (existing.status === 'scheduled' && existing.type === 'TRIGGERED' && (await repo.hasRunInProgress(trx, id))) {
+          throw conflict('This notification is being sent to a subscriber right now; cancel it to stop new sends, and delete it once that one has finished');
         }
         await repo.deleteNotification(trx, id);
         await recordAudit(ctx, audited(userId, existing, 'deleted'), trx);

@@ -66,7 +66,7 @@ function publicSiteEventRoutes(ctx: AppContext, events: SiteEventsService): Fast
           tags,
           security,
           summary: 'Record an event about this browser’s subscriber (herald.track; CORS open)',
-          description: `${endpointNote} Fires every armed TRIGGERED notification of the site listening for \`event\`, for this subscriber, after its delay. The same \`idempotency_key\` twice is one event (\`duplicate: true\`).`,
+          description: `${endpointNote} Fires every armed TRIGGERED notification of the site listening for \`event\`, for this subscriber, after its delay. The same \`idempotency_key\` twice for the same event name is one event (\`duplicate: true\`).`,
           params: siteIdParam,
           body: publicTrackBody,
           response: { 202: eventReceiptResponse },
@@ -154,7 +154,7 @@ function v1SiteEventRoutes(ctx: AppContext, events: SiteEventsService): FastifyP
           security: [{ siteApiKey: [] }],
           summary: 'Send an event about a subscriber from your backend',
           description:
-            'Address one subscriber by `subscriber_id`, or a person by `external_id` (set in the browser with `herald.identify()`; every active subscriber with it). Fires every armed TRIGGERED notification of the site listening for `event`, after its delay. The same idempotency key for the same subscriber or external id is one event (`duplicate: true`): send it as `idempotency_key` in the body or as the `Idempotency-Key` header (the IETF draft’s name); both given and different answer 400. 401 for a missing, unknown or revoked key or a key of another site; 404 for a `subscriber_id` that is not an active subscriber of the site.',
+            'Address one subscriber by `subscriber_id`, or a person by `external_id` (set in the browser with `herald.identify()`; every active subscriber with it). Fires every armed TRIGGERED notification of the site listening for `event`, after its delay. The same idempotency key for the same event name and the same subscriber or external id is one event (`duplicate: true`): send it as `idempotency_key` in the body or as the `Idempotency-Key` header (the IETF draft’s name); both given and different answer 400. 401 for a missing, unknown or revoked key or a key of another site; 404 for a `subscriber_id` that is not an active subscriber of the site.',
           params: siteIdParam,
           headers: apiEventHeaders,
           body: apiEventBody,

@@ -136,14 +136,15 @@ export function createSiteEventsService(ctx: Pick<AppContext, 'db' | 'clock' | '
 
   /**
    * Stores the event and creates the runs it triggers, in one transaction. An
-   * event repeating an idempotency key for the same target is stored and
-   * acted on once; the repeat answers `duplicate: true`.
+   * event repeating an idempotency key for the same target and event name is
+   * stored and acted on once; the repeat answers `duplicate: true`.
    */
   async function receive(event: IncomingEvent): Promise<EventReceipt> {
     const now = clock.now();
     const id = crypto.randomUUID();
     const target = 'subscriberId' in event.target ? `subscriber:${event.target.subscriberId}` : `external:${event.target.externalId}`;
-    const dedupeScope = event.idempotencyKey === undefined ? null : `${target}:${event.idempotencyKey}`;
+    // One key per target and event name: an order number used as the key of both "purchase" and "order_shipped" is two events.
+    const dedupeScope = event.idempotencyKey === undefined ? null : `${target}:${event.name}:${event.idempotencyKey}`;
     const outcome = await db.transaction().execute(async (trx) => {
       const stored = await repo.insertEventIfNew(trx, {
         id,

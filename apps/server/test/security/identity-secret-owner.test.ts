@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app';
-import { addMember } from './support/fixtures';
+import { addMember, fcmEndpoint, nextAddress, pushKeys } from './support/fixtures';
 
 // The identity secret is the owner's alone (docs/security.md, "Tenancy" and
 // "Identity verification"): whoever holds it can sign any user id, so an
 // admin, who manages the site's settings and API keys, may neither read nor
-// rotate it. They get 403 naming the owner role, and the secret stays.
+// rotate it. They get 403 naming the owner role, and the secret stays. Nor
+// may they switch verification off or change the server-only tags: that
+// would let them claim any user id from their own browser without it.
 
 describe('the identity secret, owner only', () => {
   let t: TestApp;
@@ -55,5 +57,32 @@ describe('the identity secret, owner only', () => {
     const now = await t.request('GET', `/api/sites/${site.id}/identity-secret`, { token: admin.token });
     expect(now.status).toBe(200);
     expect(now.body.data.secret).toBe(await storedSecret(site.id));
+  });
+
+  it('an admin cannot turn identity verification off or change the server-only tags; the owner can', async () => {
+    const site = await t.createSite(owner.token);
+    const admin = await addMember(t, { site, user: owner }, 'admin');
+    const endpoint = fcmEndpoint();
+    expect((await t.request('POST', `/api/public/sites/${site.id}/subscribers`, { body: { subscription: { endpoint, keys: pushKeys() } }, remoteAddress: nextAddress() })).status).toBe(201);
+    const claim = () => t.request('POST', `/api/public/sites/${site.id}/identify`, { body: { endpoint, external_id: 'customer-42' }, remoteAddress: nextAddress() });
+    expect((await claim()).status).toBe(401);
+
+    for (const settings of [{ identityVerification: false }, { serverOnlyTags: ['plan-pro'] }]) {
+      const refused = await t.request('PATCH', `/api/sites/${site.id}`, { token: admin.token, body: { name: 'Renamed by admin', settings } });
+      expect(refused.status, JSON.stringify(settings)).toBe(403);
+      expect(refused.body.error).toEqual({ message: 'This needs the owner role.', code: 'role_required' });
+    }
+    const stored = await t.ctx.db.selectFrom('sites').select(['name', 'identity_verification', 'server_only_tags']).where('id', '=', site.id).executeTakeFirstOrThrow();
+    expect(stored).toMatchObject({ name: site.name, identity_verification: 1 });
+    expect(JSON.parse(stored.server_only_tags ?? '[]')).toEqual([]);
+    expect((await claim()).status).toBe(401);
+    // A body that repeats the current values (a settings form sent whole) changes nothing of them: it passes.
+    const same = await t.request('PATCH', `/api/sites/${site.id}`, { token: admin.token, body: { settings: { identityVerification: true, serverOnlyTags: [], language: 'de' } } });
+    expect(same.status, JSON.stringify(same.body)).toBe(200);
+
+    const byOwner = await t.request('PATCH', `/api/sites/${site.id}`, { token: owner.token, body: { settings: { identityVerification: false, serverOnlyTags: ['plan-pro'] } } });
+    expect(byOwner.status).toBe(200);
+    expect(byOwner.body.data.site.settings).toMatchObject({ identityVerification: false, serverOnlyTags: ['plan-pro'] });
+    expect((await claim()).status).toBe(200);
   });
 });

@@ -127,6 +127,18 @@ describe('the current-password check of a profile change has the sign-in limits'
     // Success cleared the pair: the owner may mistype again.
     expect((await changePassword(owner.token, 'typo', '198.51.100.42')).status).toBe(400);
   });
+
+  it("the profile's email change counts an address already taken as a failed attempt: probing other people's addresses is limited", async () => {
+    const prober = await t.createUser();
+    const others = await Promise.all(Array.from({ length: 12 }, () => t.createUser()));
+    const changeEmail = (email: string) => t.request('PATCH', '/api/auth/profile', { token: prober.token, body: { email, currentPassword: prober.password }, remoteAddress: '198.51.100.43' });
+    const answers = [];
+    for (const other of others) answers.push((await changeEmail(other.email)).status);
+    // Ten answers say "taken"; after them even the right password waits, so the eleventh address is not answered.
+    expect(answers.slice(0, LOGIN_LIMITS.perAccountAndAddress)).toEqual(Array(LOGIN_LIMITS.perAccountAndAddress).fill(409));
+    expect(answers.slice(LOGIN_LIMITS.perAccountAndAddress)).toEqual([429, 429]);
+    expect((await t.ctx.db.selectFrom('users').select('email').where('id', '=', prober.id).executeTakeFirstOrThrow()).email).toBe(prober.email);
+  });
 });
 
 describe('no lockout without a way out', () => {

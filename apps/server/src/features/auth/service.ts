@@ -113,14 +113,14 @@ export function createAuthService(ctx: AppContext) {
       if (!user) throw unauthorized();
       const emailChanged = changes.email !== undefined && changes.email !== user.email;
       const passwordChanged = changes.newPassword !== undefined;
+      let attempt: Awaited<ReturnType<typeof loginThrottle.admit>> | undefined;
       if (emailChanged || passwordChanged) {
         if (!changes.currentPassword) throw badRequest('Your current password is required to change your email or password');
         // The current password is guessed here as at sign-in, with the same limits (docs/security.md).
-        const attempt = await loginThrottle.admit(user.email, clientAddress);
+        attempt = await loginThrottle.admit(user.email, clientAddress);
         if (!(await passwords.verify(user.password_hash, changes.currentPassword))) {
           throw badRequest('Your current password is required to change your email or password');
         }
-        await attempt.succeeded();
       }
       const update: Parameters<typeof repo.updateUser>[2] = { updated_at: clock.now() };
       if (changes.name !== undefined) update.name = changes.name;
@@ -140,9 +140,12 @@ export function createAuthService(ctx: AppContext) {
           if (passwordChanged) await repo.deleteSessionsOfUser(trx, user.id, current.sessionTokenHash);
         });
       } catch (error) {
+        // The attempt stays counted: an address already taken answers 409, so asking for other people's addresses one
+        // after another is limited like guessing passwords (docs/security.md, "Accounts").
         if (isUniqueViolation(error)) throw conflict('An account with this email already exists');
         throw error;
       }
+      await attempt?.succeeded();
       const updated = (await repo.findUserById(db, user.id))!;
       if (emailChanged) sendInBackground(() => sendVerification(updated));
       return toPublicUser(updated);

@@ -98,6 +98,18 @@ export async function revokePendingInvitationsOf(db: Db, siteId: string, email: 
     .execute();
 }
 
+/** Voids the pending invitations a member sent to a site: they were sent with an owner's authority the member no longer has. */
+export async function revokePendingInvitationsBy(db: Db, siteId: string, inviterId: string, now: number): Promise<void> {
+  await db
+    .updateTable('site_invitations')
+    .set({ revoked_at: now })
+    .where('site_id', '=', siteId)
+    .where('invited_by', '=', inviterId)
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
 export function listPendingInvitations(db: Db, siteId: string, now: number) {
   return db
     .selectFrom('site_invitations')

@@ -178,6 +178,10 @@ export function createSitesService(ctx: AppContext, options: { outbound?: Outbou
     async update(userId: string, siteId: string, input: UpdateSiteBody): Promise<Site> {
       const site = await requireSiteRole(ctx, userId, siteId, 'admin');
       const changes: SiteUpdate = { ...settingsColumns(input.settings), updated_at: clock.now() };
+      // Who may say which user a browser belongs to, and which tags only the backend sets, is the owner's, like the
+      // identity secret (docs/security.md, "Tenancy"): an admin turning verification off could claim any user id.
+      const identityRules = changedFields(site, { identity_verification: changes.identity_verification, server_only_tags: changes.server_only_tags });
+      if (identityRules.length) checkSiteRole(site, 'owner', 'Site');
       if (input.name !== undefined) changes.name = input.name;
       if (input.url !== undefined) changes.url = input.url;
       const changed = changedFields(site, changes);

@@ -89,7 +89,7 @@ describe('Settings → Automation: identity verification', () => {
     expect(api.callsTo('POST /api/sites/site-7/identity-secret/rotate')).toHaveLength(1);
   });
 
-  it("shows an admin the secret's buttons disabled, saying only owners may use them, and never asks for the secret", async () => {
+  it("shows an admin the secret's buttons, the switch and the server-only tags disabled, saying only owners may use them, and never asks for the secret", async () => {
     const api = setUp(makeSite({ id: 'site-7', name: 'Acme Store', role: 'admin' }));
     const { user } = renderApp('/settings?tab=automation');
 
@@ -105,9 +105,17 @@ describe('Settings → Automation: identity verification', () => {
     expect(screen.getByText(`${reason}: This needs the owner role. Ask an owner of the site if you need it.`)).toBeInTheDocument();
     expect(api.callsTo('GET /api/sites/site-7/identity-secret')).toHaveLength(0);
     expect(api.callsTo('POST /api/sites/site-7/identity-secret/rotate')).toHaveLength(0);
-    // The rest of the panel is the admin's: the switch and the server-only tags.
-    expect(screen.getByRole('switch', { name: 'Require a signed identity hash' })).toBeEnabled();
-    expect(screen.getByRole('button', { name: 'Save tags' })).toBeEnabled();
+    // Who may claim a user id is the owner's too: an admin turning verification off could claim anyone's (docs/security.md).
+    const rulesReason = "Admins can't change identity verification or server-only tags";
+    const verification = screen.getByRole('switch', { name: 'Require a signed identity hash' });
+    expect(verification).toBeDisabled();
+    expect(verification).toHaveAccessibleDescription(expect.stringContaining(`${rulesReason}: This needs the owner role.`));
+    const saveTags = screen.getByRole('button', { name: 'Save tags' });
+    expect(saveTags).toBeDisabled();
+    expect(saveTags).toHaveAttribute('title', rulesReason);
+    expect(screen.getByLabelText(/^Tags the browser may not change/)).toBeDisabled();
+    await user.click(verification);
+    expect(api.callsTo('PATCH /api/sites/site-7')).toHaveLength(0);
   });
 
   it('shows how to compute the hash in Node.js, PHP and Python', async () => {

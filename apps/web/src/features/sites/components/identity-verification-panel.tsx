@@ -2,7 +2,7 @@ import { roleNeededMessage, SERVER_ONLY_TAGS_MAX, type Site } from '@herald/cont
 import { Eye, EyeOff, Lock, RefreshCw } from 'lucide-react';
 import { useState, type FormEvent } from 'react';
 import { RoleGatedButton } from '../../../components/role-gate';
-import { Alert, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, CodeBlock, Field, Input, Spinner, Switch, TabPanel, Tabs, type TabItem } from '../../../components/ui';
+import { Alert, Card, CardContent, CardDescription, CardHeader, CardTitle, CodeBlock, Field, Input, Spinner, Switch, TabPanel, Tabs, type TabItem } from '../../../components/ui';
 import { errorMessage } from '../../../lib/api-client';
 import { confirmAction, notify } from '../../../lib/dialogs';
 import { usePermission } from '../../../lib/site-role';
@@ -78,8 +78,12 @@ function serverTagsExample(siteId: string, origin: string): string {
   ].join('\n');
 }
 
+/** Like the secret, the rules of who may claim a user id are the owner's (docs/security.md, "Tenancy"). */
+const IDENTITY_RULES_ACTION = 'change identity verification or server-only tags';
+
 function VerificationSwitch({ site }: { site: Site }) {
   const mutation = useUpdateSiteMutation();
+  const permission = usePermission('owner', IDENTITY_RULES_ACTION);
   const on = site.settings.identityVerification;
 
   function onChange(next: boolean) {
@@ -102,9 +106,9 @@ function VerificationSwitch({ site }: { site: Site }) {
       <Switch
         label="Require a signed identity hash"
         checked={on}
-        disabled={mutation.isPending}
+        disabled={mutation.isPending || !permission.allowed}
         onCheckedChange={onChange}
-        description="herald.identify() calls without a valid hash are refused. Herald checks any hash it is given either way."
+        description={`herald.identify() calls without a valid hash are refused. Herald checks any hash it is given either way.${permission.allowed ? '' : ` ${permission.reason}: ${roleNeededMessage('owner')}`}`}
       />
     </div>
   );
@@ -205,6 +209,7 @@ function HashSnippets() {
 
 function ServerOnlyTags({ site }: { site: Site }) {
   const mutation = useUpdateSiteMutation();
+  const permission = usePermission('owner', IDENTITY_RULES_ACTION);
   const [text, setText] = useState(site.settings.serverOnlyTags.join(', '));
   const [error, setError] = useState<string | undefined>();
 
@@ -237,11 +242,13 @@ function ServerOnlyTags({ site }: { site: Site }) {
           hint="Separate tags with commas, e.g. plan-pro, vip. herald.addTags() and herald.removeTags() are refused for them; your backend sets them with an API key."
           className="flex-1"
         >
-          {(control) => <Input {...control} value={text} onChange={(event) => setText(event.target.value)} autoComplete="off" placeholder="plan-pro, vip" />}
+          {(control) => (
+            <Input {...control} value={text} onChange={(event) => setText(event.target.value)} autoComplete="off" placeholder="plan-pro, vip" disabled={!permission.allowed} />
+          )}
         </Field>
-        <Button type="submit" loading={mutation.isPending} className="sm:mt-6">
+        <RoleGatedButton needed="owner" action={IDENTITY_RULES_ACTION} type="submit" loading={mutation.isPending} className="sm:mt-6">
           Save tags
-        </Button>
+        </RoleGatedButton>
       </form>
       <CodeBlock code={serverTagsExample(site.id, window.location.origin)} label="Set tags from your backend" />
     </section>

@@ -20,6 +20,8 @@ export const SUBSCRIBER_IMPORT_FIELDS = [
   'timezone',
   'tags',
   'external_id',
+  // Herald's export writes active or inactive: an inactive row is not imported (an import never brings back someone who unsubscribed).
+  'status',
 ] as const;
 export type SubscriberImportField = (typeof SUBSCRIBER_IMPORT_FIELDS)[number];
 
@@ -30,7 +32,7 @@ export const SUBSCRIBER_IMPORT_STATUSES = ['queued', 'running', 'done', 'failed'
 export type SubscriberImportStatus = (typeof SUBSCRIBER_IMPORT_STATUSES)[number];
 
 /** Why a row was not imported; the report names one per rejected row. */
-export const SUBSCRIBER_IMPORT_REJECT_REASONS = ['bad_row', 'bad_key', 'endpoint_not_allowed', 'duplicate', 'unknown_vapid_key'] as const;
+export const SUBSCRIBER_IMPORT_REJECT_REASONS = ['bad_row', 'bad_key', 'endpoint_not_allowed', 'duplicate', 'unknown_vapid_key', 'inactive'] as const;
 export type SubscriberImportRejectReason = (typeof SUBSCRIBER_IMPORT_REJECT_REASONS)[number];
 
 export const subscriberImport = z.object({

@@ -368,13 +368,13 @@ export async function completeRunIfFinished(db: Kysely<Database>, kind: Database
       .where('status', '=', 'sending')
       .executeTakeFirst();
     if (!Number(updated.numUpdatedRows)) return false;
-    const sendStatus = await oneTimeSendStatus(trx, kind, run.notification_id);
+    const sendStatus = await endedSendStatus(trx, kind, run.notification_id);
     if (sendStatus) {
       await trx
         .updateTable('notifications')
         .set({ status: sendStatus, completed_at: now, last_error: lastError, updated_at: now })
         .where('id', '=', run.notification_id)
-        .where('type', '=', 'ONE_TIME')
+        .where('type', 'in', ['ONE_TIME', 'RECURRING'])
         .where('status', '=', 'sending')
         .execute();
     }
@@ -384,17 +384,20 @@ export async function completeRunIfFinished(db: Kysely<Database>, kind: Database
 }
 
 /**
- * The final state of a one-time notification's send once none of its runs
- * is left to send (undefined until then, and for other notifications), from
- * the notification's counters: every run of it together, so a send is never
+ * The final state of a one-time notification's send, or of a recurring
+ * notification whose schedule ended ("sending" its last occurrence:
+ * endRecurringNotification), once none of its runs is left to send
+ * (undefined until then, and for other notifications), from the
+ * notification's counters: every run of it together, so a send is never
  * "completed" while part of its audience failed in another run.
  */
-async function oneTimeSendStatus(trx: Transaction<Database>, kind: DatabaseKind, notificationId: string): Promise<ReturnType<typeof finalRunStatus> | undefined> {
+async function endedSendStatus(trx: Transaction<Database>, kind: DatabaseKind, notificationId: string): Promise<ReturnType<typeof finalRunStatus> | undefined> {
   const kindOf = await trx.selectFrom('notifications').select('type').where('id', '=', notificationId).executeTakeFirst();
-  if (kindOf?.type !== 'ONE_TIME') return undefined;
-  const countsQuery = trx.selectFrom('notifications').select(['sent_count', 'failed_count', 'expired_count']).where('id', '=', notificationId);
+  if (kindOf?.type !== 'ONE_TIME' && kindOf?.type !== 'RECURRING') return undefined;
+  // Locked before the status is read: a recurring notification's schedule ending at this moment is seen, or waits for this.
+  const countsQuery = trx.selectFrom('notifications').select(['status', 'sent_count', 'failed_count', 'expired_count']).where('id', '=', notificationId);
   const notification = await (kind === 'postgres' ? countsQuery.forNoKeyUpdate() : countsQuery).executeTakeFirst();
-  if (!notification) return undefined;
+  if (!notification || notification.status !== 'sending') return undefined;
   const open = await trx.selectFrom('notification_runs').select('id').where('notification_id', '=', notificationId).where('status', 'in', ['pending', 'sending']).limit(1).executeTakeFirst();
   if (open) return undefined;
   return finalRunStatus(notification);

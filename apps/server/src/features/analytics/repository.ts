@@ -75,13 +75,17 @@ export async function netSubscribersSince(db: Db, siteId: string, fromHour: numb
   return Number(row?.net ?? 0);
 }
 
-/** True once anything was ever sent, delivered or clicked for the site. */
+/**
+ * True once anything was ever sent, delivered or clicked for the site, or a
+ * push reached only subscriptions that were gone (expired answers count in no
+ * other column): a site that sent is never shown sample data.
+ */
 export async function hasSendingActivity(db: Db, siteId: string): Promise<boolean> {
   const row = await db
     .selectFrom('stats_hourly')
     .select('hour_start')
     .where('site_id', '=', siteId)
-    .where((eb) => eb.or([eb('sent', '>', 0), eb('delivered', '>', 0), eb('clicked', '>', 0), eb('failed', '>', 0)]))
+    .where((eb) => eb.or([eb('sent', '>', 0), eb('delivered', '>', 0), eb('clicked', '>', 0), eb('failed', '>', 0), eb('lost_at_push_service', '>', 0)]))
     // Newest first: a site that sends finds a match in its latest hours.
     .orderBy('hour_start', 'desc')
     .limit(1)

@@ -1,5 +1,6 @@
 // Recurring schedules and triggers (issue 4), and how many times a triggered
 // notification fired. The list loads them for a whole page of notifications at
+import { finalRunStatus } from '../../delivery/runs';
 // once, so it costs three queries, not one per row.
 import type { Insertable, Kysely, Transaction, Updateable } from 'kysely';
 import type { Database, NotificationTriggerRow, NotificationTriggersTable, RecurringScheduleRow, RecurringSchedulesTable } from '../../db/schema';
@@ -114,11 +115,19 @@ export async function claimScheduleOccurrence(
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** A recurring notification whose schedule has no occurrence left is completed (spec §4). */
-export async function completeScheduledNotification(db: Db, notificationId: string, now: number): Promise<void> {
+/**
+ * A recurring notification whose schedule has no occurrence left ends (spec
+ * §4: "completed"): while an occurrence of it is still to send or sending, it
+ * is "sending", and the last run's finish ends it (delivery/runs.ts,
+ * completeRunIfFinished); else now, in the state its counters say, so it is
+ * never a green "completed" when part of an occurrence failed.
+ */
+export async function endRecurringNotification(db: Db, notificationId: string, now: number): Promise<void> {
+  const open = await db.selectFrom('notification_runs').select('id').where('notification_id', '=', notificationId).where('status', 'in', ['pending', 'sending']).limit(1).executeTakeFirst();
+  const counts = open ? undefined : await db.selectFrom('notifications').select(['sent_count', 'failed_count', 'expired_count']).where('id', '=', notificationId).executeTakeFirst();
   await db
     .updateTable('notifications')
-    .set({ status: 'completed', completed_at: now, updated_at: now })
+    .set(counts ? { status: finalRunStatus(counts), completed_at: now, updated_at: now } : { status: 'sending', updated_at: now })
     .where('id', '=', notificationId)
     .where('status', '=', 'scheduled')
     .execute();

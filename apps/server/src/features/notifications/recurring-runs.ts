@@ -59,7 +59,7 @@ export async function fireDueOccurrence(db: Kysely<Database>, due: repo.DueSched
         isActive: false,
         now,
       });
-      if (claimed) await repo.completeScheduledNotification(trx, schedule.notification_id, now);
+      if (claimed) await repo.endRecurringNotification(trx, schedule.notification_id, now);
       return { fired: false };
     }
     const occurrence = occurrenceAt(timing, index);
@@ -84,7 +84,7 @@ export async function fireDueOccurrence(db: Kysely<Database>, due: repo.DueSched
       created_at: now,
     });
     // Its "Last sent" moves to this occurrence once a push service accepts a push of it (addToRunCounters).
-    if (finished) await repo.completeScheduledNotification(trx, schedule.notification_id, now);
+    if (finished) await repo.endRecurringNotification(trx, schedule.notification_id, now);
     return { fired: true, occurrenceIndex: index, skipped: index - expectedIndex, finished };
   });
 }

@@ -1,11 +1,62 @@
 // What other features read of compacted deliveries (docs/storage.md,
 // "Retention"): a published entry point (eslint.config.js). A figure counted
 // from delivery rows is the rows that remain plus these groups.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
 import type { DatabaseKind } from '../../db/database';
-import type { Database } from '../../db/schema';
+import type { CompactedDeliveriesTable, Database, DeliveryStatus } from '../../db/schema';
 
 type Db = Kysely<Database> | Transaction<Database>;
+
+/** A delivery row removed (by retention, or with an erased subscriber) whose outcome the groups keep. */
+export interface RemovedDelivery {
+  notification_id: string;
+  subscriber_seq: number;
+  status: DeliveryStatus;
+  reason: string | null;
+  push_service: string | null;
+  variant_index: number | null;
+  sent_at: number | null;
+  delivered_at: number | null;
+  clicked_at: number | null;
+}
+
+type CompactedGroup = Insertable<CompactedDeliveriesTable>;
+
+/**
+ * Adds removed delivery rows to their notifications' groups, so the CSV report
+ * and the A/B figures still count them (docs/storage.md, "Retention").
+ */
+export async function addToCompacted(trx: Transaction<Database>, removed: readonly RemovedDelivery[]): Promise<void> {
+  const groups = new Map<string, CompactedGroup>();
+  for (const row of removed) {
+    const variant = row.variant_index ?? -1;
+    const reason = row.reason ?? '';
+    const pushService = row.push_service ?? '';
+    const key = `${row.notification_id} ${variant} ${row.status} ${reason} ${pushService}`;
+    const group = groups.get(key) ?? { notification_id: row.notification_id, variant_index: variant, status: row.status, reason, push_service: pushService, count: 0, delivered: 0, clicked: 0 };
+    group.count += 1;
+    if (row.delivered_at !== null) group.delivered += 1;
+    if (row.clicked_at !== null) group.clicked += 1;
+    groups.set(key, group);
+  }
+  // Sorted: two compactions of one notification's runs take its rows in the same order (PostgreSQL).
+  const order = (a: CompactedGroup, b: CompactedGroup) => cmp(a.notification_id, b.notification_id) || a.variant_index - b.variant_index || cmp(a.status, b.status) || cmp(a.reason, b.reason) || cmp(a.push_service, b.push_service);
+  for (const group of [...groups.values()].sort(order)) {
+    await trx
+      .insertInto('compacted_deliveries')
+      .values(group)
+      .onConflict((oc) =>
+        oc.columns(['notification_id', 'variant_index', 'status', 'reason', 'push_service']).doUpdateSet((eb) => ({
+          count: eb('compacted_deliveries.count', '+', eb.ref('excluded.count')),
+          delivered: eb('compacted_deliveries.delivered', '+', eb.ref('excluded.delivered')),
+          clicked: eb('compacted_deliveries.clicked', '+', eb.ref('excluded.clicked')),
+        })),
+      )
+      .execute();
+  }
+}
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Each A/B variant's compacted figures of a notification (added to what its remaining rows say). */
 export function compactedVariantFigures(db: Db, notificationId: string) {

@@ -3,13 +3,13 @@
 // `limit` of their rows into their notifications' counts
 // (compacted_deliveries) and the subscribers' last-* columns, in one
 // transaction.
-import { sql, type Insertable, type Kysely, type SqlBool, type Transaction } from 'kysely';
+import { sql, type Kysely, type SqlBool, type Transaction } from 'kysely';
 import type { DatabaseKind } from '../../db/database';
-import type { CompactedDeliveriesTable, Database, DeliveryStatus, RunStatus } from '../../db/schema';
+import type { Database, RunStatus } from '../../db/schema';
 import { inKeyOrder } from '../../db/lock-order';
 import { AB_REST_RUN_KEY_PREFIX } from '../../delivery/ab-split';
 import { pushServiceOf } from '../../delivery/push-services';
-import { REPORT_READ_LOCK } from './compacted';
+import { addToCompacted, REPORT_READ_LOCK, type RemovedDelivery } from './compacted';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -60,17 +60,6 @@ export async function runsToCompact(db: Db, cutoff: number, limit: number, now: 
   return rows.map((row) => row.id);
 }
 
-interface RemovedDelivery {
-  notification_id: string;
-  subscriber_seq: number;
-  status: DeliveryStatus;
-  reason: string | null;
-  push_service: string | null;
-  variant_index: number | null;
-  sent_at: number | null;
-  delivered_at: number | null;
-  clicked_at: number | null;
-}
 
 /** What a compaction step did. */
 export interface CompactStepResult {
@@ -213,39 +202,6 @@ async function namePushServices(trx: Transaction<Database>, removed: RemovedDeli
   }
 }
 
-type CompactedGroup = Insertable<CompactedDeliveriesTable>;
-
-async function addToCompacted(trx: Transaction<Database>, removed: readonly RemovedDelivery[]): Promise<void> {
-  const groups = new Map<string, CompactedGroup>();
-  for (const row of removed) {
-    const variant = row.variant_index ?? -1;
-    const reason = row.reason ?? '';
-    const pushService = row.push_service ?? '';
-    const key = `${row.notification_id} ${variant} ${row.status} ${reason} ${pushService}`;
-    const group = groups.get(key) ?? { notification_id: row.notification_id, variant_index: variant, status: row.status, reason, push_service: pushService, count: 0, delivered: 0, clicked: 0 };
-    group.count += 1;
-    if (row.delivered_at !== null) group.delivered += 1;
-    if (row.clicked_at !== null) group.clicked += 1;
-    groups.set(key, group);
-  }
-  // Sorted: two compactions of one notification's runs take its rows in the same order (PostgreSQL).
-  const order = (a: CompactedGroup, b: CompactedGroup) => cmp(a.notification_id, b.notification_id) || a.variant_index - b.variant_index || cmp(a.status, b.status) || cmp(a.reason, b.reason) || cmp(a.push_service, b.push_service);
-  for (const group of [...groups.values()].sort(order)) {
-    await trx
-      .insertInto('compacted_deliveries')
-      .values(group)
-      .onConflict((oc) =>
-        oc.columns(['notification_id', 'variant_index', 'status', 'reason', 'push_service']).doUpdateSet((eb) => ({
-          count: eb('compacted_deliveries.count', '+', eb.ref('excluded.count')),
-          delivered: eb('compacted_deliveries.delivered', '+', eb.ref('excluded.delivered')),
-          clicked: eb('compacted_deliveries.clicked', '+', eb.ref('excluded.clicked')),
-        })),
-      )
-      .execute();
-  }
-}
-
-const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** UPDATE … FROM a list of values (SQLite 3.33+ and PostgreSQL): one statement for the batch's subscribers, by number (migration 0036), in order. */
 async function moveLastActivity(trx: Transaction<Database>, removed: readonly RemovedDelivery[]): Promise<void> {

@@ -24,26 +24,53 @@ export const MAX_RECORD_BYTES = 64 * 1024;
 
 export class ImportFileError extends Error {}
 
-function quotesIn(buffer: Buffer, from: number, to: number): number {
-  let count = 0;
-  for (let i = buffer.indexOf(0x22, from); i !== -1 && i < to; i = buffer.indexOf(0x22, i + 1)) count += 1;
-  return count;
+/** Where a CSV record's scan stands at the end of a line: inside a quoted cell, and whether a cell has just begun. */
+interface QuoteState {
+  quoted: boolean;
+  cellStart: boolean;
+}
+
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+
+/**
+ * Scans one line of a CSV record. A quote opens a quoted cell only where a
+ * cell begins (RFC 4180 §2.5); elsewhere, as in `Chrome 5" tablet`, it is a
+ * character of the cell, so a stray quote cannot swallow the lines after it.
+ */
+function scanQuotes(buffer: Buffer, from: number, to: number, state: QuoteState): void {
+  // Most lines hold no quote: nothing changes but that the next line starts a cell (or continues the quoted one).
+  if (!state.quoted) {
+    const first = buffer.indexOf(QUOTE, from);
+    if (first === -1 || first >= to) return;
+  }
+  for (let i = from; i < to; i += 1) {
+    const c = buffer[i];
+    if (state.quoted) {
+      if (c !== QUOTE) continue;
+      if (i + 1 < to && buffer[i + 1] === QUOTE) i += 1;
+      else state.quoted = false;
+    } else if (c === QUOTE && state.cellStart) {
+      state.quoted = true;
+      state.cellStart = false;
+    } else state.cellStart = c === COMMA;
+  }
 }
 
 /**
  * The records of the file from `start` (a byte offset at a record boundary,
  * after `startLine` lines). For CSV a record goes on over line breaks while a
- * quoted cell is open (an odd number of quotes so far).
+ * quoted cell is open (one whose first character was a quote).
  */
 export async function* readRecords(filePath: string, format: SubscriberImportFormat, start: { offset: number; line: number }): AsyncGenerator<FileRecord> {
   let pending: Buffer = Buffer.alloc(0);
   /** Byte offset of pending[0] in the file. */
   let base = start.offset;
   let line = start.line;
-  /** Where the record being assembled starts in pending, its first line, its quote count, where the scan for a line break resumes. */
+  /** Where the record being assembled starts in pending, its first line, its quoting, where the scan for a line break resumes. */
   let recordStart = 0;
   let recordLine = line + 1;
-  let quotes = 0;
+  const quoting: QuoteState = { quoted: false, cellStart: true };
   let scanFrom = 0;
 
   const stream = fs.createReadStream(filePath, { start: start.offset, highWaterMark: CHUNK_BYTES });
@@ -61,13 +88,13 @@ export async function* readRecords(filePath: string, format: SubscriberImportFor
           break;
         }
         line += 1;
-        if (format === 'csv') quotes += quotesIn(pending, scanFrom, newline);
+        if (format === 'csv') scanQuotes(pending, scanFrom, newline, quoting);
         scanFrom = newline + 1;
-        if (quotes % 2 === 1) continue;
+        if (quoting.quoted) continue;
         yield record(pending, recordStart, newline, recordLine, base + newline + 1, line);
         recordStart = newline + 1;
         recordLine = line + 1;
-        quotes = 0;
+        quoting.cellStart = true;
       }
     }
   } finally {
@@ -87,12 +114,13 @@ function record(buffer: Buffer, from: number, to: number, line: number, endOffse
   return { line, text, endOffset, endLine };
 }
 
-/** The cells of one CSV record (RFC 4180: `""` is a quote inside a quoted cell). */
+/** The cells of one CSV record (RFC 4180: `""` is a quote inside a quoted cell; a quote inside an unquoted cell is kept as it is). */
 export function csvCells(text: string): string[] {
   if (!text.includes('"')) return text.split(',');
   const cells: string[] = [];
   let cell = '';
   let quoted = false;
+  let cellStart = true;
   for (let i = 0; i < text.length; i += 1) {
     const c = text[i]!;
     if (quoted) {
@@ -102,11 +130,17 @@ export function csvCells(text: string): string[] {
           i += 1;
         } else quoted = false;
       } else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
+    } else if (c === '"' && cellStart) {
+      quoted = true;
+      cellStart = false;
+    } else if (c === ',') {
       cells.push(cell);
       cell = '';
-    } else cell += c;
+      cellStart = true;
+    } else {
+      cell += c;
+      cellStart = false;
+    }
   }
   cells.push(cell);
   return cells;

@@ -60,7 +60,7 @@ export function csvColumns(text: string): { columns: string[] } | { error: strin
   return { columns };
 }
 
-/** The known fields of a CSV record; other columns (Herald's export adds id and status) are ignored. */
+/** The known fields of a CSV record; other columns (Herald's export adds id) are ignored. */
 export function csvFields(text: string, columns: readonly string[]): RowFields | string {
   const cells = csvCells(text);
   if (cells.length !== columns.length) return `the row has ${cells.length} cells, the header ${columns.length}`;
@@ -101,11 +101,17 @@ export function jsonFields(text: string): RowFields | string {
 
 const text = (value: string | string[] | undefined): string => (typeof value === 'string' ? value : '');
 
-/** ISO 8601 or epoch milliseconds, not in the future; else null (the row is kept, subscribed "now"). */
+/** `status` values of a subscriber who left (Herald's export writes `inactive`). */
+const INACTIVE_STATUSES = new Set(['inactive', 'unsubscribed']);
+
+/** Below this an epoch number is seconds, not milliseconds: 10^11 ms is March 1973, 10^11 s the year 5138. */
+const EPOCH_SECONDS_BELOW = 1e11;
+
+/** ISO 8601, epoch seconds or epoch milliseconds, not in the future; else null (the row is kept, subscribed "now"). */
 function subscribedAt(value: string, now: number): number | null {
   if (!value) return null;
   let millis: number;
-  if (/^\d{1,15}$/.test(value)) millis = Number(value);
+  if (/^\d{1,15}$/.test(value)) millis = Number(value) < EPOCH_SECONDS_BELOW ? Number(value) * 1000 : Number(value);
   else if (/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(value)) millis = Date.parse(value);
   else return null;
   return Number.isFinite(millis) && millis > 0 && millis <= now ? millis : null;
@@ -133,6 +139,10 @@ export function checkRow(line: number, fields: RowFields | string, context: RowC
   const endpointOrNull = rawEndpoint || null;
   for (const name of REQUIRED) {
     if (!text(fields[name])) return { line, reason: 'bad_row', detail: `${name} is empty`, endpoint: endpointOrNull };
+  }
+  // Herald's export says who had left; other platforms' words for it are mapped to this column by the owner.
+  if (INACTIVE_STATUSES.has(text(fields.status).toLowerCase())) {
+    return { line, reason: 'inactive', detail: 'status says this subscriber had left: an import never brings back someone who unsubscribed', endpoint: endpointOrNull };
   }
   // The public subscribe API's own checks, the endpoint's and the keys' apart, so each failure has its reason.
   let endpoint: string;

@@ -11,12 +11,12 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { UNKNOWN } from '@herald/contracts';
+import { SUBSCRIBER_TAG_MAX_COUNT, UNKNOWN } from '@herald/contracts';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
 import { defineJob, type JobQueue } from '../../jobs/queue';
 import type { DueWorkSource } from '../../jobs/scheduler';
-import { adjustActiveSubscriberCount } from '../analytics/site-counters';
+import { addToHourlyStats, adjustActiveSubscriberCount } from '../analytics/site-counters';
 import type { SubscribersImportedHook } from '../subscribers/hooks';
 import { checkedBatchesOf, ImportHeaderError, type CheckedBatch, type ReadStart } from './checked-batches';
 import { ImportFileError } from './import-file';
@@ -288,15 +288,25 @@ async function commitBatch(
         return subscriberId ? [{ subscriberId, line: row.line }] : [];
       }),
     );
+    // A subscriber the site had keeps its tags; the row's are added up to the most a subscriber can have, as the tags API allows.
+    const tagsOfKnown = await repo.tagsOfSubscribers(trx, [...existing.values()].map((row) => row.id));
     await repo.addTags(
       trx,
       ctx.dbKind,
       unique.flatMap((row) => {
         const subscriberId = ids.get(row.endpointHash);
-        return subscriberId ? row.tags.map((tag) => ({ subscriber_id: subscriberId, site_id: siteId, tag })) : [];
+        if (!subscriberId) return [];
+        const had = tagsOfKnown.get(subscriberId) ?? [];
+        const added = row.tags.filter((tag) => !had.includes(tag)).slice(0, Math.max(0, SUBSCRIBER_TAG_MAX_COUNT - had.length));
+        return added.map((tag) => ({ subscriber_id: subscriberId, site_id: siteId, tag }));
       }),
     );
-    if (inserted.size) await adjustActiveSubscriberCount(trx, siteId, inserted.size);
+    if (inserted.size) {
+      await adjustActiveSubscriberCount(trx, siteId, inserted.size);
+      // They joined this site now: the dashboard's "previous" and the growth report walk back from the active count by
+      // the hourly subscribes (docs/product.md, "Importing subscribers"), so the import is counted in this hour.
+      await addToHourlyStats(trx, siteId, now, { subscribed: inserted.size });
+    }
     await repo.insertRejects(
       trx,
       rejects.map((reject) => ({ import_id: importId, line: reject.line, reason: reject.reason, detail: reject.detail.slice(0, 500), endpoint: reject.endpoint?.slice(0, 2000) ?? null })),

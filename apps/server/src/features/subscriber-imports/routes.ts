@@ -50,7 +50,7 @@ export function subscriberImportsRoutes(ctx: AppContext): FastifyPluginAsyncZod 
         schema: {
           tags,
           summary: 'The rejected rows as CSV: line, reason, detail, endpoint',
-          description: 'line is the row’s line number in the file; reason one of bad_row, bad_key, endpoint_not_allowed, duplicate, unknown_vapid_key. Cells a spreadsheet would run as a formula get a leading apostrophe.',
+          description: 'line is the row’s line number in the file; reason one of bad_row, bad_key, endpoint_not_allowed, duplicate, unknown_vapid_key, inactive. Cells a spreadsheet would run as a formula get a leading apostrophe.',
           params: subscriberImportParams,
           produces: ['text/csv'],
         },

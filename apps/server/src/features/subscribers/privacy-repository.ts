@@ -7,6 +7,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/schema';
 import { subscriberSeqOf } from '../../db/subscriber-seq';
+import type { RemovedDelivery } from '../retention/compacted';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -30,15 +31,25 @@ export function deletePendingDeliveriesOf(db: Db, subscriberId: string): Promise
     .execute();
 }
 
-/** Deletes the rest of its deliveries (index deliveries_subscriber_status_sent); returns how many, and the runs they were of. */
-export async function deleteDeliveriesOf(db: Db, subscriberId: string): Promise<{ count: number; runIds: string[] }> {
+/**
+ * Deletes the rest of its deliveries (index deliveries_subscriber_status_sent);
+ * returns them, with their notifications, for the compacted groups, and the
+ * runs they were of.
+ */
+export async function deleteDeliveriesOf(db: Db, subscriberId: string): Promise<{ removed: RemovedDelivery[]; runIds: string[] }> {
   const runs = await db
     .selectFrom('notification_runs')
-    .select('id')
+    .select(['id', 'seq', 'notification_id'])
     .where('seq', 'in', (eb) => eb.selectFrom('deliveries').select('deliveries.run_seq').where('deliveries.subscriber_seq', '=', subscriberSeqOf(subscriberId)))
     .execute();
-  const result = await db.deleteFrom('deliveries').where('subscriber_seq', '=', subscriberSeqOf(subscriberId)).executeTakeFirst();
-  return { count: Number(result.numDeletedRows), runIds: runs.map((row) => row.id) };
+  const notificationOfRun = new Map(runs.map((run) => [Number(run.seq), run.notification_id]));
+  const rows = await db
+    .deleteFrom('deliveries')
+    .where('subscriber_seq', '=', subscriberSeqOf(subscriberId))
+    .returning(['run_seq', 'subscriber_seq', 'status', 'reason', 'push_service', 'variant_index', 'sent_at', 'delivered_at', 'clicked_at'])
+    .execute();
+  const removed = rows.map(({ run_seq, ...row }) => ({ ...row, subscriber_seq: Number(row.subscriber_seq), notification_id: notificationOfRun.get(Number(run_seq))! }));
+  return { removed, runIds: runs.map((row) => row.id) };
 }
 
 /**

@@ -8,12 +8,14 @@ import type { SubscriberDataExport, SubscriberErased, SubscribersExportQuery } f
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context';
 import type { Database, DeliveryStatus } from '../../db/schema';
+import { pushServiceOf } from '../../delivery/push-services';
 import { completeRunIfFinished } from '../../delivery/runs';
 import { notFound } from '../../platform/errors';
 import { iso, isoOrNull } from '../../platform/responses';
 import { checkSiteRole } from '../../platform/site-roles';
 import { addToHourlyStats, adjustActiveSubscriberCount } from '../analytics/site-counters';
 import { recordAudit, type AuditActor } from '../audit-log/record';
+import { addToCompacted } from '../retention/compacted';
 import { requireSiteRole } from '../sites/service';
 import { subscribersCsv } from './export-csv';
 import { runSubscriberRemovedHooks } from './hooks';
@@ -51,7 +53,11 @@ export function createSubscriberPrivacy(ctx: AppContext) {
 
     const pending = await privacy.deletePendingDeliveriesOf(trx, subscriberId);
     const done = await privacy.deleteDeliveriesOf(trx, subscriberId);
-    const deliveries = pending.length + done.count;
+    const deliveries = pending.length + done.removed.length;
+    // The notifications' counters keep these outcomes; so do their CSV reports and A/B figures, as after retention
+    // (docs/storage.md, "Retention"). An accepted row names no push service: the endpoint says which it was.
+    for (const removed of done.removed) removed.push_service ??= pushServiceOf(row.endpoint);
+    await addToCompacted(trx, done.removed);
 
     const externalId = row.external_id !== null && !(await privacy.externalIdKeptByOthers(trx, row.site_id, row.external_id, subscriberId)) ? row.external_id : null;
     const events = await privacy.deleteEventsOf(trx, row.site_id, subscriberId, externalId);

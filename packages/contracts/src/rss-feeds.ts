@@ -10,6 +10,8 @@ export const RSS_MAX_PUSHES_PER_DAY_MAX = 100;
 /** Best practices (spec §2 Help): 1–2 pushes per day at most. */
 export const RSS_MAX_PUSHES_PER_DAY_DEFAULT = 2;
 export const RSS_FEED_NAME_MAX = 100;
+/** A draft feed makes at most this many drafts per check; newer items beyond them are skipped, never drafted later. */
+export const RSS_DRAFTS_PER_CHECK = 50;
 /** Spec §2 RSS Feeds list: the last item id is shown by its first 20 characters. */
 export const RSS_ITEM_ID_SHOWN_LENGTH = 20;
 

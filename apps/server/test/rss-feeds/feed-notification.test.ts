@@ -13,6 +13,7 @@ const item = (overrides: Partial<FeedItem> = {}): FeedItem => ({
   summary: 'What the post says.',
   imageUrl: 'https://blog.example/img/1.jpg',
   publishedAt: Date.UTC(2026, 2, 1),
+  repeatsEarlierItem: false,
   ...overrides,
 });
 

@@ -12,7 +12,7 @@ import type { RssFeedRow, RssItemOutcome, SiteRow } from '../../db/schema';
 import { insertRun } from '../../delivery/runs';
 import { OutboundError } from '../../platform/outbound-errors';
 import type { OutboundHttp, OutboundResponse } from '../../platform/outbound-http';
-import { wallTimeOf } from '@herald/contracts';
+import { RSS_DRAFTS_PER_CHECK, wallTimeOf } from '@herald/contracts';
 import { createNotification } from '../notifications/create';
 import { FEED_ACCEPT_HEADER, FeedParseError, parseFeed, type FeedItem, type ParsedFeed } from './feed-parser';
 import { feedItemNotification, newestFirst, planNewItems, type FeedNotificationContext } from './feed-notification';
@@ -20,8 +20,6 @@ import * as repo from './repository';
 
 /** Longer than a fetch may take (10 s) plus the writes; a crashed check frees the feed after this. */
 export const CHECK_LEASE_MS = 2 * 60_000;
-/** At most this many drafts per check (see planNewItems). */
-export const DRAFTS_PER_CHECK = 50;
 
 export type CheckDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'log' | 'wakeScheduler'> & { outbound: OutboundHttp };
 
@@ -181,7 +179,9 @@ async function fetchAndProcess(deps: CheckDeps, feed: RssFeedRow, site: SiteRow)
   const firstWithGuid = new Map<string, Entry>();
   for (const e of entries) if (e.item.guid && !firstWithGuid.has(e.item.guid)) firstWithGuid.set(e.item.guid, e);
   const repeatedGuid = entries.filter((e) => e.item.guid && firstWithGuid.get(e.item.guid) !== e && !seen.items.has(e.itemKey));
-  const alreadyKnown = [...knownByLink, ...repeatedGuid];
+  // So does an item without a guid listed twice (the same link, title and date): its first listing stands for it.
+  const repeatedItem = entries.filter((e) => e.item.repeatsEarlierItem && !seen.items.has(e.itemKey));
+  const alreadyKnown = [...knownByLink, ...repeatedGuid, ...repeatedItem];
   if (alreadyKnown.length) await repo.recordSeenItems(db, alreadyKnown.map((e) => seenRow(e, 'baseline', null)));
   const fresh = entries.filter((e) => !seen.items.has(e.itemKey) && !alreadyKnown.includes(e));
 
@@ -189,7 +189,7 @@ async function fetchAndProcess(deps: CheckDeps, feed: RssFeedRow, site: SiteRow)
   const plan = planNewItems(newestFirst(fresh), {
     createDraft: feed.create_draft === 1,
     sendsLeftToday: feed.max_pushes_per_day - today.sent,
-    draftsPerCheck: DRAFTS_PER_CHECK,
+    draftsPerCheck: RSS_DRAFTS_PER_CHECK,
   });
 
   const context: FeedNotificationContext = {
@@ -288,7 +288,7 @@ function checkSummary(newItems: number, inFeed: number, counts: { sent: number; 
   if (counts.skipped) {
     parts.push(
       feed.create_draft
-        ? `${counts.skipped} skipped (at most ${DRAFTS_PER_CHECK} drafts per check)`
+        ? `${counts.skipped} skipped (at most ${RSS_DRAFTS_PER_CHECK} drafts per check)`
         : `${counts.skipped} not sent: today's maximum of ${plural(feed.max_pushes_per_day, 'push', 'pushes')} reached`,
     );
   }

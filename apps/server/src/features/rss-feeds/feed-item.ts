@@ -28,6 +28,8 @@ export interface FeedItem {
   imageUrl: string | null;
   /** Milliseconds since the epoch, or null when absent or unreadable. */
   publishedAt: number | null;
+  /** Without a guid, an item saying exactly what an earlier one of the document says (the same item listed twice). */
+  repeatsEarlierItem: boolean;
 }
 
 export interface Captured {
@@ -181,6 +183,8 @@ export function feedItemOf(draft: ItemDraft, atom: boolean, seenIds: Set<string>
     const fallback = rawLink || title || dateOrDescription ? '' : draft.enclosureUrls.join(' ');
     id = sha256(JSON.stringify([rawLink, title, dateOrDescription, fallback]));
   }
+  // Without a guid the id is what the item says: the same id again is the same item, listed twice.
+  const repeatsEarlierItem = !declaredId && seenIds.has(id);
   if (seenIds.has(id)) {
     // A publisher that reuses a guid (scripting.com gives two posts one guid) or
     // repeats an item: the later occurrence gets an id derived from what it says,
@@ -190,5 +194,5 @@ export function feedItemOf(draft: ItemDraft, atom: boolean, seenIds: Set<string>
     for (let n = 2; seenIds.has(id); n += 1) id = `${derived}#${n}`;
   }
   seenIds.add(id);
-  return { id, guid: declaredId || null, title, link, summary, imageUrl, publishedAt };
+  return { id, guid: declaredId || null, title, link, summary, imageUrl, publishedAt, repeatsEarlierItem };
 }

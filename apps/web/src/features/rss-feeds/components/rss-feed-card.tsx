@@ -1,4 +1,4 @@
-import { RSS_ITEM_ID_SHOWN_LENGTH, type RssFeed, type RssFeedCheck } from '@herald/contracts';
+import { RSS_DRAFTS_PER_CHECK, RSS_ITEM_ID_SHOWN_LENGTH, type RssFeed, type RssFeedCheck } from '@herald/contracts';
 import { ExternalLink, Pause, Pencil, Play, RefreshCw, Trash2 } from 'lucide-react';
 import { useState } from 'react';
 import { Badge, Card, DateTime } from '../../../components/ui';
@@ -88,7 +88,8 @@ export function RssFeedCard({ siteId, timeZone, feed, onEdit }: RssFeedCardProps
               {feed.skipped_today > 0 ? (
                 <span className="text-amber-800">
                   {' '}
-                  · {feed.skipped_today} new {feed.skipped_today === 1 ? 'post' : 'posts'} not sent (daily maximum reached)
+                  · {feed.skipped_today} new {feed.skipped_today === 1 ? 'post' : 'posts'}{' '}
+                  {feed.create_draft ? `not drafted (at most ${RSS_DRAFTS_PER_CHECK} drafts per check)` : 'not sent (daily maximum reached)'}
                 </span>
               ) : null}
             </dd>

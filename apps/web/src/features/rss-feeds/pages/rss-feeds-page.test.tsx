@@ -204,6 +204,8 @@ describe('RSS feeds page (spec §2 RSS Feeds)', () => {
       pushes_today: 2,
       skipped_today: 3,
     });
+    // A draft feed's skipped posts are over the drafts one check makes, not over the daily maximum of pushes.
+    const drafting = makeFeed({ id: 'feed-3', name: 'Draft posts', url: 'https://drafts.example/rss', create_draft: true, skipped_today: 5 });
     const paused = makeFeed({
       id: 'feed-2',
       name: 'Old news',
@@ -211,7 +213,7 @@ describe('RSS feeds page (spec §2 RSS Feeds)', () => {
       is_active: false,
       last_error: 'Feed server answered HTTP 404 Not Found: there is no feed at this address',
     });
-    setUp({}, [checked, paused]);
+    setUp({}, [checked, paused, drafting]);
     renderApp('/rss-feeds');
 
     const first = await screen.findByRole('article', { name: 'Acme posts' });
@@ -222,6 +224,8 @@ describe('RSS feeds page (spec §2 RSS Feeds)', () => {
     expect(itemId).toHaveAttribute('title', 'https://blog.acme.example/?p=1234567890');
     expect(within(first).getByText(/2 of 2/)).toBeInTheDocument();
     expect(within(first).getByText(/3 new posts not sent \(daily maximum reached\)/)).toBeInTheDocument();
+    const third = screen.getByRole('article', { name: 'Draft posts' });
+    expect(within(third).getByText(/Drafts only/)).toHaveTextContent('Drafts only · 5 new posts not drafted (at most 50 drafts per check)');
     expect(within(first).getByRole('button', { name: 'Pause' })).toBeInTheDocument();
 
     const second = screen.getByRole('article', { name: 'Old news' });
@@ -230,7 +234,7 @@ describe('RSS feeds page (spec §2 RSS Feeds)', () => {
     expect(within(second).getByText(/there is no feed at this address/)).toBeInTheDocument();
     expect(within(second).getByRole('button', { name: 'Activate' })).toBeInTheDocument();
     expect(within(second).getByRole('button', { name: 'Check now' })).toBeDisabled();
-    expect(screen.getByText('2 feeds')).toBeInTheDocument();
+    expect(screen.getByText('3 feeds')).toBeInTheDocument();
   });
 
   it('pauses and activates with PATCH { is_active }', async () => {

@@ -44,6 +44,26 @@ export async function insertRun(db: Db, run: NewRun): Promise<boolean> {
 }
 
 /**
+ * Moves the runs that follow this one (a welcome sequence's later steps), still
+ * waiting, later by `byMs`. Only runs made for one subscriber follow another:
+ * they are found through that subscriber's runs (index notification_runs_subscriber_due).
+ */
+export async function delayFollowingRuns(db: Db, run: Pick<RunRow, 'id' | 'subscriber_id'>, byMs: number): Promise<void> {
+  if (byMs <= 0 || run.subscriber_id === null) return;
+  for (let previous: string | undefined = run.id; previous; ) {
+    const next: { id: string } | undefined = await db
+      .selectFrom('notification_runs')
+      .select('id')
+      .where('subscriber_id', '=', run.subscriber_id)
+      .where('after_run_id', '=', previous)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    if (next) await db.updateTable('notification_runs').set((eb) => ({ due_at: eb('due_at', '+', byMs) })).where('id', '=', next.id).execute();
+    previous = next?.id;
+  }
+}
+
+/**
  * Claims due runs in one statement. With two schedulers on PostgreSQL the
  * second UPDATE waits for the first's row locks and then re-checks
  * `status = 'pending'`, so each run is claimed exactly once.

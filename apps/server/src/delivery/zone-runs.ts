@@ -13,7 +13,7 @@ import { insideQuietHours, nextWallTimeAfter, quietHoursEndAfter, type QuietHour
 import type { NotificationRow, RunRow, SiteRow } from '../db/schema';
 import { hasAbTest } from './ab-split';
 import type { DeliveryDeps } from './engine-deps';
-import { insertRun, type RunForSending } from './runs';
+import { delayFollowingRuns, insertRun, type RunForSending } from './runs';
 
 export interface ZoneCount {
   zone: string | null;
@@ -140,6 +140,9 @@ export async function splitByZone(deps: DeliveryDeps, loaded: RunForSending): Pr
       .where('zones', 'is', null)
       .executeTakeFirst();
     if (!Number(updated.numUpdatedRows)) return false;
+    // A welcome step held for quiet hours keeps its gap to the steps after it: each is due its delay after the one
+    // before (docs/delivery.md, "Quiet hours"), so they move by the same wait.
+    if (!startsNow) await delayFollowingRuns(trx, run, first.dueAt - run.due_at);
     for (const group of rest) {
       await insertRun(trx, {
         id: crypto.randomUUID(),

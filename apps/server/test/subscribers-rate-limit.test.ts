@@ -31,6 +31,18 @@ describe('MemoryRateLimiter', () => {
 });
 
 describe('client address keys', () => {
+  it('a counter that is refusing is not evicted by made-up keys: thousands of fake site ids do not reset a flooded site', () => {
+    const limiter = new MemoryRateLimiter({ limit: 5, windowMs: 60_000, maxKeys: 100 });
+    for (let i = 0; i < 6; i++) limiter.hit('flooded-site', i);
+    expect(limiter.hit('flooded-site', 10).allowed).toBe(false);
+    // 10,000 made-up ids, one hit each: far more than the map holds.
+    for (let i = 0; i < 10_000; i++) limiter.hit(`made-up-${i}`, 20);
+    expect(limiter.size).toBe(100);
+    expect(limiter.hit('flooded-site', 30)).toMatchObject({ allowed: false });
+    // Its window ends as any other: then it is an ordinary counter again.
+    expect(limiter.hit('flooded-site', 60_000).allowed).toBe(true);
+  });
+
   it('unwraps IPv4-mapped IPv6 and zone ids', () => {
     expect(normalizeAddress('::ffff:203.0.113.5')).toBe('203.0.113.5');
     expect(normalizeAddress('fe80::1%eth0')).toBe('fe80::1');

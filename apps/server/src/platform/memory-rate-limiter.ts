@@ -9,8 +9,10 @@
  *
  * Memory is bounded: at most `maxKeys` counters are kept, least recently used
  * evicted first, so a client cycling through addresses or site ids cannot
- * grow the map without limit (it can only evict older counters, which the
- * per-site limit still backs up).
+ * grow the map without limit. A counter that is refusing (over its limit in
+ * a window still running) is passed over while another can go: otherwise
+ * requests to thousands of made-up site ids would evict a flooded site's
+ * counter and reset its limit.
  */
 export interface MemoryRateLimit {
   /** Hits allowed per window. */
@@ -52,7 +54,7 @@ export class MemoryRateLimiter {
     }
     counter.hits += 1;
     this.counters.set(key, counter);
-    this.evictBeyondCapacity();
+    this.evictBeyondCapacity(now);
     const allowed = counter.hits <= this.rule.limit;
     return { allowed, hits: counter.hits, retryAfterMs: allowed ? 0 : counter.windowStart + this.rule.windowMs - now };
   }
@@ -62,11 +64,18 @@ export class MemoryRateLimiter {
     return this.counters.size;
   }
 
-  private evictBeyondCapacity(): void {
+  private evictBeyondCapacity(now: number): void {
     while (this.counters.size > this.rule.maxKeys) {
-      const oldest = this.counters.keys().next();
-      if (oldest.done) return;
-      this.counters.delete(oldest.value);
+      let victim: string | undefined;
+      for (const [key, counter] of this.counters) {
+        victim ??= key; // the least recently used, should every counter be refusing
+        if (counter.hits <= this.rule.limit || counter.windowStart + this.rule.windowMs <= now) {
+          victim = key;
+          break;
+        }
+      }
+      if (victim === undefined) return;
+      this.counters.delete(victim);
     }
   }
 }

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { foldBeacons } from './support/beacon-counts';
 import { createDeliveryHarness, notificationInput, type DeliveryHarness } from './support/delivery-harness';
 import { runSeqsOfNotification } from '../src/db/run-seq';
+import { ManualClock } from '../src/platform/clock';
+import { waitFor } from './support/test-app';
 
 // Issue 3: a notification written in the dashboard reaches every subscriber,
 // exactly once, encrypted and VAPID-signed; the local push service checks both.
@@ -178,6 +180,44 @@ describe('push-service answers', () => {
       expect(completed.status).toBe('completed');
       expect(completed.stats).toMatchObject({ sent: 2, failed: 0 });
       expect(fresh.push.messages).toHaveLength(2);
+    } finally {
+      await fresh.close();
+    }
+  }, 60_000);
+
+  it('a Retry days after the send gives the re-sent pushes their whole lifetime: a 5xx is tried again, not failed at once', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 6, 1, 9));
+    const fresh = await createDeliveryHarness({ clock, env: { DELIVERY_MAX_ATTEMPTS: '3' } });
+    try {
+      await fresh.subscribe();
+      fresh.push.setAnswer({ status: 403, body: '{"reason":"BadJwtToken"}' });
+      const created = await fresh.t.request('POST', `/api/sites/${fresh.site.id}/notifications`, { token: fresh.owner.token, body: notificationInput({ title: 'Old sale', ttl_seconds: 3600 }) });
+      const id = created.body.data.notification.id;
+      await fresh.t.request('POST', `/api/notifications/${id}/send`, { token: fresh.owner.token });
+      expect((await fresh.waitForStatus(id, ['completed', 'completed_with_errors', 'failed'])).status).toBe('failed');
+
+      // Two days later, past the one-hour lifetime the send started with, the owner fixes the key and retries.
+      clock.advance(2 * 24 * 3_600_000);
+      fresh.push.setAnswer({ status: 503 });
+      expect((await fresh.t.request('POST', `/api/notifications/${id}/retry`, { token: fresh.owner.token })).status).toBe(200);
+      const delivery = () => fresh.t.ctx.db.selectFrom('deliveries').select(['status', 'attempts', 'next_attempt_at', 'error']).where('run_seq', 'in', runSeqsOfNotification(id)).executeTakeFirstOrThrow();
+      const waiting = await waitFor(async () => {
+        const row = await delivery();
+        // Claimed (attempts counts at the claim), then answered: a retry time, or failed.
+        return row.attempts === 1 && (row.next_attempt_at !== null || row.status !== 'pending') ? row : undefined;
+      });
+      // The 503 is an attempt with a retry to come, not "not accepted within the message lifetime".
+      expect(waiting).toMatchObject({ status: 'pending', attempts: 1 });
+      expect(waiting.next_attempt_at, JSON.stringify(waiting)).toBeGreaterThan(clock.now());
+
+      fresh.push.setAnswer({ status: 201 });
+      const sent = await waitFor(async () => {
+        const notification = (await fresh.t.request('GET', `/api/notifications/${id}`, { token: fresh.owner.token })).body.data.notification;
+        if (notification.status === 'sending') clock.advance(5_000);
+        return notification.status === 'sending' ? undefined : notification;
+      }, { timeoutMs: 20_000, intervalMs: 25 });
+      expect(sent.status).toBe('completed');
+      expect(sent.stats).toMatchObject({ sent: 1, failed: 0 });
     } finally {
       await fresh.close();
     }

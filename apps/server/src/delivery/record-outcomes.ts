@@ -49,8 +49,9 @@ export function retryDelayMs(baseMs: number, attempts: number, random = Math.ran
 export function sortOutcomes(outcomes: readonly DeliveryOutcome[], run: RunRow, now: number, config: DeliveryDeps['config'], ttlSeconds: number): SortedOutcomes {
   const sorted: SortedOutcomes = { sent: [], failed: [], expired: [], skipped: [], retries: [] };
   // A message no push service took within the notification's TTL is not worth
-  // sending any more (a TTL of 0: now or never, so no retry).
-  const outlived = (run.started_at ?? now) + ttlSeconds * 1000 <= now;
+  // sending any more (a TTL of 0: now or never, so no retry). A manual Retry
+  // sends the message again with its whole lifetime (RFC 8030 §5.2): counted from it.
+  const outlived = (run.retried_at ?? run.started_at ?? now) + ttlSeconds * 1000 <= now;
   const attemptsLeft = (claimed: ClaimedDelivery) => claimed.attempts < config.deliveryMaxAttempts;
 
   for (const { claimed, outcome } of outcomes) {

@@ -41,6 +41,7 @@ import * as m0036 from './0036_deliveries_subscriber_seq';
 import * as m0037 from './0037_deliveries_fillfactor';
 import * as m0038 from './0038_subscriber_sample_holds_id';
 import * as m0039 from './0039_report_reads';
+import * as m0040 from './0040_run_retried_at';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -86,6 +87,7 @@ const modules: Record<string, MigrationModule> = {
   '0037_deliveries_fillfactor': m0037,
   '0038_subscriber_sample_holds_id': m0038,
   '0039_report_reads': m0039,
+  '0040_run_retried_at': m0040,
 };
 
 export function migrationsFor(kind: DatabaseKind): Record<string, Migration> {

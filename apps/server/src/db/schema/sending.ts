@@ -91,6 +91,8 @@ export interface NotificationRunsTable {
   lease_owner: string | null;
   lease_until: Millis | null;
   started_at: Millis | null;
+  /** The latest manual Retry of this run (migration 0040): its re-sent deliveries' lifetime runs from here. */
+  retried_at: ColumnType<Millis | null, Millis | null | undefined, Millis | null>;
   finished_at: Millis | null;
   last_error: string | null;
   total_count: Counter;

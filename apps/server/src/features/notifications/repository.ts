@@ -194,6 +194,7 @@ export async function reopenFailedRun(db: Db, kind: DatabaseKind, run: RunRow, n
       finished_at: null,
       last_error: null,
       lease_until: now - 1,
+      retried_at: now,
       failed_count: eb('failed_count', '-', count),
     }))
     .where('id', '=', run.id)

@@ -116,6 +116,7 @@ describe('public SDK endpoints: track, identify, tags', () => {
       ['tags', { endpoint, add: [], remove: [] }, /add or remove must list at least one tag/],
       ['tags', { endpoint, add: ['t'.repeat(65)] }, /at most 64 characters/],
       ['tags', { endpoint, add: [''] }, /tags must not be empty/],
+      ['tags', { endpoint, add: ['size|xl'] }, /a tag must not contain "\|"/],
     ];
     for (const [path, body, message] of cases) {
       const response = await post(path, body);

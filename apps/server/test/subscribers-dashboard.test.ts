@@ -197,6 +197,8 @@ describe('dashboard subscriber API', () => {
       [{ tags: ['x'.repeat(65)] }, /at most 64 characters/],
       [{ tags: 'vip' }, /tags must be a list/],
       [{ tags: [42] }, /each tag must be text/],
+      // Exports join tags with "|" and imports split on it: such a tag would not survive the round trip.
+      [{ tags: ['size|xl'] }, /a tag must not contain "\|" \(it separates tags in exports and imports\)/],
       [{}, /tags/],
     ];
     for (const [body, message] of bad) {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { envelope } from './common';
 import { eventName } from './notifications';
-import { PUSH_ENDPOINT_MAX_LENGTH, SUBSCRIBER_TAG_MAX_COUNT, SUBSCRIBER_TAG_MAX_LENGTH } from './subscribers';
+import { PUSH_ENDPOINT_MAX_LENGTH, SUBSCRIBER_EXPORT_TAG_SEPARATOR, SUBSCRIBER_TAG_MAX_COUNT, SUBSCRIBER_TAG_MAX_LENGTH, TAG_SEPARATOR_MESSAGE } from './subscribers';
 
 // Events a site sends about one of its subscribers: from the browser SDK
 // (herald.track / identify / addTags / removeTags, public and CORS open) or
@@ -43,7 +43,8 @@ const tagList = z
       .string({ message: 'each tag must be text' })
       .trim()
       .min(1, 'tags must not be empty')
-      .max(SUBSCRIBER_TAG_MAX_LENGTH, `each tag must be at most ${SUBSCRIBER_TAG_MAX_LENGTH} characters`),
+      .max(SUBSCRIBER_TAG_MAX_LENGTH, `each tag must be at most ${SUBSCRIBER_TAG_MAX_LENGTH} characters`)
+      .refine((tag) => !tag.includes(SUBSCRIBER_EXPORT_TAG_SEPARATOR), TAG_SEPARATOR_MESSAGE),
     { message: 'tags must be a list of text' },
   )
   .max(SUBSCRIBER_TAG_MAX_COUNT, `at most ${SUBSCRIBER_TAG_MAX_COUNT} tags at once`);

@@ -11,6 +11,10 @@ export const SUBSCRIBER_OPERATING_SYSTEMS = ['Windows', 'macOS', 'Linux', 'Andro
 
 export const SUBSCRIBER_TAG_MAX_COUNT = 50;
 export const SUBSCRIBER_TAG_MAX_LENGTH = 64;
+/** Tags are one CSV cell, joined with this (the import splits on it, so a tag that itself holds a | would come back as two). */
+export const SUBSCRIBER_EXPORT_TAG_SEPARATOR = '|';
+/** Why a tag holding the separator is refused (the tags API, the SDK's tags, v1 tags and events). */
+export const TAG_SEPARATOR_MESSAGE = `a tag must not contain "${SUBSCRIBER_EXPORT_TAG_SEPARATOR}" (it separates tags in exports and imports)`;
 export const SUBSCRIBERS_PAGE_DEFAULT_LIMIT = 50;
 export const SUBSCRIBERS_PAGE_MAX_LIMIT = 200;
 
@@ -143,7 +147,8 @@ export const updateSubscriberTagsBody = z.object({
       z
         .string({ message: 'each tag must be text' })
         .trim()
-        .max(SUBSCRIBER_TAG_MAX_LENGTH, `each tag must be at most ${SUBSCRIBER_TAG_MAX_LENGTH} characters`),
+        .max(SUBSCRIBER_TAG_MAX_LENGTH, `each tag must be at most ${SUBSCRIBER_TAG_MAX_LENGTH} characters`)
+        .refine((tag) => !tag.includes(SUBSCRIBER_EXPORT_TAG_SEPARATOR), TAG_SEPARATOR_MESSAGE),
       { message: 'tags must be a list of text' },
     )
     .max(500, 'too many tags')
@@ -184,8 +189,7 @@ export type StaleCleanup = z.infer<typeof staleCleanupResponse>['data'];
 // Moving in and out (docs/product.md, "Subscribers"): the audience as CSV, one
 // subscriber's data as JSON, and erasing a subscriber completely.
 
-/** Tags are one CSV cell, joined with this (the import splits on it, so a tag that itself holds a | comes back as two). */
-export const SUBSCRIBER_EXPORT_TAG_SEPARATOR = '|';
+
 
 /** The columns that let another push server send as this site: only with `include_keys=true`. Named as the import reads them. */
 export const SUBSCRIBER_EXPORT_KEY_COLUMNS = ['endpoint', 'p256dh', 'auth', 'vapid_public_key'] as const;

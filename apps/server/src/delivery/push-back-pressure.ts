@@ -18,7 +18,7 @@
 import type { Clock } from '../platform/clock';
 import type { PushClientOptions } from './push-client-options';
 import { classifyAnswer, classifyTransportError, describeError, type PushOutcome, type RetryableReason, type RetryPolicy } from './push-outcome';
-import { RequestDeadlineError, type Job, type Lane, type OriginState } from './push-request';
+import { RequestDeadlineError, type Job, type Lane } from './push-request';
 
 export interface BackPressureOptions {
   clock: Clock;
@@ -50,7 +50,7 @@ export class BackPressure {
       case 'retryable': {
         const { status, reason, code } = verdict;
         if (verdict.pauseOriginMs !== undefined) {
-          return { kind: 'retryable', status, reason, code, retryAt: this.pauseOrigin(lane.origin, verdict.pauseOriginMs, code, `${status} Service Unavailable`) };
+          return { kind: 'retryable', status, reason, code, retryAt: this.pauseOrigin(lane, verdict.pauseOriginMs, code, `${status} Service Unavailable`) };
         }
         return verdict.waitMs === undefined ? { kind: 'retryable', status, reason, code } : { kind: 'retryable', status, reason, code, retryAt: clock.now() + verdict.waitMs };
       }
@@ -68,7 +68,7 @@ export class BackPressure {
     const reason = deadline ? `timeout: ${error.message}` : `connection: ${describeError(error)}`;
     if (++origin.transportFailures >= transportFailuresBeforePause) {
       origin.transportFailures = 0;
-      const retryAt = this.pauseOrigin(origin, transportFailurePauseMs, code, `${transportFailuresBeforePause} failed requests in a row (${reason})`);
+      const retryAt = this.pauseOrigin(job.lane, transportFailurePauseMs, code, `${transportFailuresBeforePause} failed requests in a row (${reason})`);
       return { kind: 'retryable', retryAt, reason, code };
     }
     return { kind: 'retryable', reason, code };
@@ -90,16 +90,25 @@ export class BackPressure {
     if (left > 0) this.pauseLane(lane, left, lane.origin.pauseCode, `${lane.origin.origin} is paused`);
   }
 
-  /** Pauses every sender on an origin (the push service is unreachable or unavailable); lanes opened meanwhile start paused. */
-  private pauseOrigin(origin: OriginState, delayMs: number, code: RetryableReason, reason: string): number {
+  /**
+   * Pauses every sender on the origin of `answered`'s lane (the push service is
+   * unreachable or unavailable); lanes opened meanwhile start paused. Returns
+   * when that lane may send again: its own pause, never another site's longer
+   * one (a 429 pauses only the site it throttled, docs/delivery.md).
+   */
+  private pauseOrigin(answered: Lane, delayMs: number, code: RetryableReason, reason: string): number {
+    const origin = answered.origin;
     const until = this.options.clock.now() + delayMs;
     if (until > origin.pausedUntil) {
       origin.pausedUntil = until;
       origin.pauseCode = code;
     }
-    let latest = until;
-    for (const lane of origin.lanes.values()) latest = Math.max(latest, this.pauseLane(lane, delayMs, code, reason));
-    return latest;
+    let own = until;
+    for (const lane of origin.lanes.values()) {
+      const laneUntil = this.pauseLane(lane, delayMs, code, reason);
+      if (lane === answered) own = laneUntil;
+    }
+    return own;
   }
 
   /** Pauses a lane for `delayMs` (extending, never shortening, a pause in force), at most the longest Retry-After honoured. Returns when it ends. */

@@ -51,7 +51,8 @@ export function sortOutcomes(outcomes: readonly DeliveryOutcome[], run: RunRow, 
   // A message no push service took within the notification's TTL is not worth
   // sending any more (a TTL of 0: now or never, so no retry). A manual Retry
   // sends the message again with its whole lifetime (RFC 8030 §5.2): counted from it.
-  const outlived = (run.retried_at ?? run.started_at ?? now) + ttlSeconds * 1000 <= now;
+  const lifetimeEnds = (run.retried_at ?? run.started_at ?? now) + ttlSeconds * 1000;
+  const outlived = lifetimeEnds <= now;
   const attemptsLeft = (claimed: ClaimedDelivery) => claimed.attempts < config.deliveryMaxAttempts;
 
   for (const { claimed, outcome } of outcomes) {
@@ -77,14 +78,14 @@ export function sortOutcomes(outcomes: readonly DeliveryOutcome[], run: RunRow, 
         // holding it for a day. Only a message handed back at shutdown was not an attempt.
         const code: FailureReason | null = outcome.kind === 'rate-limited' ? 'rate_limited' : outcome.code;
         const counts = code !== null;
-        if (code !== null && (outlived || !attemptsLeft(claimed))) {
-          const why = outlived ? 'not accepted within the message lifetime' : `gave up after ${claimed.attempts} attempts`;
+        const at = outcome.kind === 'retryable' ? Math.max(outcome.retryAt ?? 0, now + retryDelayMs(config.deliveryRetryBaseMs, claimed.attempts)) : outcome.retryAt;
+        // A retry that could only go out once the lifetime is over is not made: the push would arrive stale.
+        const pastLifetime = outlived || at >= lifetimeEnds;
+        if (code !== null && (pastLifetime || !attemptsLeft(claimed))) {
+          const why = pastLifetime ? 'not accepted within the message lifetime' : `gave up after ${claimed.attempts} attempts`;
           sorted.failed.push({ ...base, code, error: `${outcome.reason} (${why})`, subscriber: claimed });
-        } else if (outcome.kind === 'retryable') {
-          const at = Math.max(outcome.retryAt ?? 0, now + retryDelayMs(config.deliveryRetryBaseMs, claimed.attempts));
-          sorted.retries.push({ ...base, code: outcome.code, error: outcome.reason, at, counts });
         } else {
-          sorted.retries.push({ ...base, code, error: outcome.reason, at: outcome.retryAt, counts });
+          sorted.retries.push({ ...base, code: outcome.kind === 'retryable' ? outcome.code : code, error: outcome.reason, at, counts });
         }
         break;
       }

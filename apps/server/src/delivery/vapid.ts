@@ -182,7 +182,9 @@ export class VapidTokenCache {
     const now = this.clock.now();
     const site = this.site(credentials);
     const cached = site.byAudience.get(audience);
-    if (cached && now < cached.renewAt) return cached.authorization;
+    // Reused until it is due for renewal, unless the clock went back since it was signed: its expiry would then lie
+    // further ahead than a push service accepts (24 h, RFC 8292 §2), and every push would be refused with 403.
+    if (cached && now < cached.renewAt && cached.renewAt - now <= (VAPID_TOKEN_LIFETIME_SECONDS - VAPID_RENEW_BEFORE_SECONDS) * 1000) return cached.authorization;
 
     const exp = Math.floor(now / 1000) + VAPID_TOKEN_LIFETIME_SECONDS;
     const jwt = signVapidJwt({ aud: audience, exp, sub: site.subject }, site.privateKey);

@@ -140,6 +140,18 @@ describe('VapidTokenCache', () => {
     expect(verifyVapidAuthorization(renewed, 'https://fcm.googleapis.com', clock.now())).toMatchObject({ ok: true });
   });
 
+  it('signs again after the clock was set back: the reused token would expire more than 24 h ahead, which push services refuse', () => {
+    const site = { ...generateVapidKeys(), subject: 'mailto:owner@push-shop.example' };
+    const clock = new ManualClock(Date.UTC(2026, 0, 2, 12));
+    const cache = new VapidTokenCache({ clock });
+    const audience = 'https://fcm.googleapis.com';
+    expect(verifyVapidAuthorization(cache.authorization(audience, site), audience, clock.now())).toMatchObject({ ok: true });
+    // The host clock ran 13 h ahead; NTP corrects it.
+    clock.advance(-13 * 3_600_000);
+    expect(verifyVapidAuthorization(cache.authorization(audience, site), audience, clock.now())).toMatchObject({ ok: true });
+    expect(cache.signatures).toBe(2);
+  });
+
   it('refuses a private key that is malformed or belongs to another public key', () => {
     const cache = new VapidTokenCache({ clock: new ManualClock() });
     const other = generateVapidKeys();

@@ -253,7 +253,8 @@ const kindOfSource = (source: string) => (source === 'campaign' ? 'welcome campa
 /**
  * Notifications that may still send to the segment: all but finished
  * one-time sends. Recurring and triggered notifications send again later;
- * a welcome campaign's steps send to every future subscriber.
+ * a welcome campaign's steps send to every future subscriber; an A/B test
+ * whose sample went out ("completed") still sends its winner to the rest.
  */
 export async function notificationsUsingSegment(db: Db, siteId: string, segmentId: string): Promise<SegmentUse[]> {
   const rows = await db
@@ -262,7 +263,10 @@ export async function notificationsUsingSegment(db: Db, siteId: string, segmentI
     .where('site_id', '=', siteId)
     .where('segment_id', '=', segmentId)
     .where((eb) =>
-      eb.not(eb.and([eb('type', '=', 'ONE_TIME'), eb('source', '!=', 'campaign'), eb('status', 'in', ['completed', 'completed_with_errors', 'cancelled', 'failed'])])),
+      eb.or([
+        eb.not(eb.and([eb('type', '=', 'ONE_TIME'), eb('source', '!=', 'campaign'), eb('status', 'in', ['completed', 'completed_with_errors', 'cancelled', 'failed'])])),
+        eb.exists(eb.selectFrom('ab_tests').select('ab_tests.notification_id').whereRef('ab_tests.notification_id', '=', 'notifications.id').where('ab_tests.status', '=', 'testing')),
+      ]),
     )
     .orderBy('created_at')
     .limit(50)

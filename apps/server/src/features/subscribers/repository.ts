@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type Insertable, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable, type Kysely, type SelectQueryBuilder, type Transaction, type Updateable } from 'kysely';
 import { membershipsOf } from '../../db/membership';
 import type { Database, SubscriberRow, SubscribersTable } from '../../db/schema';
 import type { WithMemberRole } from '../../platform/site-roles';
@@ -414,6 +414,28 @@ export async function tagsOfSubscribers(db: Db, subscriberIds: string[]): Promis
     .execute();
   for (const row of rows) tags.get(row.subscriber_id)?.push(row.tag);
   return tags;
+}
+
+/**
+ * What a browser's old subscriber row says of it, given to the row its new
+ * endpoint was stored under: its tags (added to the new row's), its external
+ * id and test-device mark (where the new row has none).
+ */
+export async function carryOverIdentity(
+  db: Db,
+  from: Pick<SubscriberRow, 'id' | 'external_id' | 'external_id_verified' | 'test_device' | 'test_device_name'>,
+  to: Pick<SubscriberRow, 'id' | 'site_id' | 'external_id' | 'test_device'>,
+): Promise<void> {
+  await db
+    .insertInto('subscriber_tags')
+    .columns(['subscriber_id', 'site_id', 'tag'])
+    .expression((eb) => eb.selectFrom('subscriber_tags').select([eb.val(to.id).as('subscriber_id'), eb.val(to.site_id).as('site_id'), 'tag']).where('subscriber_id', '=', from.id))
+    .onConflict((oc) => oc.columns(['subscriber_id', 'tag']).doNothing())
+    .execute();
+  const changes: Updateable<SubscribersTable> = {};
+  if (to.external_id === null && from.external_id !== null) Object.assign(changes, { external_id: from.external_id, external_id_verified: from.external_id_verified });
+  if (!to.test_device && from.test_device) Object.assign(changes, { test_device: 1, test_device_name: from.test_device_name });
+  if (Object.keys(changes).length) await db.updateTable('subscribers').set(changes).where('id', '=', to.id).execute();
 }
 
 export async function replaceSubscriberTags(db: Db, subscriberId: string, siteId: string, tags: string[]): Promise<void> {

@@ -291,8 +291,13 @@ export function createSubscribersService(ctx: AppContext) {
         if (current) {
           // The new endpoint was stored already (the page re-subscribed before
           // the worker reported the change). The old endpoint is dead: the
-          // push service replaced it, so that subscriber goes inactive.
-          if (previous.id !== current.id) await deactivate(trx, previous.id, now, { cause: 'gone', hooks: ctx.subscriberRemovedHooks }, previousHash);
+          // push service replaced it, so that subscriber goes inactive, and
+          // what the browser was (its tags, who it is, a test device) goes on
+          // with the new one, as a move keeps it (docs/web-push.md).
+          if (previous.id !== current.id) {
+            await repo.carryOverIdentity(trx, previous, current);
+            await deactivate(trx, previous.id, now, { cause: 'gone', hooks: ctx.subscriberRemovedHooks }, previousHash);
+          }
         } else if (await repo.moveSubscriberEndpoint(trx, previous.id, endpoint, hash, { ...refresh, vapid_key_id: vapidKey.id })) {
           // pushsubscriptionchange: the same subscriber, a new endpoint (and the key it was made with).
           if (await repo.activateSubscriber(trx, previous.id)) tally.activation(siteId, now);
@@ -495,8 +500,10 @@ export function createSubscribersService(ctx: AppContext) {
     async replaceTags(userId: string, subscriberId: string, tags: string[]): Promise<Subscriber> {
       const row = checkSiteRole(await repo.findSubscriberOfUser(db, userId, subscriberId), 'editor', 'Subscriber');
       await db.transaction().execute(async (trx) => {
-        await repo.replaceSubscriberTags(trx, row.id, row.site_id, tags);
+        // The subscriber's row first: on PostgreSQL two replacements at once then take turns (each deletes what the
+        // other inserted) instead of merging their tags or colliding on the (subscriber, tag) key.
         await repo.touchSubscriber(trx, row.id, clock.now());
+        await repo.replaceSubscriberTags(trx, row.id, row.site_id, tags);
         await recordAudit(ctx, { siteId: row.site_id, actor: { userId }, action: 'updated', subject: { type: 'subscriber', id: row.id }, changedFields: ['tags'], detail: { tags } }, trx);
       });
       return withTags((await repo.findSubscriberById(db, row.id)) ?? row);

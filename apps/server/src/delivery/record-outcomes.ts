@@ -7,6 +7,7 @@
 import type { FailureReason, PushServiceName, SkipCause } from '@herald/contracts';
 import { sql } from 'kysely';
 import type { RunRow } from '../db/schema';
+import { inKeyOrder } from '../db/lock-order';
 import type { DeliveryDeps } from './engine-deps';
 import type { PushOutcome } from './push-outcome';
 import type { DeliveryHealthEntry } from './ports';
@@ -150,7 +151,7 @@ export async function writeOutcomes(deps: Pick<DeliveryDeps, 'db' | 'dbKind' | '
     }
     const health: DeliveryHealthEntry[] = [];
     const failureGroups = new Map<string, { reason: FailureReason; pushService: PushServiceName; count: number; sampleError: string }>();
-    const gone: Array<{ subscriberId: string; endpointHashSentTo: string }> = [];
+    const gone: Array<{ subscriberId: string; endpointHashSentTo: string; subscriberSeq: number }> = [];
     let sentCount = 0;
     let skippedCount = 0;
     let cappedCount = 0;
@@ -195,7 +196,7 @@ export async function writeOutcomes(deps: Pick<DeliveryDeps, 'db' | 'dbKind' | '
       health.push({ pushService: item.pushService, outcome: 'failed', reason: item.code });
       // The push service named the subscription invalid: like a 410, it will never receive anything.
       const sentTo = item.subscriber.sentTo;
-      if (item.code === 'invalid_subscription' && sentTo) gone.push({ subscriberId: sentTo.subscriberId, endpointHashSentTo: sentTo.endpointHash });
+      if (item.code === 'invalid_subscription' && sentTo) gone.push({ subscriberId: sentTo.subscriberId, endpointHashSentTo: sentTo.endpointHash, subscriberSeq: item.subscriber.subscriberSeq });
     }
     for (const item of expired) {
       const updated = await trx
@@ -209,7 +210,7 @@ export async function writeOutcomes(deps: Pick<DeliveryDeps, 'db' | 'dbKind' | '
       health.push({ pushService: item.claimed.pushService, outcome: 'expired', reason: 'gone' });
       // 404/410: the subscription is gone for good, unless it changed meanwhile (docs/web-push.md).
       const sentTo = item.claimed.sentTo;
-      if (sentTo) gone.push({ subscriberId: sentTo.subscriberId, endpointHashSentTo: sentTo.endpointHash });
+      if (sentTo) gone.push({ subscriberId: sentTo.subscriberId, endpointHashSentTo: sentTo.endpointHash, subscriberSeq: item.claimed.subscriberSeq });
     }
     for (const retry of retries) {
       await trx
@@ -227,8 +228,13 @@ export async function writeOutcomes(deps: Pick<DeliveryDeps, 'db' | 'dbKind' | '
         .execute();
     }
     const failedCount = [...failureGroups.values()].reduce((sum, group) => sum + group.count, 0);
-    // Deliveries first, then subscribers, then the counters in addToRunCounters' order.
-    const unsubscribed = await deps.deliveryPorts.deactivateGoneSubscribers(trx, gone, now);
+    // Deliveries first, then subscribers (by number, as a batch of beacons locks them: lock-order.ts), then the
+    // counters in addToRunCounters' order.
+    const unsubscribed = await deps.deliveryPorts.deactivateGoneSubscribers(
+      trx,
+      inKeyOrder(gone, (subscriber) => [subscriber.subscriberSeq]),
+      now,
+    );
     await addToRunCounters(trx, deps.deliveryPorts.addToSiteCounters, run, now, {
       sent: sentCount,
       failed: failedCount,

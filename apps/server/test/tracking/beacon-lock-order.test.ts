@@ -109,4 +109,53 @@ describe('beacon batches take shared rows in key order', () => {
     const rows = await db.selectFrom('deliveries').select(['status']).where('run_seq', '=', runSeqOf(run.id)).where('id', 'in', [low, high]).execute();
     expect(rows.map((row) => row.status)).toEqual(['sent', 'sent']);
   }, 60_000);
+
+  it('a send’s result transaction deactivating gone subscribers and a batch of beacons never deadlock on the subscribers', async () => {
+    const { deliveryIds } = await send('Gone');
+    const db = h.t.ctx.db;
+    const rows = await db
+      .selectFrom('deliveries')
+      .innerJoin('subscribers', 'subscribers.seq', 'deliveries.subscriber_seq')
+      .select(['deliveries.id', 'deliveries.run_seq', 'subscribers.seq', 'subscribers.id as subscriberId', 'subscribers.endpoint_hash'])
+      .where('deliveries.id', 'in', deliveryIds)
+      .orderBy('subscribers.seq')
+      .limit(2)
+      .execute();
+    const [low, high] = rows as [(typeof rows)[0], (typeof rows)[0]];
+    const run = await db.selectFrom('notification_runs').selectAll().where('seq', '=', low.run_seq).executeTakeFirstOrThrow();
+    await db.updateTable('deliveries').set({ status: 'pending', sent_at: null }).where('id', 'in', [low.id, high.id]).execute();
+    const gone = (row: typeof low) => ({
+      claimed: { deliveryId: Number(row.id), subscriberSeq: Number(row.seq), sentTo: { subscriberId: row.subscriberId, endpointHash: row.endpoint_hash }, pushService: 'fcm' as const, attempts: 1 },
+      status: 410,
+      reason: 'gone',
+    });
+    // Both answered 410; the push service's answer for the higher-numbered subscriber came first.
+    const sorted = { sent: [], skipped: [], failed: [], expired: [gone(high), gone(low)], retries: [] };
+    const deps = { ...h.t.ctx, queue: new InProcessQueue(h.t.ctx.log), pushClient: createPushClient(h.t.config, h.t.ctx.metrics) };
+    const before = await deadlocksSoFar();
+
+    // A batch of beacons of another send to the same subscribers locks them in seq order: the lower, then (a moment later) the higher.
+    let takeHigher!: () => void;
+    const later = new Promise<void>((resolve) => (takeHigher = resolve));
+    let tookLower!: () => void;
+    const lowerTaken = new Promise<void>((resolve) => (tookLower = resolve));
+    const beacons = db.transaction().execute(async (trx) => {
+      await trx.updateTable('subscribers').set({ last_delivered_at: 1 }).where('id', '=', low.subscriberId).execute();
+      tookLower();
+      await later;
+      await trx.updateTable('subscribers').set({ last_delivered_at: 1 }).where('id', '=', high.subscriberId).execute();
+    });
+    await lowerTaken;
+    const results = writeOutcomes(deps, run, Date.now(), sorted);
+    if (h.t.ctx.dbKind === 'postgres') {
+      // The result transaction waits for the lower-numbered subscriber: before, it held the higher one by then.
+      await waitFor(async () => ((await sessionsWaitingOnLocks(db)) > 0 ? true : undefined), { timeoutMs: 5_000 });
+    }
+    takeHigher();
+    await Promise.all([beacons, results]);
+    await deps.pushClient.close();
+    expect(await deadlocksSoFar()).toBe(before);
+    const inactive = await db.selectFrom('subscribers').select('is_active').where('id', 'in', [low.subscriberId, high.subscriberId]).execute();
+    expect(inactive.map((row) => row.is_active)).toEqual([0, 0]);
+  }, 60_000);
 });

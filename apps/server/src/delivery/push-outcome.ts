@@ -46,6 +46,9 @@ export function parseRetryAfter(value: string | undefined, now: number): number 
   if (value === undefined) return undefined;
   const text = value.trim();
   if (/^\d+$/.test(text)) return Number(text) * 1000;
+  // RFC 9110 §10.2.3: delay-seconds or an HTTP-date, which names its day and month. Anything else ("1.5", "-1",
+  // which Date.parse would read as dates long past, so "retry at once") is as if absent.
+  if (!/^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(text)) return undefined;
   const date = Date.parse(text);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);

@@ -282,6 +282,8 @@ describe('push client: outcomes', () => {
     expect(parseRetryAfter(new Date(now + 90_000).toUTCString(), now)).toBe(90_000);
     expect(parseRetryAfter(new Date(now - 90_000).toUTCString(), now)).toBe(0);
     expect(parseRetryAfter('soon', now)).toBeUndefined();
+    // Neither delay-seconds nor an HTTP-date: as if absent (Date.parse reads them as dates long past, "retry at once").
+    for (const odd of ['1.5', '-1', '2026-01-01', '1e3']) expect(parseRetryAfter(odd, now), odd).toBeUndefined();
     expect(parseRetryAfter(undefined, now)).toBeUndefined();
   });
 });

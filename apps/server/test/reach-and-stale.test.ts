@@ -89,6 +89,12 @@ describe('reach and stale subscribers', () => {
     expect(health.churn.at(-1)).toMatchObject({ new: 1, lost: 2, lost_at_push_service: 0 });
     // Nothing left to clean.
     expect((await api('POST', `/api/sites/${h.site.id}/subscribers/stale/deactivate`)).body.data).toMatchObject({ deactivated: 0, after: { active: 2, stale: 0 } });
+
+    // One of them comes back (its page posts the subscription again): it is active, and not stale the moment it returns.
+    const returning = await h.t.ctx.db.selectFrom('subscribers').select(['endpoint', 'p256dh', 'auth']).where('site_id', '=', h.site.id).where('is_active', '=', 0).executeTakeFirstOrThrow();
+    const back = await h.t.request('POST', `/api/public/sites/${h.site.id}/subscribers`, { body: { subscription: { endpoint: returning.endpoint, keys: { p256dh: returning.p256dh, auth: returning.auth } } } });
+    expect(back.status).toBe(200);
+    expect((await api('GET', `/api/sites/${h.site.id}/subscribers/stale`)).body.data).toMatchObject({ active: 3, stale: 0 });
   });
 
   it('neutralises CSV cells a spreadsheet would run as formulas', async () => {

@@ -193,13 +193,19 @@ export async function deactivateSubscriber(
   return row ? { siteId: row.site_id } : undefined;
 }
 
-/** Active, subscribed on or before `cutoff`, and no delivered beacon since then (or ever): index subscribers_site_active_delivered. */
+/**
+ * Active, subscribed on or before `cutoff`, no delivered beacon since then (or
+ * ever), and its page has not posted the subscription since (a browser that
+ * came back, or re-posts it daily, is alive whatever its old dates say):
+ * index subscribers_site_active_delivered.
+ */
 function staleCondition(eb: ExpressionBuilder<Database, 'subscribers'>, siteId: string, cutoff: number) {
   return eb.and([
     eb('site_id', '=', siteId),
     eb('is_active', '=', 1),
     eb.or([eb('last_delivered_at', 'is', null), eb('last_delivered_at', '<', cutoff)]),
     eb('subscribed_at', '<=', cutoff),
+    eb.or([eb('last_seen_at', 'is', null), eb('last_seen_at', '<=', cutoff)]),
   ]);
 }
 

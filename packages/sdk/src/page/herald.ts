@@ -1,4 +1,4 @@
-import { decodeBase64Url } from '../common/base64url';
+import { decodeBase64Url, encodeBase64Url } from '../common/base64url';
 import { siteEndpoint } from '../common/config';
 import { HeraldError } from '../common/errors';
 import { postJson } from '../common/http';
@@ -246,8 +246,50 @@ export function createHerald(settings: PageSettings): HeraldInstance {
   }
 
   async function postUnsubscribe(endpoint: string): Promise<void> {
-    await postJson(siteEndpoint(settings, 'subscribers/unsubscribe'), { endpoint }, true);
+    try {
+      await postJson(siteEndpoint(settings, 'subscribers/unsubscribe'), { endpoint }, true);
+    } catch (error) {
+      // Herald does not know the endpoint (it was erased, or never accepted): there is nothing left to tell it.
+      if (error instanceof HeraldError && error.apiCode === 'not_found') return;
+      throw error;
+    }
   }
+
+  /**
+   * The browser's subscription that Herald accepted last, made with another key
+   * than this page's (an old copy of the page after a key rotation, Herald not
+   * reachable to name the primary key): it works, so this page goes on with its
+   * key instead of replacing it with one made with the older key.
+   */
+  async function adoptAcceptedSubscriptionKey(stored: SubscriberRecord | undefined): Promise<void> {
+    if (!stored) return;
+    const registration = await rootRegistration();
+    const subscription = registration ? await registration.pushManager.getSubscription() : null;
+    const key = subscription?.options?.applicationServerKey;
+    if (!subscription || subscription.endpoint !== stored.endpoint || !key || subscribedWithKey(subscription, vapidKey)) return;
+    vapidKey = new Uint8Array(key);
+    pageSettings = { ...settings, vapidKey: encodeBase64Url(key) };
+    // The worker renews with the key the page stored (worker/handlers.ts, loadConfig).
+    await writeConfig(pageSettings);
+  }
+
+  /** Unsubscribes the browser; a push service it cannot reach now leaves it subscribed, which the opt-out record covers. */
+  async function dropBrowserSubscription(subscription: PushSubscription | null): Promise<void> {
+    try {
+      await subscription?.unsubscribe();
+    } catch (error) {
+      console.warn('Herald: the browser could not unsubscribe; Herald will not send to it', error);
+    }
+  }
+
+  /** Chrome revokes a subscription by moving its endpoint to `*.invalid` (docs/web-push.md): Herald refuses it, so it is replaced. */
+  const isRevokedEndpoint = (endpoint: string) => {
+    try {
+      return new URL(endpoint).hostname.endsWith('.invalid');
+    } catch {
+      return false;
+    }
+  };
 
   /**
    * Page-load refresh: re-posts the subscription when its endpoint changed, a
@@ -262,13 +304,26 @@ export function createHerald(settings: PageSettings): HeraldInstance {
     const stored = await readSubscriber(settings.siteId);
     if (Notification.permission !== 'granted' || stored?.optedOut) {
       if (stored) {
+        // An unsubscribe the browser did not complete (the tab closed): finished here, so it is not posted again.
+        if (stored.optedOut) await dropBrowserSubscription(await currentSubscription());
         await postUnsubscribe(stored.endpoint);
         await writeSubscriber(undefined);
       }
       return;
     }
     if (await movedToPrimaryKey(stored)) return;
+    await adoptAcceptedSubscriptionKey(stored);
     const subscription = await currentSubscription();
+    if (subscription && isRevokedEndpoint(subscription.endpoint)) {
+      await subscription.unsubscribe();
+      await subscribeAndPost();
+      return;
+    }
+    if (subscription && !stored && (await readOptedOut(settings.siteId))) {
+      // The visitor unsubscribed through herald.unsubscribe() and the browser kept it: never posted again without asking.
+      await dropBrowserSubscription(subscription);
+      return;
+    }
     if (subscription) {
       const stale = !stored || stored.endpoint !== subscription.endpoint || Date.now() - stored.postedAt >= REFRESH_INTERVAL_MS;
       if (!stale) {
@@ -411,11 +466,12 @@ export function createHerald(settings: PageSettings): HeraldInstance {
           endpoint: subscription.endpoint,
           optedOut: true,
         });
-        await subscription.unsubscribe();
       }
       acceptedEndpoint = undefined;
-      // Kept after Herald is told: a page load must not subscribe this visitor again without asking.
+      // Kept after Herald is told, and written before the browser is asked (it may fail, or the tab close): a page
+      // load must not subscribe this visitor again, nor post a subscription the browser kept, without asking.
       await writeOptedOut(settings.siteId);
+      if (subscription) await dropBrowserSubscription(subscription);
       if (endpoint) await postUnsubscribe(endpoint);
       await writeSubscriber(undefined);
       emit('herald:unsubscribed', undefined);

@@ -131,7 +131,10 @@ export function armNativePrompt(ctx: PromptContext): () => void {
     document.removeEventListener('click', onGesture, true);
     document.removeEventListener('keydown', onGesture, true);
   };
-  function onGesture(): void {
+  function onGesture(event: Event): void {
+    // Escape is no user activation (HTML, "activation-triggering input event"): the browser would not show its
+    // prompt, and the attempt would still count as a dismissal.
+    if (event instanceof KeyboardEvent && event.key === 'Escape') return;
     disarm();
     if (ctx.permission() !== 'default') return;
     // subscribe() asks for permission synchronously, within this gesture.

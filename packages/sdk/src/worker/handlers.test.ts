@@ -133,7 +133,7 @@ describe('push', () => {
     expect(scope.shown.map((shown) => shown.options.tag)).toEqual(['herald-fallback']);
   });
 
-  it('shows the text plainly when the browser refuses the notification’s options', async () => {
+  it('shows the text plainly when the browser refuses the notification’s options, still opening its URL and counting it', async () => {
     vi.spyOn(console, 'warn').mockImplementation(() => {});
     const scope = startWorker();
     const show = scope.registration.showNotification;
@@ -142,7 +142,9 @@ describe('push', () => {
       return show(title, options);
     };
     await scope.dispatch(new FakePushEvent(payload));
-    expect(scope.shown.map((shown) => [shown.title, shown.options.body, shown.options.tag])).toEqual([['Spring sale', '20% off everything until Sunday', 'herald-fallback']]);
+    expect(scope.shown.map((shown) => [shown.title, shown.options.body, shown.options.tag])).toEqual([['Spring sale', '20% off everything until Sunday', 'n_42']]);
+    expect(scope.shown[0]?.options.data).toStrictEqual({ herald: 1, url: 'https://shop.example/sale', token: 'tok_abc', api: API });
+    expect(network.requests.map((request) => request.url)).toEqual([`${API}/api/public/events`]);
   });
 
   it('falls back to the configured API when the payload names none, and skips malformed actions', async () => {

@@ -87,11 +87,16 @@ export function parsePayload(data: PushMessageData | null): PushPayload | null {
  * read (a Herald payload without a title, or no JSON at all), or a payload of
  * the site's own (JSON without Herald's fields).
  */
-export type ClassifiedPush = { kind: 'herald'; payload: PushPayload } | { kind: 'unreadable'; ours: boolean };
+export type ClassifiedPush = { kind: 'herald'; payload: PushPayload; ours: boolean } | { kind: 'unreadable'; ours: boolean };
+
+/** Herald's pushes carry a beacon token, its API address or a `herald-` tag; a site's own `{title, body}` carries none (README). */
+function carriesHeraldFields(fields: Record<string, unknown>): boolean {
+  return typeof fields.token === 'string' || typeof fields.api === 'string' || (typeof fields.tag === 'string' && fields.tag.startsWith('herald-'));
+}
 
 export function classifyPush(data: PushMessageData | null): ClassifiedPush {
   const payload = parsePayload(data);
-  if (payload) return { kind: 'herald', payload };
+  if (payload) return { kind: 'herald', payload, ours: carriesHeraldFields(payload as unknown as Record<string, unknown>) };
   let raw: unknown;
   try {
     raw = data?.json();
@@ -99,8 +104,7 @@ export function classifyPush(data: PushMessageData | null): ClassifiedPush {
     return { kind: 'unreadable', ours: false };
   }
   const fields = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
-  const ours = typeof fields.token === 'string' || typeof fields.api === 'string' || (typeof fields.tag === 'string' && fields.tag.startsWith('herald-'));
-  return { kind: 'unreadable', ours };
+  return { kind: 'unreadable', ours: carriesHeraldFields(fields) };
 }
 
 function isHeraldData(value: unknown): value is HeraldNotificationData {
@@ -125,7 +129,13 @@ export function installHeraldWorker(scope: ServiceWorkerGlobalScope): void {
   marked.heraldInstalled = true;
 
   const queryConfig = configFromQuery(scope.location.search);
-  const loadConfig = async (): Promise<HeraldConfig | undefined> => queryConfig ?? (await readConfig());
+  // The worker's URL names the key of the snippet it was registered from; the page stores the site's primary key
+  // as of its last view (page/herald.ts, movedToPrimaryKey), which wins after a key rotation.
+  const loadConfig = async (): Promise<HeraldConfig | undefined> => {
+    const stored = await readConfig();
+    if (!queryConfig) return stored;
+    return stored && stored.siteId === queryConfig.siteId ? { ...queryConfig, vapidKey: stored.vapidKey } : queryConfig;
+  };
 
   if (queryConfig) {
     // Herald's query on the top-level script means this worker is Herald's
@@ -139,10 +149,12 @@ export function installHeraldWorker(scope: ServiceWorkerGlobalScope): void {
 
   scope.addEventListener('push', (event) => {
     const push = classifyPush(event.data);
-    if (push.kind === 'herald') {
+    // Imported into a site's own worker, a push without Herald's fields is the site's to show.
+    if (push.kind === 'herald' && (queryConfig || push.ours)) {
       event.waitUntil(showPush(scope, push.payload, loadConfig));
       return;
     }
+    if (push.kind === 'herald') return;
     // Every push must show a notification: Safari revokes the subscription of
     // a worker that receives pushes silently (userVisibleOnly). Herald's own
     // worker shows a plain one for anything it cannot read; imported into a
@@ -200,10 +212,15 @@ async function showPush(scope: ServiceWorkerGlobalScope, payload: PushPayload, l
   try {
     await scope.registration.showNotification(payload.title, options);
   } catch (error) {
-    // A browser may refuse an option (an image, actions): the visitor still gets the text.
+    // A browser may refuse an option (an image, actions): the visitor still gets the text, and its click still
+    // opens the notification's page and counts.
     console.warn('Herald: showing the notification failed, showing it plainly', error);
-    await showFallback(scope, payload.title, payload.body);
-    return;
+    try {
+      await scope.registration.showNotification(payload.title, { body: payload.body, ...(payload.tag ? { tag: payload.tag } : {}), data: { herald: 1, url: data.url, token: data.token, api: data.api } });
+    } catch {
+      await showFallback(scope, payload.title, payload.body);
+      return;
+    }
   }
   if (payload.token && api) await sendEvent(api, 'delivered', payload.token);
 }

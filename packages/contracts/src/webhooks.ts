@@ -33,7 +33,16 @@ export const WEBHOOK_RETRY_WINDOW_MS = 24 * 60 * 60 * 1000;
 export const WEBHOOK_CLICK_BATCH_MS = 60_000;
 
 export const createWebhookBody = z.object({
-  url: httpUrl,
+  // Herald's outbound client sends no credentials in the address (it would refuse every attempt), and they would be
+  // listed and logged with the webhook: a receiver checks the signature instead.
+  url: httpUrl.refine((url) => {
+    try {
+      const parsed = new URL(url);
+      return parsed.username === '' && parsed.password === '';
+    } catch {
+      return true; // httpUrl says what is wrong with it
+    }
+  }, 'The webhook address must not contain a user name or password: Herald signs each delivery, check the signature instead'),
   events: z
     .array(z.enum(WEBHOOK_EVENT_TYPES, { message: 'Unknown event type' }))
     .min(1, 'Choose at least one event')

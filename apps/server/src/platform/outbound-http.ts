@@ -61,6 +61,8 @@ export interface OutboundRequest {
   maxBytes?: number;
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** False: the status line decides, the body is discarded unread (a webhook's answer: its body says nothing Herald uses). */
+  readBody?: boolean;
 }
 
 export interface OutboundResponse {
@@ -273,6 +275,10 @@ export function createOutboundHttp(options: OutboundHttpOptions = {}): OutboundH
         if (response.statusCode === 304) {
           discard(response.body);
           return { ...base, body: Buffer.alloc(0), notModified: true };
+        }
+        if (call.readBody === false) {
+          discard(response.body);
+          return { ...base, body: Buffer.alloc(0), notModified: false };
         }
         const body = await readCappedBody(response.body, responseHeaders, maxBytes, subject, controller.signal);
         return { ...base, body, notModified: false };

@@ -170,8 +170,9 @@ describe('webhook events in the outbox', () => {
     const first = await subscribe(mine.id, 1);
     const second = await subscribe(mine.id, 2);
     await subscribe(theirs.id, 3);
-    // Stale: subscribed 100 days ago and no delivery since (the row is moved back in time).
-    await t.ctx.db.updateTable('subscribers').set({ subscribed_at: Date.now() - 100 * 86_400_000 }).where('id', '=', first).execute();
+    // Stale: subscribed and last seen 100 days ago, and no delivery since (the row is moved back in time).
+    const longAgo = Date.now() - 100 * 86_400_000;
+    await t.ctx.db.updateTable('subscribers').set({ subscribed_at: longAgo, last_seen_at: longAgo }).where('id', '=', first).execute();
     expect((await t.request('POST', `/api/sites/${mine.id}/subscribers/stale/deactivate`, { token: owner.token })).status).toBe(200);
     expect((await t.request('DELETE', `/api/subscribers/${second}?erase=true`, { token: owner.token })).status).toBe(200);
 

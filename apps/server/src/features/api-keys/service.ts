@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { API_KEY_PREFIX, type ApiKey, type CreatedApiKey } from '@herald/contracts';
 import type { AppContext } from '../../context';
+import { lockSiteLimit } from '../../db/lock-order';
 import type { SiteApiKeyRow } from '../../db/schema';
 import { HttpError, conflict, notFound } from '../../platform/errors';
 import { iso, isoOrNull } from '../../platform/responses';
@@ -34,14 +35,11 @@ export function generateApiKey(): string {
   return `${API_KEY_PREFIX}${crypto.randomBytes(32).toString('base64url')}`;
 }
 
-export function createApiKeysService(ctx: Pick<AppContext, 'db' | 'clock'>) {
+export function createApiKeysService(ctx: Pick<AppContext, 'db' | 'clock' | 'dbKind'>) {
   const { db, clock } = ctx;
   return {
     async create(userId: string, siteId: string, name: string): Promise<CreatedApiKey> {
       await requireSiteRole(ctx, userId, siteId, 'admin');
-      if ((await repo.countActiveApiKeys(db, siteId)) >= MAX_ACTIVE_KEYS_PER_SITE) {
-        throw conflict(`A site can have at most ${MAX_ACTIVE_KEYS_PER_SITE} API keys; revoke one you no longer use first`);
-      }
       const key = generateApiKey();
       const row: SiteApiKeyRow = {
         id: crypto.randomUUID(),
@@ -54,6 +52,11 @@ export function createApiKeysService(ctx: Pick<AppContext, 'db' | 'clock'>) {
         revoked_at: null,
       };
       await db.transaction().execute(async (trx) => {
+        // Counted under the site's lock for this limit: keys created at once cannot all count below it.
+        await lockSiteLimit(trx, ctx.dbKind, 'api-keys', siteId);
+        if ((await repo.countActiveApiKeys(trx, siteId)) >= MAX_ACTIVE_KEYS_PER_SITE) {
+          throw conflict(`A site can have at most ${MAX_ACTIVE_KEYS_PER_SITE} API keys; revoke one you no longer use first`);
+        }
         await repo.insertApiKey(trx, row);
         await recordAudit(ctx, { siteId, actor: { userId }, action: 'key_created', subject: { type: 'api_key', id: row.id, label: `${row.name} (${row.prefix}…)` } }, trx);
       });

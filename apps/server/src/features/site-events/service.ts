@@ -66,13 +66,15 @@ function refuseServerOnlyTags(site: IdentityRules, tags: string[]): void {
 }
 
 /** Removals first, then additions; refuses (rolling back with the caller's transaction) more than SUBSCRIBER_TAG_MAX_COUNT tags. */
-async function applyTagChange(trx: Db, siteId: string, subscriberId: string, change: { add?: string[]; remove?: string[] }, now: number): Promise<string[]> {
+async function applyTagChange(trx: Db, siteId: string, subscriberId: string, change: { add?: string[]; remove?: string[] }, now: number): Promise<{ tags: string[]; changed: boolean }> {
+  // The subscriber's row first: two changes of its tags at once take turns on PostgreSQL, as the tags API's do.
+  await repo.touchSubscriber(trx, subscriberId, now);
+  const before = await repo.tagsOfSubscriber(trx, subscriberId);
   await repo.removeTags(trx, subscriberId, [...new Set(change.remove ?? [])]);
   await repo.addTags(trx, subscriberId, siteId, [...new Set(change.add ?? [])]);
   const tags = await repo.tagsOfSubscriber(trx, subscriberId);
   if (tags.length > SUBSCRIBER_TAG_MAX_COUNT) throw badRequest(`a subscriber can have at most ${SUBSCRIBER_TAG_MAX_COUNT} tags`);
-  await repo.touchSubscriber(trx, subscriberId, now);
-  return tags;
+  return { tags, changed: tags.length !== before.length || tags.some((tag, index) => tag !== before[index]) };
 }
 
 /** One person rarely has more browsers than this; an external id shared wider is a site bug, not an audience. */
@@ -142,9 +144,10 @@ export function createSiteEventsService(ctx: Pick<AppContext, 'db' | 'clock' | '
   async function receive(event: IncomingEvent): Promise<EventReceipt> {
     const now = clock.now();
     const id = crypto.randomUUID();
-    const target = 'subscriberId' in event.target ? `subscriber:${event.target.subscriberId}` : `external:${event.target.externalId}`;
-    // One key per target and event name: an order number used as the key of both "purchase" and "order_shipped" is two events.
-    const dedupeScope = event.idempotencyKey === undefined ? null : `${target}:${event.name}:${event.idempotencyKey}`;
+    const target = 'subscriberId' in event.target ? ['subscriber', event.target.subscriberId] : ['external', event.target.externalId];
+    // One key per target and event name: an order number used as the key of both "purchase" and "order_shipped" is
+    // two events. A JSON list, so parts holding ':' cannot run into each other ("signup" + "step:2" ≠ "signup:step" + "2").
+    const dedupeScope = event.idempotencyKey === undefined ? null : JSON.stringify([...target, event.name, event.idempotencyKey]);
     const outcome = await db.transaction().execute(async (trx) => {
       const stored = await repo.insertEventIfNew(trx, {
         id,
@@ -251,7 +254,7 @@ export function createSiteEventsService(ctx: Pick<AppContext, 'db' | 'clock' | '
     async changeTags(siteId: string, body: PublicTagsBody): Promise<{ id: string; tags: string[] }> {
       refuseServerOnlyTags(await identityRulesOf(siteId), [...(body.add ?? []), ...(body.remove ?? [])]);
       const subscriber = await activeSubscriberOfEndpoint(siteId, body.endpoint);
-      const tags = await db.transaction().execute((trx) => applyTagChange(trx, siteId, subscriber.id, body, clock.now()));
+      const { tags } = await db.transaction().execute((trx) => applyTagChange(trx, siteId, subscriber.id, body, clock.now()));
       return { id: subscriber.id, tags };
     },
 
@@ -271,13 +274,14 @@ export function createSiteEventsService(ctx: Pick<AppContext, 'db' | 'clock' | '
       }
       const now = clock.now();
       return db.transaction().execute(async (trx) => {
-        const changed: Array<{ id: string; tags: string[] }> = [];
-        for (const id of subscriberIds) changed.push({ id, tags: await applyTagChange(trx, siteId, id, body, now) });
-        for (const { id } of changed) {
+        const results: Array<{ id: string; tags: string[]; changed: boolean }> = [];
+        for (const id of subscriberIds) results.push({ id, ...(await applyTagChange(trx, siteId, id, body, now)) });
+        // A call that changed nothing (the tags were already so) is no change to log.
+        for (const { id } of results.filter((result) => result.changed)) {
           const detail = { add: body.add ?? [], remove: body.remove ?? [] };
           await recordAudit(ctx, { siteId, actor: { apiKeyId }, action: 'updated', subject: { type: 'subscriber', id }, changedFields: ['tags'], detail }, trx);
         }
-        return changed;
+        return results.map(({ id, tags }) => ({ id, tags }));
       });
     },
 

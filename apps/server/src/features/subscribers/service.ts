@@ -492,8 +492,11 @@ export function createSubscribersService(ctx: AppContext) {
     /** Spec §4: removal is an unsubscribe — the row stays, inactive. Admin or higher: it is the audience itself. */
     async remove(userId: string, subscriberId: string): Promise<Subscriber> {
       const row = checkSiteRole(await repo.findSubscriberOfUser(db, userId, subscriberId), 'admin', 'Subscriber');
-      await deactivate(db, row.id, clock.now(), { cause: 'removed', hooks: ctx.subscriberRemovedHooks });
-      await recordAudit(ctx, { siteId: row.site_id, actor: { userId }, action: 'deleted', subject: { type: 'subscriber', id: row.id } });
+      await db.transaction().execute(async (trx) => {
+        // Recorded with the change, and only when there was one: removing an inactive subscriber again changes nothing.
+        if (!(await deactivate(trx, row.id, clock.now(), { cause: 'removed', hooks: ctx.subscriberRemovedHooks }))) return;
+        await recordAudit(ctx, { siteId: row.site_id, actor: { userId }, action: 'deleted', subject: { type: 'subscriber', id: row.id } }, trx);
+      });
       return withTags((await repo.findSubscriberById(db, row.id)) ?? row);
     },
 

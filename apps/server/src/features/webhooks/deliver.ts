@@ -93,7 +93,9 @@ export async function attemptDelivery(deps: AttemptDeps, deliveryId: string, cla
       contentType: 'application/json',
       headers: { ...headers, 'user-agent': USER_AGENT },
       timeoutMs: ATTEMPT_TIMEOUT_MS,
-      maxBytes: 64 * 1024,
+      // A 2xx ends the delivery (docs/delivery.md, "Webhooks") whatever its body: a large, compressed or broken one
+      // must not turn an accepted event into a failure that is sent again for a day.
+      readBody: false,
     });
     statusCode = response.status;
     if (statusCode < 200 || statusCode > 299) error = `The endpoint answered ${statusCode}`;

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { WEBHOOKS_PER_SITE_MAX, WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT, type CreatedWebhook, type Webhook, type WebhookAttempt, type WebhookEventType } from '@herald/contracts';
 import type { AppContext } from '../../context';
+import { lockSiteLimit } from '../../db/lock-order';
 import { conflict, notFound } from '../../platform/errors';
 import { createOutboundHttpFromConfig, type OutboundHttp } from '../../platform/outbound-http';
 import { iso, isoOrNull } from '../../platform/responses';
@@ -39,7 +40,7 @@ function toAttempt(row: AttemptRow): WebhookAttempt {
   };
 }
 
-export function createWebhooksService(ctx: Pick<AppContext, 'db' | 'clock' | 'config'>, options: { outbound?: OutboundHttp } = {}) {
+export function createWebhooksService(ctx: Pick<AppContext, 'db' | 'clock' | 'config' | 'dbKind'>, options: { outbound?: OutboundHttp } = {}) {
   const { db, clock } = ctx;
   const outbound = options.outbound ?? createOutboundHttpFromConfig(ctx.config);
   return {
@@ -55,6 +56,8 @@ export function createWebhooksService(ctx: Pick<AppContext, 'db' | 'clock' | 'co
         created_at: clock.now(),
       };
       await db.transaction().execute(async (trx) => {
+        // Counted under the site's lock for this limit: webhooks created at once cannot all count below it.
+        await lockSiteLimit(trx, ctx.dbKind, 'webhooks', siteId);
         if ((await repo.countWebhooks(trx, siteId)) >= WEBHOOKS_PER_SITE_MAX) {
           throw conflict(`A site can have at most ${WEBHOOKS_PER_SITE_MAX} webhooks; delete one you no longer use first`);
         }

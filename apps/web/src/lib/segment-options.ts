@@ -30,6 +30,19 @@ export function useSegmentOptions(siteId: string | undefined) {
   return useQuery({ queryKey: segmentOptionsKey(siteId ?? ''), queryFn: () => fetchSegmentOptions(siteId!), enabled: Boolean(siteId) });
 }
 
+/**
+ * What a send's audience is called: "All Subscribers", its segment's name,
+ * "Deleted segment" only when the site's segments were read and it is not
+ * among them (a list that failed to load says so instead).
+ */
+export function audienceLabel(segmentId: string | null, segments: { data?: Array<{ id: string; name: string }>; isPending: boolean; isError: boolean }): string {
+  if (!segmentId) return 'All Subscribers';
+  const segment = segments.data?.find((option) => option.id === segmentId);
+  if (segment) return segment.name;
+  if (segments.isPending) return 'Loading...';
+  return segments.isError ? 'Segment (could not load)' : 'Deleted segment';
+}
+
 const countFormat = new Intl.NumberFormat('en-US');
 
 /**

@@ -15,7 +15,8 @@ export function OutcomeSummary({ counts, className }: { counts: OutcomeCounts; c
   const items = [
     { key: 'sent', label: 'Sent', value: formatCount(counts.sent), title: 'Accepted by the push services' },
     { key: 'delivered', label: 'Delivered', value: formatCount(counts.delivered), title: 'Shown on the device (delivered beacons)' },
-    { key: 'click-rate', label: 'Click rate', value: `${percent.format(rate(counts.clicked, counts.delivered))}%`, title: 'Clicks ÷ delivered' },
+    // Nothing delivered: no rate to give (the notification's page says "—" too).
+    { key: 'click-rate', label: 'Click rate', value: counts.delivered > 0 ? `${percent.format(rate(counts.clicked, counts.delivered))}%` : '—', title: 'Clicks ÷ delivered' },
     {
       key: 'failed',
       label: 'Failed',

@@ -82,8 +82,14 @@ const percent = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
 
 export const formatCount = (value: number) => integer.format(value);
 
-/** `part` of `whole` as "36%" (one decimal at most); "0%" of nothing. */
+/**
+ * `part` of `whole` as "36%" (one decimal at most); "0%" of nothing. Never
+ * rounded to a figure that says something else: one failure in 20,000 is
+ * "<0.1%", not "0%", and all but one ">99.9%", not "100%".
+ */
 export function shareText(part: number, whole: number): string {
+  if (whole > 0 && part > 0 && (part / whole) * 100 < 0.05) return '<0.1%';
+  if (whole > 0 && part < whole && (part / whole) * 100 >= 99.95) return '>99.9%';
   return `${percent.format(whole > 0 ? (part / whole) * 100 : 0)}%`;
 }
 

@@ -14,7 +14,7 @@ import {
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { ApiError, apiRequest } from '../../lib/api-client';
-import { siteAnalyticsKey } from '../../lib/site-queries';
+import { invalidateSiteAudience, siteAnalyticsKey } from '../../lib/site-queries';
 
 // Spec §7: the dashboard's three calls. Fetchers and hooks side by side.
 
@@ -56,8 +56,7 @@ export function useStaleCleanupMutation(siteId: string) {
     mutationFn: () => apiRequest(`/sites/${encodeURIComponent(siteId)}/subscribers/stale/deactivate`, { method: 'POST', schema: staleCleanupResponse }),
     onSuccess: (result) => {
       queryClient.setQueryData(staleSubscribersKey(siteId), result.after);
-      void queryClient.invalidateQueries({ queryKey: siteAnalyticsKey(siteId) });
-      void queryClient.invalidateQueries({ queryKey: ['sites', siteId, 'subscribers'] });
+      void invalidateSiteAudience(queryClient, siteId);
     },
   });
 }

@@ -3,6 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { z } from 'zod';
 import { apiRequest } from '../../lib/api-client';
+import { invalidateSiteNotifications } from '../../lib/site-queries';
 import { notificationKey } from './api';
 
 // "Send this variant to the rest" (POST /notifications/{id}/ab-test/winner).
@@ -17,12 +18,15 @@ export async function pickAbWinner(input: { id: string; variantIndex: number }) 
   ).ab_test;
 }
 
-/** After the pick, the notification (now sending to the rest) and its report are fetched again. */
-export function usePickAbWinnerMutation() {
+/** After the pick, the notification (now sending to the rest) and its report are fetched again, and the site's lists and dashboard with them. */
+export function usePickAbWinnerMutation(siteId: string) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: pickAbWinner,
-    onSettled: (_result, _error, input) => void queryClient.invalidateQueries({ queryKey: notificationKey(input.id) }),
+    onSettled: (_result, _error, input) => {
+      void queryClient.invalidateQueries({ queryKey: notificationKey(input.id) });
+      void invalidateSiteNotifications(queryClient, siteId);
+    },
   });
 }
 

@@ -10,7 +10,7 @@ import {
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { apiDownload, apiRequest, saveFile } from '../../lib/api-client';
-import { invalidateSiteAnalytics } from '../../lib/site-queries';
+import { invalidateSiteAnalytics, siteNotificationsKey } from '../../lib/site-queries';
 
 // Spec §7 Notifications (plus cancel, duplicate, retry from §4) and the
 // notification performance call (§7 Analytics). Fetchers and hooks side by
@@ -39,7 +39,7 @@ export const FILTER_STATUSES: Record<Exclude<StatusFilter, 'all'>, NotificationS
   cancelled: ['cancelled'],
 };
 
-const notificationsKey = (siteId: string) => ['sites', siteId, 'notifications'] as const;
+const notificationsKey = siteNotificationsKey;
 export const notificationListKey = (siteId: string, filter: StatusFilter, page: number) => [...notificationsKey(siteId), filter, page] as const;
 export const notificationKey = (id: string) => ['notifications', id] as const;
 export const performanceKey = (id: string) => ['notifications', id, 'performance'] as const;

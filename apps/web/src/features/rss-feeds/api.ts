@@ -10,6 +10,7 @@ import {
 } from '@herald/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { apiRequest } from '../../lib/api-client';
+import { invalidateSiteNotifications } from '../../lib/site-queries';
 
 // Spec §7 RSS feeds: fetchers and hooks side by side. Every change refreshes
 // the site's feed list.
@@ -80,5 +81,13 @@ export function useDeleteRssFeedMutation(siteId: string) {
 
 export function useCheckRssFeedMutation(siteId: string) {
   const list = useFeedListUpdater(siteId);
-  return useMutation({ mutationFn: checkRssFeed, onSuccess: ({ feed }) => list.replace(feed) });
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: checkRssFeed,
+    onSuccess: ({ feed, check }) => {
+      list.replace(feed);
+      // New posts became notifications: the notifications list and the dashboard show them.
+      if (check.sent > 0 || check.drafted > 0) void invalidateSiteNotifications(queryClient, siteId);
+    },
+  });
 }

@@ -1,6 +1,8 @@
 import { subscriberImportResponse, subscriberImportsResponse, type SubscriberImport } from '@herald/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
 import { apiDownload, apiRequest, saveFile } from '../../lib/api-client';
+import { invalidateSiteAudience } from '../../lib/site-queries';
 
 // Settings → Import (docs/product.md, "Importing subscribers"): a file of
 // browser subscriptions from another push service, read by a background job
@@ -16,12 +18,23 @@ export const IMPORT_PROGRESS_POLL_MS = 1000;
 export const isImportInProgress = (item: Pick<SubscriberImport, 'status'>) => item.status === 'queued' || item.status === 'running';
 
 export function useSubscriberImportsQuery(siteId: string, enabled: boolean) {
-  return useQuery({
+  const queryClient = useQueryClient();
+  const query = useQuery({
     queryKey: subscriberImportsQueryKey(siteId),
     queryFn: async () => (await apiRequest(importsPath(siteId), { schema: subscriberImportsResponse })).imports,
     enabled,
     refetchInterval: (query) => (query.state.data?.some(isImportInProgress) ? IMPORT_PROGRESS_POLL_MS : false),
   });
+  // An import that finished since the last poll added subscribers: the list's total, the dashboard and the reach counts follow.
+  const inProgress = useRef<ReadonlySet<string>>(new Set());
+  useEffect(() => {
+    if (!query.data) return;
+    const nowInProgress = new Set(query.data.filter(isImportInProgress).map((item) => item.id));
+    const finished = [...inProgress.current].some((id) => !nowInProgress.has(id));
+    inProgress.current = nowInProgress;
+    if (finished) void invalidateSiteAudience(queryClient, siteId);
+  }, [query.data, queryClient, siteId]);
+  return query;
 }
 
 export interface StartImportInput {

@@ -10,7 +10,7 @@ import {
 } from '@herald/contracts';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { apiDownload, apiRequest, saveFile } from '../../lib/api-client';
-import { invalidateSiteAnalytics } from '../../lib/site-queries';
+import { invalidateSiteAudience } from '../../lib/site-queries';
 
 // Spec §7 Subscribers: the list (filter, search, page) and removal; Herald's
 // export (CSV of the list, one subscriber's data) and complete erasure.
@@ -69,10 +69,7 @@ export function useRemoveSubscriberMutation(siteId: string) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: removeSubscriber,
-    onSuccess: () => {
-      void invalidateSiteAnalytics(queryClient, siteId);
-      return queryClient.invalidateQueries({ queryKey: subscribersKey(siteId) });
-    },
+    onSuccess: () => invalidateSiteAudience(queryClient, siteId),
   });
 }
 
@@ -99,10 +96,9 @@ export function useEraseSubscriberMutation(siteId: string) {
   return useMutation({
     mutationFn: eraseSubscriber,
     onSuccess: async () => {
-      void invalidateSiteAnalytics(queryClient, siteId);
       // An erased test device leaves the test-device list and the checklist too.
       await Promise.all([
-        queryClient.invalidateQueries({ queryKey: subscribersKey(siteId) }),
+        invalidateSiteAudience(queryClient, siteId),
         queryClient.invalidateQueries({ queryKey: ['sites', siteId, 'test-devices'] }),
         queryClient.invalidateQueries({ queryKey: ['sites', siteId, 'checklist'] }),
       ]);

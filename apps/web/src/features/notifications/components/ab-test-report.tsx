@@ -45,9 +45,21 @@ function statusLine(test: AbTestPerformance, timeZone: string) {
  * and click rate (clicks ÷ delivered), where the test stands, whether the
  * lead is significant (two-proportion z-test at 95 %), and the manual pick.
  */
-export function AbTestReport({ notificationId, performance, timeZone, canPick }: { notificationId: string; performance: NotificationPerformance; timeZone: string; canPick: boolean }) {
+export function AbTestReport({
+  notificationId,
+  siteId,
+  performance,
+  timeZone,
+  canPick,
+}: {
+  notificationId: string;
+  siteId: string;
+  performance: NotificationPerformance;
+  timeZone: string;
+  canPick: boolean;
+}) {
   const test = performance.ab_test;
-  const pick = usePickAbWinnerMutation();
+  const pick = usePickAbWinnerMutation(siteId);
   useRefreshWhileTesting(notificationId, test?.status === 'testing' && test.decide === 'auto');
   if (!test) return null;
   const pickable = canPick && test.status === 'testing' && performance.status !== 'sending';

@@ -29,12 +29,17 @@ export function TypeBadge({ type }: { type: Notification['type'] }) {
  * skipped as separate segments on the track of what is pending, out of the
  * audience counted at fan-out (before that, "Preparing recipients...").
  */
-export function SendingProgress({ notification }: { notification: Pick<Notification, 'title' | 'counts'> & Partial<Pick<Notification, 'local_time_progress'>> }) {
-  // A local-time send before its first zone's time has no recipients yet: it is waiting, not preparing.
+export function SendingProgress({
+  notification,
+}: {
+  notification: Pick<Notification, 'title' | 'counts'> & Partial<Pick<Notification, 'local_time_progress' | 'delivery'>>;
+}) {
+  // A send split by zone before its first zone is due has no recipients yet: it is waiting, not preparing. A send at
+  // once is split only by the site's quiet hours.
   if (notification.local_time_progress && notification.counts.targeted === 0) {
     return (
       <p className="text-xs text-slate-600" data-testid="sending-progress">
-        Waiting for the first zone&apos;s local time
+        {notification.delivery?.mode === 'subscriber_local_time' ? <>Waiting for the first zone&apos;s local time</> : <>Held until the site&apos;s quiet hours end</>}
       </p>
     );
   }

@@ -6,7 +6,7 @@ import { nextStep, PUSH_SERVICE_LABELS, REASON_LABELS, shareText } from '../../.
 import { Alert, Button, Card, CardContent, CardHeader, CardTitle, DateTime, Spinner, Tooltip } from '../../../components/ui';
 import { errorMessage } from '../../../lib/api-client';
 import { notify } from '../../../lib/dialogs';
-import { useSegmentOptions } from '../../../lib/segment-options';
+import { audienceLabel, useSegmentOptions } from '../../../lib/segment-options';
 import { downloadReport, usePerformanceQuery } from '../api';
 import { firedText, formatCount, formatPercent, repeatsText, triggerText, TYPE_LABELS } from '../notification-labels';
 import { AbTestReport } from './ab-test-report';
@@ -58,9 +58,7 @@ export function NotificationView({ notification, site, timeZone }: NotificationV
     wasSending.current = sending;
   }, [sending, refetchPerformance]);
   const segments = useSegmentOptions(notification.segment_id ? notification.site_id : undefined);
-  const segmentName = notification.segment_id
-    ? (segments.data?.find((s) => s.id === notification.segment_id)?.name ?? (segments.isPending ? 'Loading...' : 'Deleted segment'))
-    : 'All Subscribers';
+  const segmentName = audienceLabel(notification.segment_id, segments);
   const failure = notification.last_error ?? performance.data?.last_error ?? null;
   const { counts } = notification;
 
@@ -93,7 +91,7 @@ export function NotificationView({ notification, site, timeZone }: NotificationV
       <div className="grid gap-6 lg:grid-cols-5">
         <div className="flex min-w-0 flex-col gap-6 lg:col-span-3">
           <PerformanceCard notification={notification} query={performance} recurring={notification.type === 'RECURRING'} timeZone={timeZone} />
-          {performance.data?.ab_test ? <AbTestReport notificationId={notification.id} performance={performance.data} timeZone={timeZone} canPick={site?.role !== 'viewer'} /> : null}
+          {performance.data?.ab_test ? <AbTestReport notificationId={notification.id} siteId={notification.site_id} performance={performance.data} timeZone={timeZone} canPick={site?.role !== 'viewer'} /> : null}
           {performance.data && (performance.data.failures.length > 0 || performance.data.counts.failed > 0) ? <FailuresCard performance={performance.data} /> : null}
 
           <Card>

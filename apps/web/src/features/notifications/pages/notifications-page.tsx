@@ -7,7 +7,7 @@ import { Alert, Badge, Button, Card, DateTime, EmptyState, PageHeader, Pager, Sp
 import { RoleGatedLink } from '../../../components/role-gate';
 import { errorMessage } from '../../../lib/api-client';
 import { reachText, useAudienceCount } from '../../../lib/audience';
-import { useSegmentOptions } from '../../../lib/segment-options';
+import { audienceLabel, useSegmentOptions } from '../../../lib/segment-options';
 import { useCurrentSite } from '../../../lib/sites-store';
 import { FILTER_STATUSES, NOTIFICATIONS_PAGE_SIZE, useNotificationsQuery, type StatusFilter } from '../api';
 import { NotificationActions } from '../components/notification-actions';
@@ -142,9 +142,7 @@ function NotificationsList({ siteId, timeZone }: { siteId: string; timeZone: str
 /** Every card names its audience: "All Subscribers" or the segment (issue 11). */
 function TargetName({ siteId, segmentId }: { siteId: string; segmentId: string | null }) {
   const segments = useSegmentOptions(segmentId ? siteId : undefined);
-  if (!segmentId) return <>All Subscribers</>;
-  const segment = segments.data?.find((option) => option.id === segmentId);
-  return <>{segment ? segment.name : segments.isPending ? 'Loading...' : 'Deleted segment'}</>;
+  return <>{audienceLabel(segmentId, segments)}</>;
 }
 
 /** A draft says whom it would reach if it went now, and warns when that is nobody. */

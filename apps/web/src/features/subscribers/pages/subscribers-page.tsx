@@ -81,6 +81,11 @@ function SubscribersList({ siteId, siteName, timeZone }: { siteId: string; siteN
   const data = query.data;
   const filtered = search !== '' || active !== 'all';
   const pages = data ? Math.max(1, Math.ceil(data.total / SUBSCRIBERS_PAGE_SIZE)) : 1;
+  // The page emptied (its subscribers removed or erased, or gone from the filter): show the new last page, by number.
+  const pastTheEnd = data !== undefined && !query.isPlaceholderData && data.subscribers.length === 0 && page > pages;
+  useEffect(() => {
+    if (pastTheEnd) setAt({ page: pages });
+  }, [pastTheEnd, pages]);
 
   function onRemove(subscriber: Subscriber) {
     if (!confirmAction('Are you sure you want to remove this subscriber?')) return;

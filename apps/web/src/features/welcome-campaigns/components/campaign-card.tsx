@@ -74,10 +74,11 @@ export function CampaignCard({ campaign, timeZone }: { campaign: WelcomeCampaign
           ['Enrolled', formatCount(stats.enrolled)],
           ['Sent', formatCount(stats.sent)],
           ['Clicked', formatCount(stats.clicked)],
-          ['Click rate', `${stats.click_rate}%`],
+          // The rate names its denominator: clicks of the delivered pushes, "—" before any was delivered.
+          ['Click rate', stats.delivered > 0 ? `${stats.click_rate}%` : '—', `Clicks ÷ delivered (${formatCount(stats.delivered)} delivered)`],
           ['Failed', stats.failed ? `${formatCount(stats.failed)} (${shareText(stats.failed, stats.targeted)})` : '0'],
-        ].map(([label, value]) => (
-          <div key={label} className="rounded-lg bg-slate-50 px-3 py-2">
+        ].map(([label, value, title]) => (
+          <div key={label} className="rounded-lg bg-slate-50 px-3 py-2" title={title}>
             <dt className="text-xs text-slate-600">{label}</dt>
             <dd className={label === 'Failed' && stats.failed ? 'font-semibold text-red-700' : 'font-semibold text-slate-900'} data-testid={`campaign-${String(label).toLowerCase().replace(' ', '-')}`}>
               {value}

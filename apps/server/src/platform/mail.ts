@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
@@ -39,8 +40,10 @@ export function createOutboxMailer(dataDir: string, from: string, log: FastifyBa
     async send(message) {
       await fs.promises.mkdir(outbox, { recursive: true });
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-      const safeTo = message.to.replace(/[^A-Za-z0-9@._-]/g, '_');
-      const file = path.join(outbox, `${stamp}-${safeTo}.txt`);
+      // A file name holds at most 255 bytes; an address may have 254 characters. Cut, and kept apart from another
+      // mail of the same millisecond by a few random characters.
+      const safeTo = message.to.replace(/[^A-Za-z0-9@._-]/g, '_').slice(0, 100);
+      const file = path.join(outbox, `${stamp}-${safeTo}-${crypto.randomBytes(3).toString('hex')}.txt`);
       const body = `From: ${from}\nTo: ${message.to}\nSubject: ${message.subject}\nDate: ${new Date().toUTCString()}\n\n${message.text}\n`;
       await fs.promises.writeFile(file, body, { mode: 0o600 });
       log.info({ to: message.to, subject: message.subject, file }, `mail (no SMTP_URL set) written to ${file}`);

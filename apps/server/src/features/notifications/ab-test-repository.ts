@@ -65,12 +65,14 @@ export async function variantFigures(db: Db, notificationId: string): Promise<Ma
     .where('run_seq', 'in', runSeqsOfNotification(notificationId))
     .where('variant_index', 'is not', null)
     .groupBy('variant_index')
+    // Plus the rows retention compacted (docs/storage.md, "Retention"), in the same statement.
+    .unionAll(compactedVariantFigures(db, notificationId))
     .execute();
-  const figures = new Map(rows.map((row) => [row.variant_index!, { index: row.variant_index!, reach: Number(row.reach ?? 0), delivered: Number(row.delivered), clicked: Number(row.clicked) }]));
-  // Plus the rows retention compacted (docs/storage.md, "Retention").
-  for (const old of await compactedVariantFigures(db, notificationId)) {
-    const live = figures.get(old.variant_index) ?? { index: old.variant_index, reach: 0, delivered: 0, clicked: 0 };
-    figures.set(old.variant_index, { index: old.variant_index, reach: live.reach + Number(old.reach ?? 0), delivered: live.delivered + Number(old.delivered ?? 0), clicked: live.clicked + Number(old.clicked ?? 0) });
+  const figures = new Map<number, VariantFigures>();
+  for (const row of rows) {
+    const index = row.variant_index!;
+    const sum = figures.get(index) ?? { index, reach: 0, delivered: 0, clicked: 0 };
+    figures.set(index, { index, reach: sum.reach + Number(row.reach ?? 0), delivered: sum.delivered + Number(row.delivered ?? 0), clicked: sum.clicked + Number(row.clicked ?? 0) });
   }
   return figures;
 }

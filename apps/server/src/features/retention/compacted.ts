@@ -58,7 +58,11 @@ export async function addToCompacted(trx: Transaction<Database>, removed: readon
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Each A/B variant's compacted figures of a notification (added to what its remaining rows say). */
+/**
+ * Each A/B variant's compacted figures of a notification, as a query to add
+ * to the one over its remaining rows (UNION ALL: one statement, one snapshot,
+ * so a compaction committing between two reads cannot count rows twice).
+ */
 export function compactedVariantFigures(db: Db, notificationId: string) {
   return db
     .selectFrom('compacted_deliveries')
@@ -70,8 +74,7 @@ export function compactedVariantFigures(db: Db, notificationId: string) {
     ])
     .where('notification_id', '=', notificationId)
     .where('variant_index', '>=', 0)
-    .groupBy('variant_index')
-    .execute();
+    .groupBy('variant_index');
 }
 
 /** A notification's compacted groups, for the CSV report (one line each). */

@@ -138,7 +138,17 @@ interface SnippetFound {
   workerPath: string;
 }
 
-function checkSnippet(site: SiteRow, html: string, pageUrl: string, otherVapidKeys: string[]): SnippetFound {
+/** Where the SDK on the page talks to (its `data-api`, else the address it was loaded from), as packages/sdk's script-settings reads it. */
+function sdkServerOf(tag: { attributes: Map<string, string> }, pageUrl: string): string | null {
+  const explicit = tag.attributes.get('data-api')?.trim();
+  const base = explicit ? resolve(explicit, pageUrl) : resolve(tag.attributes.get('src') ?? '', pageUrl);
+  if (!base) return null;
+  if (explicit) return base.href.replace(/\/+$/, '');
+  const prefix = base.pathname.replace(/\/sdk\/herald(\.min)?\.js$/, '');
+  return (base.origin + (prefix === base.pathname ? '' : prefix)).replace(/\/+$/, '');
+}
+
+function checkSnippet(site: SiteRow, html: string, pageUrl: string, otherVapidKeys: string[], publicUrl: string): SnippetFound {
   const defaultWorker = `/${SERVICE_WORKER_FILE_NAME}`;
   const heraldScripts = findTags(html, 'script').filter((tag) => {
     const src = resolve(tag.attributes.get('src') ?? '', pageUrl);
@@ -166,6 +176,19 @@ function checkSnippet(site: SiteRow, html: string, pageUrl: string, otherVapidKe
   const dataWorker = ours.attributes.get('data-worker')?.trim();
   const worker = dataWorker ? resolve(dataWorker, pageUrl) : null;
   const workerPath = worker ? worker.pathname + worker.search : defaultWorker;
+  // A snippet copied while Herald had another address (or from another Herald) talks to that server, not this one.
+  const server = sdkServerOf(ours, pageUrl);
+  if (server !== publicUrl.replace(/\/+$/, '')) {
+    return {
+      check: fail(
+        'snippet',
+        'error',
+        `The snippet on the page loads Herald from ${server ?? 'an address that cannot be read'}, not from this server (${publicUrl}): browsers would subscribe there.`,
+        'Copy the snippet from step 1 again and replace the one on your page.',
+      ),
+      workerPath,
+    };
+  }
   const snippetKey = ours.attributes.get('data-vapid-key')?.trim();
   if (snippetKey !== undefined && snippetKey !== site.vapid_public_key && otherVapidKeys.includes(snippetKey)) {
     return {
@@ -212,8 +235,29 @@ function checkWorker(fetched: Fetched, workerUrl: string, host: string, publicUr
     );
   }
   const code = response.body.toString('utf8');
-  if (!/importScripts\s*\(/.test(code) || !code.includes('/sdk/herald-sw.js')) {
-    return fail('service_worker', 'error', `${workerUrl} does not import Herald's worker.`, `Add this line to it: ${importLine}`);
+  // The address it imports, resolved as the browser does, must be this server's worker (not an old PUBLIC_URL's).
+  const heraldWorker = `${publicUrl.replace(/\/+$/, '')}/sdk/herald-sw.js`;
+  const imported = [...code.matchAll(/importScripts\s*\(([^)]*)\)/g)].flatMap((call) => [...call[1]!.matchAll(/(['"`])([^'"`]+)\1/g)].map((literal) => resolve(literal[2]!, workerUrl)?.href));
+  if (!imported.includes(heraldWorker)) {
+    const other = imported.find((url) => url?.endsWith('/sdk/herald-sw.js'));
+    return fail(
+      'service_worker',
+      'error',
+      other ? `${workerUrl} imports Herald's worker from ${other}, not from this server.` : `${workerUrl} does not import Herald's worker.`,
+      other ? `Replace that line with: ${importLine}` : `Add this line to it: ${importLine}`,
+    );
+  }
+  // The SDK registers the worker for the whole site (scope "/"): from a subfolder the browser refuses that unless
+  // the worker's answer allows it (Service Workers, "Service-Worker-Allowed").
+  const folder = new URL('./', workerUrl).pathname;
+  const allowed = response.headers['service-worker-allowed']?.trim();
+  if (folder !== '/' && allowed !== '/') {
+    return fail(
+      'service_worker',
+      'error',
+      `${workerUrl} is not at the site root, so browsers refuse to register it for the whole site.`,
+      `Move it to the site root (and set data-worker to /${new URL(workerUrl).pathname.split('/').pop()}), or serve it with the header Service-Worker-Allowed: /.`,
+    );
   }
   return pass('service_worker', 'error', `${workerUrl} is JavaScript and imports Herald's worker.`);
 }
@@ -322,11 +366,12 @@ export async function runInstallCheck(site: SiteRow, deps: InstallCheckDeps): Pr
   }
 
   const pageUrl = page.ok ? page.response.finalUrl : site.url;
-  const snippet = html === null ? null : checkSnippet(site, html, pageUrl, deps.otherVapidKeys ?? []);
+  const snippet = html === null ? null : checkSnippet(site, html, pageUrl, deps.otherVapidKeys ?? [], deps.publicUrl);
   checks.set('snippet', snippet ? snippet.check : notChecked('snippet', 'error'));
 
-  // Registered at the root scope, the worker lives on the site's origin.
-  const workerUrl = new URL(snippet?.workerPath ?? `/${SERVICE_WORKER_FILE_NAME}`, siteUrl.origin).href;
+  // Registered at the root scope, the worker lives on the origin the page is served from (after its redirects:
+  // example.com → www.example.com), which is where browsers register it.
+  const workerUrl = new URL(snippet?.workerPath ?? `/${SERVICE_WORKER_FILE_NAME}`, new URL(pageUrl).origin).href;
   const [worker, manifest] = await Promise.all([
     fetchQuietly(deps, workerUrl, 'Service worker', 'text/javascript, application/javascript, */*;q=0.5', WORKER_MAX_BYTES),
     html === null ? Promise.resolve(notChecked('manifest', 'warning')) : checkManifest(deps, html, pageUrl, host),

@@ -184,6 +184,8 @@ export function createSitesService(ctx: AppContext, options: { outbound?: Outbou
       if (identityRules.length) checkSiteRole(site, 'owner', 'Site');
       if (input.name !== undefined) changes.name = input.name;
       if (input.url !== undefined) changes.url = input.url;
+      // The install check was of the old address: the checklist asks for a new one.
+      if (input.url !== undefined && input.url !== site.url) changes.install_check = null;
       const changed = changedFields(site, changes);
       await db.transaction().execute(async (trx) => {
         // Verification without a secret would refuse every identify call.

@@ -102,7 +102,8 @@ export function createTestDevicesService(ctx: AppContext) {
       await db.transaction().execute(async (trx) => {
         const gone = expired.map((outcome) => ({ subscriberId: outcome.subscriberId, endpointHashSentTo: endpointHash(devices.find((d) => d.id === outcome.subscriberId)!.endpoint) }));
         const unsubscribed = await ctx.deliveryPorts.deactivateGoneSubscribers(trx, gone, now);
-        await ctx.deliveryPorts.addToSiteCounters(trx, site.id, now, { unsubscribed });
+        // Lost at its push service, as a real send counts it (delivery/run-counters.ts).
+        await ctx.deliveryPorts.addToSiteCounters(trx, site.id, now, { unsubscribed, lost_at_push_service: unsubscribed });
       });
     }
     const sent = outcomes.filter((outcome) => outcome.outcome === 'sent').length;

@@ -74,7 +74,8 @@ export async function insertKey(db: Db, row: SiteVapidKeyRow): Promise<void> {
 export async function makePrimary(trx: Transaction<Database>, siteId: string, key: SiteVapidKeyRow, now: number): Promise<void> {
   await trx.updateTable('site_vapid_keys').set({ is_primary: 0 }).where('site_id', '=', siteId).where('is_primary', '=', 1).execute();
   await trx.updateTable('site_vapid_keys').set({ is_primary: 1 }).where('id', '=', key.id).execute();
-  await trx.updateTable('sites').set({ vapid_public_key: key.public_key, vapid_private_key: key.private_key, updated_at: now }).where('id', '=', siteId).execute();
+  // The install check passed for the snippet of the key before: it says nothing of the new one (the checklist asks again).
+  await trx.updateTable('sites').set({ vapid_public_key: key.public_key, vapid_private_key: key.private_key, install_check: null, updated_at: now }).where('id', '=', siteId).execute();
 }
 
 export async function retireKey(db: Db, keyId: string, now: number): Promise<void> {

@@ -86,7 +86,15 @@ export function parseDateTimeInZone(value: string, timeZone: string): number | u
     }
     return instantOfWallTime(wall, timeZone);
   }
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i.test(value.trim())) return undefined;
+  const withOffset = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-](\d{2}):(\d{2}))$/i.exec(value.trim());
+  if (!withOffset) return undefined;
+  // The same ranges as a wall time: Date.parse would roll 2026-02-30 over into March.
+  const [, y, mo, d, h, mi, s, oh, om] = withOffset;
+  const year = Number(y);
+  const month = Number(mo);
+  if (month < 1 || month > 12 || Number(d) < 1 || Number(d) > daysInMonth(year, month) || Number(h) > 23 || Number(mi) > 59 || Number(s ?? 0) > 59 || Number(oh ?? 0) > 23 || Number(om ?? 0) > 59) {
+    return undefined;
+  }
   const millis = Date.parse(value);
   return Number.isFinite(millis) ? millis : undefined;
 }

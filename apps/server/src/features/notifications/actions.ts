@@ -16,6 +16,9 @@ import { createOneTimeRun, oneTimeRunKey } from './one-time-run';
 import * as repo from './repository';
 import { loadNotificationResponse, toNotificationResponse } from './responses';
 
+/** Spec §4: a draft or scheduled notification is edited, a sending one only viewed; the others can be duplicated. */
+const DUPLICABLE = new Set(['completed', 'completed_with_errors', 'cancelled', 'failed']);
+
 export function createNotificationActions(ctx: AppContext) {
   const { db, clock } = ctx;
 
@@ -80,6 +83,7 @@ export function createNotificationActions(ctx: AppContext) {
     /** Spec §4: completed, cancelled and failed notifications can be duplicated (into a new draft). */
     async duplicate(userId: string, id: string): Promise<Notification> {
       const existing = await changeableNotification(db, userId, id);
+      if (!DUPLICABLE.has(existing.status)) throw conflict('Only completed, cancelled and failed notifications can be duplicated');
       const now = clock.now();
       const [schedule, trigger] = await Promise.all([automation.findScheduleOfNotification(db, id), automation.findTriggerOfNotification(db, id)]);
       const copy = await db.transaction().execute(async (trx) => {
@@ -130,9 +134,11 @@ export function createNotificationActions(ctx: AppContext) {
         // The one-time send's run, or (feed items) the run that created it: the latest.
         const run = await repo.latestRunOfNotification(trx, id);
         // A one-time send retries what failed in every run of it: each zone of a send split by zone (docs/delivery.md,
-        // "Local-time delivery"), an A/B test's sample and its rest.
+        // "Local-time delivery"), an A/B test's sample and its rest. So does a recurring notification that ended with
+        // errors: its status is that of all its occurrences (their counters), so is its Retry.
         let reopened = 0;
-        const runsOfSend = existing.type === 'ONE_TIME' ? await repo.runsOfNotification(trx, id) : run?.zone_send_id ? await runsOfZoneSend(trx, run.zone_send_id) : run ? [run] : [];
+        const wholeSend = existing.type === 'ONE_TIME' || existing.type === 'RECURRING';
+        const runsOfSend = wholeSend ? await repo.runsOfNotification(trx, id) : run?.zone_send_id ? await runsOfZoneSend(trx, run.zone_send_id) : run ? [run] : [];
         // In key order: each run's row is locked as it is reopened, as retention locks the runs it compacts (lock-order.ts).
         const failedRuns = inKeyOrder(runsOfSend, (candidate) => [Number(candidate.seq)]);
         for (const failedRun of failedRuns) reopened += await repo.reopenFailedRun(trx, ctx.dbKind, failedRun, now);

@@ -88,6 +88,21 @@ export async function findDueSchedules(db: Db, now: number, limit: number): Prom
   return rows.map(({ notification_segment_id, ...schedule }) => ({ schedule, segmentId: notification_segment_id }));
 }
 
+/** Paused recurring notifications whose end date has passed: no occurrence is left for a resume to send. */
+export async function findPausedSchedulesPastEnd(db: Db, now: number, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('recurring_schedules')
+    .innerJoin('notifications', 'notifications.id', 'recurring_schedules.notification_id')
+    .select('recurring_schedules.notification_id')
+    .where('recurring_schedules.is_active', '=', 0)
+    .where('recurring_schedules.end_at', '<=', now)
+    .where('notifications.status', '=', 'scheduled')
+    .where('notifications.type', '=', 'RECURRING')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.notification_id);
+}
+
 /**
  * Claims occurrence `expectedIndex` of a schedule: moves the schedule past it
  * only if nobody did first (compare-and-set on the index, re-checked under the

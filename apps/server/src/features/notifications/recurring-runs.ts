@@ -94,6 +94,10 @@ export function recurringScheduleSource(ctx: Pick<AppContext, 'db' | 'log'>): Du
   return {
     name: 'recurring-schedules',
     async runDue(now) {
+      // A schedule paused until past its end date ends too (spec §4): it is never "scheduled" for ever.
+      for (const notificationId of await repo.findPausedSchedulesPastEnd(ctx.db, now, DUE_PAGE_SIZE)) {
+        await ctx.db.transaction().execute((trx) => repo.endRecurringNotification(trx, notificationId, now));
+      }
       for (let page = 0; page < MAX_PAGES_PER_TICK; page++) {
         const due = await repo.findDueSchedules(ctx.db, now, DUE_PAGE_SIZE);
         for (const item of due) {

@@ -148,7 +148,10 @@ export function readScheduleInput(input: ScheduleInput, stored: ScheduleSettings
   let start: Pick<ScheduleSettings, 'timezone' | 'startLocal' | 'startAt'>;
   if (input.start_date !== undefined) {
     const read = readDateTime(input.start_date, siteTimezone, 'Start date');
-    start = { timezone: siteTimezone, startLocal: formatWallTime(read.wall), startAt: read.at };
+    // The stored start given back as read (GET answers it as an instant): the wall time typed stays, also one inside
+    // a DST gap (02:30 on a spring-forward night answered as 03:30), or every later occurrence would move an hour.
+    const unchanged = stored !== undefined && stored.timezone === siteTimezone && read.at === stored.startAt;
+    start = unchanged ? { timezone: stored.timezone, startLocal: stored.startLocal, startAt: stored.startAt } : { timezone: siteTimezone, startLocal: formatWallTime(read.wall), startAt: read.at };
   } else if (stored) {
     start = { timezone: stored.timezone, startLocal: stored.startLocal, startAt: stored.startAt };
   } else {

@@ -151,7 +151,9 @@ export async function hasRunInProgress(db: Db, notificationId: string): Promise<
     .selectFrom('notification_runs')
     .select('id')
     .where('notification_id', '=', notificationId)
-    .where('status', '=', 'sending')
+    // An occurrence split by zone is under way until its last zone went: its later zones wait as pending runs
+    // (docs/delivery.md, "Local-time delivery"), and one occurrence goes out with one content.
+    .where((eb) => eb.or([eb('status', '=', 'sending'), eb.and([eb('status', '=', 'pending'), eb('zone_send_id', 'is not', null)])]))
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;

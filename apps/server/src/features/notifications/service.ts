@@ -13,6 +13,7 @@ import {
 import type { Updateable } from 'kysely';
 import type { AppContext } from '../../context';
 import type { NotificationRow, NotificationsTable, SiteRow } from '../../db/schema';
+import { variantsOf } from '../../delivery/ab-split';
 import { notificationContent } from '../../delivery/notification-content';
 import { createPayloadTemplate, PushPayloadError } from '../../delivery/payload';
 import { badRequest, conflict } from '../../platform/errors';
@@ -279,7 +280,12 @@ export function createNotificationsService(ctx: AppContext) {
         else if (body.variants !== undefined || body.ab_test !== undefined) {
           if (body.variants) for (const variant of variantRows({ ...existing, ...changes } as NotificationRow, body.variants)) checkPayloadFits(variant, site, ctx.config.publicUrl);
           await writeAbTest(trx, existing, body, now);
-        } else if (abTest) await syncVariantA(trx, id, changes, now);
+        } else if (abTest) {
+          // The shared fields (icon, actions, topic…) changed under the stored variants: each must still fit in one push,
+          // as on create, or the send would fail for everyone (variant A is the row itself, checked above).
+          for (const variant of variantsOf(abTest).slice(1)) checkPayloadFits({ ...existing, ...changes, ...variant } as NotificationRow, site, ctx.config.publicUrl);
+          await syncVariantA(trx, id, changes, now);
+        }
         await repo.updateNotification(trx, id, changes);
         const { status: _status, ...fieldChanges } = changes;
         const fields = changedFields(existing, fieldChanges);

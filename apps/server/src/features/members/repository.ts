@@ -86,25 +86,17 @@ export async function insertInvitations(db: Db, rows: SiteInvitationRow[]): Prom
   if (rows.length) await db.insertInto('site_invitations').values(rows).execute();
 }
 
-/** Pending invitations of the same address to the site end when a new one is sent: only the newest link works. */
-export async function revokePendingInvitationsOf(db: Db, siteId: string, email: string, now: number): Promise<void> {
+/**
+ * Voids a site's pending invitations: those to an address, when a new one is
+ * sent (only the newest link works), or those a member sent, when they lose
+ * the owner's authority they were sent with.
+ */
+export async function revokePendingInvitations(db: Db, siteId: string, which: { email: string } | { invitedBy: string }, now: number): Promise<void> {
   await db
     .updateTable('site_invitations')
     .set({ revoked_at: now })
     .where('site_id', '=', siteId)
-    .where('email', '=', email)
-    .where('accepted_at', 'is', null)
-    .where('revoked_at', 'is', null)
-    .execute();
-}
-
-/** Voids the pending invitations a member sent to a site: they were sent with an owner's authority the member no longer has. */
-export async function revokePendingInvitationsBy(db: Db, siteId: string, inviterId: string, now: number): Promise<void> {
-  await db
-    .updateTable('site_invitations')
-    .set({ revoked_at: now })
-    .where('site_id', '=', siteId)
-    .where('invited_by', '=', inviterId)
+    .where((eb) => ('email' in which ? eb('email', '=', which.email) : eb('invited_by', '=', which.invitedBy)))
     .where('accepted_at', 'is', null)
     .where('revoked_at', 'is', null)
     .execute();

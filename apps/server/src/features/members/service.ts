@@ -113,7 +113,7 @@ export function createMembersService(ctx: AppContext) {
       await db.transaction().execute(async (trx) => {
         // Still an owner of each, under the members lock a removal or demotion takes: an invitation never outlives its sender's authority.
         for (const id of [...siteIds].sort()) await stillOwner(trx, id, inviter.id);
-        for (const row of rows) await repo.revokePendingInvitationsOf(trx, row.site_id, row.email, now);
+        for (const row of rows) await repo.revokePendingInvitations(trx, row.site_id, { email: row.email }, now);
         await repo.insertInvitations(trx, rows);
         for (const row of rows) {
           const subject = { type: 'invitation' as const, id: row.id, label: row.email };
@@ -149,7 +149,7 @@ export function createMembersService(ctx: AppContext) {
         if (member.role === 'owner' && (await repo.countOwners(trx, siteId)) <= 1) throw lastOwner();
         await repo.setRole(trx, siteId, memberId, role, clock.now());
         // Only owners invite: what a former owner sent would outlive their authority (docs/security.md, "Teams").
-        if (member.role === 'owner') await repo.revokePendingInvitationsBy(trx, siteId, memberId, clock.now());
+        if (member.role === 'owner') await repo.revokePendingInvitations(trx, siteId, { invitedBy: memberId }, clock.now());
         const subject = { type: 'member' as const, id: memberId, label: memberLabel(member) };
         await recordAudit(ctx, { siteId, actor: { userId }, action: 'role_changed', subject, detail: { from: member.role, to: role } }, trx);
       });
@@ -166,7 +166,7 @@ export function createMembersService(ctx: AppContext) {
         if (!member) throw notFound('Member');
         if (member.role === 'owner' && (await repo.countOwners(trx, siteId)) <= 1) throw lastOwner();
         await repo.deleteMember(trx, siteId, memberId);
-        await repo.revokePendingInvitationsBy(trx, siteId, memberId, clock.now());
+        await repo.revokePendingInvitations(trx, siteId, { invitedBy: memberId }, clock.now());
         const subject = { type: 'member' as const, id: memberId, label: memberLabel(member) };
         const action = memberId === userId ? 'member_left' : 'member_removed';
         await recordAudit(ctx, { siteId, actor: { userId }, action, subject, detail: { role: member.role } }, trx);
@@ -184,7 +184,7 @@ export function createMembersService(ctx: AppContext) {
           throw conflict('You are the only owner of this site: transfer ownership to another member before you leave.');
         }
         await repo.deleteMember(trx, siteId, userId);
-        await repo.revokePendingInvitationsBy(trx, siteId, userId, clock.now());
+        await repo.revokePendingInvitations(trx, siteId, { invitedBy: userId }, clock.now());
         const subject = { type: 'member' as const, id: userId, label: memberLabel(member) };
         await recordAudit(ctx, { siteId, actor: { userId }, action: 'member_left', subject, detail: { role: member.role } }, trx);
       });
@@ -201,7 +201,7 @@ export function createMembersService(ctx: AppContext) {
         const now = clock.now();
         await repo.setRole(trx, siteId, memberId, 'owner', now);
         await repo.setRole(trx, siteId, userId, 'admin', now);
-        await repo.revokePendingInvitationsBy(trx, siteId, userId, now);
+        await repo.revokePendingInvitations(trx, siteId, { invitedBy: userId }, now);
         await repo.setSiteAccount(trx, siteId, memberId, now);
         const subject = { type: 'member' as const, id: memberId, label: memberLabel(member) };
         await recordAudit(ctx, { siteId, actor: { userId }, action: 'ownership_transferred', subject, detail: { from: userId, to: memberId } }, trx);

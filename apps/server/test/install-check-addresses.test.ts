@@ -56,6 +56,20 @@ describe('install check: the server, the origin, the scope, and a result that no
     expect(result.passed).toBe(false);
   });
 
+  it('passes this server written another way: its host in capitals with the default port, and the worker imported with a query', async () => {
+    const site = await t.createSite(owner.token, { name: 'Same server', url: `${shopA.origin}/` });
+    const publicUrl = new URL(t.config.publicUrl);
+    const sameServer = `${publicUrl.protocol}//${publicUrl.hostname.toUpperCase()}${publicUrl.port ? `:${publicUrl.port}` : publicUrl.protocol === 'https:' ? ':443' : ':80'}${publicUrl.pathname.replace(/\/$/, '')}`;
+    shopA.serve('/', {
+      contentType: 'text/html',
+      body: page(`<script src="${sameServer}/sdk/herald.js" data-site-id="${site.id}" data-vapid-key="${site.vapid_public_key}" async></script>`),
+    });
+    shopA.serve('/herald-sw.js', { contentType: 'text/javascript', body: `importScripts("${sameServer}/sdk/herald-sw.js?v=3");\n` });
+    const c = byId((await check(site.id)).checks);
+    expect(c.snippet, JSON.stringify(c.snippet)).toMatchObject({ ok: true });
+    expect(c.service_worker, JSON.stringify(c.service_worker)).toMatchObject({ ok: true });
+  });
+
   it('checks the worker on the origin the page is served from after a redirect (example.com → www.example.com)', async () => {
     // shopA is the address typed in Settings; every path there redirects to shopB, where the site really lives.
     const site = await t.createSite(owner.token, { name: 'Redirected', url: `${shopA.origin}/` });

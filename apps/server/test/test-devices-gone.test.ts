@@ -28,5 +28,7 @@ describe('a test device found gone by "Send test"', () => {
     expect(delivery.churn_totals.lost).toBe(1);
     // Deactivated because its push service answered 410: the "lost at push service" figure must include it.
     expect(delivery.churn_totals.lost_at_push_service).toBe(1);
+    // A test send is no send: a site that has only tested still shows the sample charts.
+    expect((await api('GET', `/api/sites/${h.site.id}/analytics/dashboard`)).body.data.hasData).toBe(false);
   });
 });

@@ -35,6 +35,9 @@ interface Counter {
   hits: number;
 }
 
+/** Counters looked at, least recently used first, for one that is not refusing (see evictBeyondCapacity). */
+const EVICTION_SCAN_MAX = 64;
+
 export class MemoryRateLimiter {
   private readonly counters = new Map<string, Counter>();
 
@@ -67,12 +70,15 @@ export class MemoryRateLimiter {
   private evictBeyondCapacity(now: number): void {
     while (this.counters.size > this.rule.maxKeys) {
       let victim: string | undefined;
+      let looked = 0;
       for (const [key, counter] of this.counters) {
-        victim ??= key; // the least recently used, should every counter be refusing
+        victim ??= key; // the least recently used, should every counter looked at be refusing
         if (counter.hits <= this.rule.limit || counter.windowStart + this.rule.windowMs <= now) {
           victim = key;
           break;
         }
+        // Bounded: a map full of refusing counters must not make every new key a scan of all of them.
+        if (++looked >= EVICTION_SCAN_MAX) break;
       }
       if (victim === undefined) return;
       this.counters.delete(victim);

@@ -84,10 +84,14 @@ describe('throttled sends', () => {
     const set = await h.t.request('PATCH', `/api/notifications/${id}`, { token: h.owner.token, body: { throttle_per_minute: 500 } });
     expect(set.status).toBe(200);
     expect((await get(id)).throttle_per_minute).toBe(500);
-    const copy = await h.t.request('POST', `/api/notifications/${id}/duplicate`, { token: h.owner.token });
-    expect(copy.body.data.notification.throttle_per_minute).toBe(500);
     const cleared = await h.t.request('PATCH', `/api/notifications/${id}`, { token: h.owner.token, body: { throttle_per_minute: null } });
     expect(cleared.body.data.notification.throttle_per_minute).toBeNull();
+    // A copy keeps it (spec §4: duplicate is for ended notifications: this one is scheduled, then cancelled).
+    const later = new Date(clock.now() + 86_400_000).toISOString();
+    expect((await h.t.request('PATCH', `/api/notifications/${id}`, { token: h.owner.token, body: { throttle_per_minute: 500, scheduled_at: later } })).status).toBe(200);
+    expect((await h.t.request('POST', `/api/notifications/${id}/cancel`, { token: h.owner.token })).status).toBe(200);
+    const copy = await h.t.request('POST', `/api/notifications/${id}/duplicate`, { token: h.owner.token });
+    expect(copy.body.data.notification.throttle_per_minute).toBe(500);
   });
 
   it('sends 25 subscribers at 10 a minute as 10, 10 and 5 in three minutes, even with two schedulers, then completes with the right counts', async () => {

@@ -153,3 +153,38 @@ describe('herald.unsubscribe() interrupted after Herald was to be told', () => {
     expect(network.to('/subscribers')).toHaveLength(0);
   });
 });
+
+describe('a visitor who unsubscribed, then allowed notifications again', () => {
+  it('keeps the new subscription when Herald could not be told at once: the next page posts it, never drops it as opted out', async () => {
+    const herald = await loadPage();
+    await browser.userGesture(() => herald.subscribe());
+    await herald.unsubscribe();
+    // They allow again, while Herald cannot be reached.
+    network.respondWith(() => 'network-error');
+    await browser.userGesture(() => herald.subscribe()).catch(() => undefined);
+    const kept = rootRegistration().pushManager.current;
+    expect(kept).toBeDefined();
+    // Next page, Herald back: the subscription the browser kept is posted, not unsubscribed.
+    network.respondWith(heraldResponder);
+    network.requests.length = 0;
+    await loadPage();
+    expect(kept!.unsubscribed).toBe(false);
+    expect(network.to('/subscribers').map((request) => (request.body as { subscription: { endpoint: string } }).subscription.endpoint)).toEqual([kept!.endpoint]);
+  });
+
+  it('a revoked subscription the browser kept after an unsubscribe is not replaced without asking', async () => {
+    const herald = await loadPage();
+    await browser.userGesture(() => herald.subscribe());
+    const subscription = rootRegistration().pushManager.current!;
+    subscription.unsubscribe = async () => {
+      throw new DOMException('Push service unreachable', 'AbortError');
+    };
+    await herald.unsubscribe();
+    // Chrome later revokes the subscription the browser kept.
+    rootRegistration().pushManager.adopt('https://permanently-removed.invalid/fcm/send/kept', decodeBase64Url(SITE_KEY).buffer);
+    network.requests.length = 0;
+    await loadPage();
+    expect(network.to('/subscribers')).toHaveLength(0);
+  });
+});
+

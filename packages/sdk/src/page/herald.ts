@@ -314,14 +314,15 @@ export function createHerald(settings: PageSettings): HeraldInstance {
     if (await movedToPrimaryKey(stored)) return;
     await adoptAcceptedSubscriptionKey(stored);
     const subscription = await currentSubscription();
-    if (subscription && isRevokedEndpoint(subscription.endpoint)) {
-      await subscription.unsubscribe();
-      await subscribeAndPost();
-      return;
-    }
     if (subscription && !stored && (await readOptedOut(settings.siteId))) {
       // The visitor unsubscribed through herald.unsubscribe() and the browser kept it: never posted again without asking.
       await dropBrowserSubscription(subscription);
+      return;
+    }
+    // Only a subscription Herald accepted is replaced without asking; a revoked one never seen is left to the prompt.
+    if (subscription && stored && isRevokedEndpoint(subscription.endpoint)) {
+      await subscription.unsubscribe();
+      await subscribeAndPost();
       return;
     }
     if (subscription) {
@@ -530,10 +531,12 @@ export function createHerald(settings: PageSettings): HeraldInstance {
         throw new HeraldError('permission-denied', 'Notifications are blocked for this site. Allow them in the browser’s site settings, then try again.');
       }
       if (permission !== 'granted') throw new HeraldError('permission-dismissed', 'Notification permission was not granted.');
+      // The visitor asked to be subscribed: an earlier opt-out no longer stands, even if Herald cannot be told now
+      // (the subscription the browser keeps is posted again later, never dropped as opted out).
+      await writeOptedOut(undefined);
       // The page-load refresh may be subscribing this browser already (permission was granted before).
       await refreshed;
       const record = await subscribeAndPost(prompt);
-      await writeOptedOut(undefined);
       emit('herald:subscribed', { id: record.subscriberId });
       return { id: record.subscriberId };
     })().finally(() => {

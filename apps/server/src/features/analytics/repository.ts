@@ -77,20 +77,23 @@ export async function netSubscribersSince(db: Db, siteId: string, fromHour: numb
 
 /**
  * True once anything was ever sent, delivered or clicked for the site, or a
- * push reached only subscriptions that were gone (expired answers count in no
- * other column): a site that sent is never shown sample data.
+ * push service answered any push of it (the Delivery section's rollup: an
+ * expired answer counts in no column of the other): a site that sent is never
+ * shown sample data. Test sends write neither.
  */
 export async function hasSendingActivity(db: Db, siteId: string): Promise<boolean> {
   const row = await db
     .selectFrom('stats_hourly')
     .select('hour_start')
     .where('site_id', '=', siteId)
-    .where((eb) => eb.or([eb('sent', '>', 0), eb('delivered', '>', 0), eb('clicked', '>', 0), eb('failed', '>', 0), eb('lost_at_push_service', '>', 0)]))
+    .where((eb) => eb.or([eb('sent', '>', 0), eb('delivered', '>', 0), eb('clicked', '>', 0), eb('failed', '>', 0)]))
     // Newest first: a site that sends finds a match in its latest hours.
     .orderBy('hour_start', 'desc')
     .limit(1)
     .executeTakeFirst();
-  return row !== undefined;
+  if (row !== undefined) return true;
+  const answered = await db.selectFrom('delivery_stats_hourly').select('hour_start').where('site_id', '=', siteId).limit(1).executeTakeFirst();
+  return answered !== undefined;
 }
 
 export type SentNotification = Pick<

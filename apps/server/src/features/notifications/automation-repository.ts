@@ -1,7 +1,7 @@
 // Recurring schedules and triggers (issue 4), and how many times a triggered
 // notification fired. The list loads them for a whole page of notifications at
-import { finalRunStatus } from '../../delivery/runs';
 // once, so it costs three queries, not one per row.
+import { finalRunStatus } from '../../delivery/runs';
 import type { Insertable, Kysely, Transaction, Updateable } from 'kysely';
 import type { Database, NotificationTriggerRow, NotificationTriggersTable, RecurringScheduleRow, RecurringSchedulesTable } from '../../db/schema';
 
@@ -95,6 +95,8 @@ export async function findPausedSchedulesPastEnd(db: Db, now: number, limit: num
     .innerJoin('notifications', 'notifications.id', 'recurring_schedules.notification_id')
     .select('recurring_schedules.notification_id')
     .where('recurring_schedules.is_active', '=', 0)
+    // Paused keeps its next run; an ended or cancelled schedule has none: index recurring_schedules_due reads paused ones only.
+    .where('recurring_schedules.next_run_at', 'is not', null)
     .where('recurring_schedules.end_at', '<=', now)
     .where('notifications.status', '=', 'scheduled')
     .where('notifications.type', '=', 'RECURRING')
@@ -138,6 +140,10 @@ export async function claimScheduleOccurrence(
  * never a green "completed" when part of an occurrence failed.
  */
 export async function endRecurringNotification(db: Db, notificationId: string, now: number): Promise<void> {
+  // The notification's row lock first (a no-op write: PostgreSQL locks the row, SQLite has one writer): a last run
+  // finishing at this moment locks it too before it reads the status, so it sees "sending", or this sees it finished.
+  const live = await db.updateTable('notifications').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', notificationId).where('status', '=', 'scheduled').executeTakeFirst();
+  if (!Number(live.numUpdatedRows)) return;
   const open = await db.selectFrom('notification_runs').select('id').where('notification_id', '=', notificationId).where('status', 'in', ['pending', 'sending']).limit(1).executeTakeFirst();
   const counts = open ? undefined : await db.selectFrom('notifications').select(['sent_count', 'failed_count', 'expired_count']).where('id', '=', notificationId).executeTakeFirst();
   await db

@@ -152,8 +152,24 @@ export async function hasRunInProgress(db: Db, notificationId: string): Promise<
     .select('id')
     .where('notification_id', '=', notificationId)
     // An occurrence split by zone is under way until its last zone went: its later zones wait as pending runs
-    // (docs/delivery.md, "Local-time delivery"), and one occurrence goes out with one content.
-    .where((eb) => eb.or([eb('status', '=', 'sending'), eb.and([eb('status', '=', 'pending'), eb('zone_send_id', 'is not', null)])]))
+    // (docs/delivery.md, "Local-time delivery"), and one occurrence goes out with one content. A split none of
+    // whose zones has gone yet (all held for quiet hours) has sent nothing: it is only waiting.
+    .where((eb) =>
+      eb.or([
+        eb('status', '=', 'sending'),
+        eb.and([
+          eb('status', '=', 'pending'),
+          eb('zone_send_id', 'is not', null),
+          eb.exists(
+            eb
+              .selectFrom('notification_runs as zone')
+              .select('zone.id')
+              .whereRef('zone.zone_send_id', '=', 'notification_runs.zone_send_id')
+              .where('zone.status', 'not in', ['pending', 'cancelled']),
+          ),
+        ]),
+      ]),
+    )
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;

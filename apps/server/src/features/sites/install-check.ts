@@ -138,6 +138,17 @@ interface SnippetFound {
   workerPath: string;
 }
 
+/** An http(s) address without its query, fragment and trailing slashes, host and default port as the URL parser writes them. */
+function baseOf(url: string | null | undefined): string | null {
+  if (!url) return null;
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`.replace(/\/+$/, '');
+  } catch {
+    return null;
+  }
+}
+
 /** Where the SDK on the page talks to (its `data-api`, else the address it was loaded from), as packages/sdk's script-settings reads it. */
 function sdkServerOf(tag: { attributes: Map<string, string> }, pageUrl: string): string | null {
   const explicit = tag.attributes.get('data-api')?.trim();
@@ -178,7 +189,7 @@ function checkSnippet(site: SiteRow, html: string, pageUrl: string, otherVapidKe
   const workerPath = worker ? worker.pathname + worker.search : defaultWorker;
   // A snippet copied while Herald had another address (or from another Herald) talks to that server, not this one.
   const server = sdkServerOf(ours, pageUrl);
-  if (server !== publicUrl.replace(/\/+$/, '')) {
+  if (baseOf(server) !== baseOf(publicUrl)) {
     return {
       check: fail(
         'snippet',
@@ -236,9 +247,10 @@ function checkWorker(fetched: Fetched, workerUrl: string, host: string, publicUr
   }
   const code = response.body.toString('utf8');
   // The address it imports, resolved as the browser does, must be this server's worker (not an old PUBLIC_URL's).
-  const heraldWorker = `${publicUrl.replace(/\/+$/, '')}/sdk/herald-sw.js`;
+  const heraldWorker = baseOf(`${publicUrl.replace(/\/+$/, '')}/sdk/herald-sw.js`);
   const imported = [...code.matchAll(/importScripts\s*\(([^)]*)\)/g)].flatMap((call) => [...call[1]!.matchAll(/(['"`])([^'"`]+)\1/g)].map((literal) => resolve(literal[2]!, workerUrl)?.href));
-  if (!imported.includes(heraldWorker)) {
+  // Compared without a query (`?v=3` to bust a cache is fine); an address kept in a variable is found as text.
+  if (!imported.some((url) => baseOf(url) === heraldWorker) && !(/importScripts\s*\(/.test(code) && code.includes(`${publicUrl.replace(/\/+$/, '')}/sdk/herald-sw.js`))) {
     const other = imported.find((url) => url?.endsWith('/sdk/herald-sw.js'));
     return fail(
       'service_worker',
@@ -250,7 +262,8 @@ function checkWorker(fetched: Fetched, workerUrl: string, host: string, publicUr
   // The SDK registers the worker for the whole site (scope "/"): from a subfolder the browser refuses that unless
   // the worker's answer allows it (Service Workers, "Service-Worker-Allowed").
   const folder = new URL('./', workerUrl).pathname;
-  const allowed = response.headers['service-worker-allowed']?.trim();
+  const allowedHeader = response.headers['service-worker-allowed']?.trim();
+  const allowed = allowedHeader ? resolve(allowedHeader, workerUrl)?.pathname : undefined;
   if (folder !== '/' && allowed !== '/') {
     return fail(
       'service_worker',

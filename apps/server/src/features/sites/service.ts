@@ -184,9 +184,9 @@ export function createSitesService(ctx: AppContext, options: { outbound?: Outbou
       if (identityRules.length) checkSiteRole(site, 'owner', 'Site');
       if (input.name !== undefined) changes.name = input.name;
       if (input.url !== undefined) changes.url = input.url;
-      // The install check was of the old address: the checklist asks for a new one.
-      if (input.url !== undefined && input.url !== site.url) changes.install_check = null;
       const changed = changedFields(site, changes);
+      // The install check was of the old address: the checklist asks for a new one (not a setting the audit log lists).
+      if (input.url !== undefined && input.url !== site.url) changes.install_check = null;
       await db.transaction().execute(async (trx) => {
         // Verification without a secret would refuse every identify call.
         if (changes.identity_verification === 1) await repo.setIdentitySecretIfMissing(trx, siteId, generateIdentitySecret());

@@ -1,3 +1,4 @@
+import { SUBSCRIBER_TAG_MAX_COUNT } from '@herald/contracts';
 import { sql, type ExpressionBuilder, type Insertable, type Kysely, type SelectQueryBuilder, type Transaction, type Updateable } from 'kysely';
 import { membershipsOf } from '../../db/membership';
 import type { Database, SubscriberRow, SubscribersTable } from '../../db/schema';
@@ -432,12 +433,13 @@ export async function carryOverIdentity(
   from: Pick<SubscriberRow, 'id' | 'external_id' | 'external_id_verified' | 'test_device' | 'test_device_name'>,
   to: Pick<SubscriberRow, 'id' | 'site_id' | 'external_id' | 'test_device'>,
 ): Promise<void> {
-  await db
-    .insertInto('subscriber_tags')
-    .columns(['subscriber_id', 'site_id', 'tag'])
-    .expression((eb) => eb.selectFrom('subscriber_tags').select([eb.val(to.id).as('subscriber_id'), eb.val(to.site_id).as('site_id'), 'tag']).where('subscriber_id', '=', from.id))
-    .onConflict((oc) => oc.columns(['subscriber_id', 'tag']).doNothing())
-    .execute();
+  // The new row's lock first, as every change of a subscriber's tags takes it (a no-op write; SQLite has one writer).
+  await db.updateTable('subscribers').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', to.id).execute();
+  const tags = await tagsOfSubscribers(db, [from.id, to.id]);
+  const had = tags.get(to.id) ?? [];
+  // Up to the most a subscriber can have, as the tags API allows.
+  const carried = (tags.get(from.id) ?? []).filter((tag) => !had.includes(tag)).slice(0, Math.max(0, SUBSCRIBER_TAG_MAX_COUNT - had.length));
+  if (carried.length) await db.insertInto('subscriber_tags').values(carried.map((tag) => ({ subscriber_id: to.id, site_id: to.site_id, tag }))).execute();
   const changes: Updateable<SubscribersTable> = {};
   if (to.external_id === null && from.external_id !== null) Object.assign(changes, { external_id: from.external_id, external_id_verified: from.external_id_verified });
   if (!to.test_device && from.test_device) Object.assign(changes, { test_device: 1, test_device_name: from.test_device_name });

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { SUBSCRIBER_TAG_MAX_COUNT, UNKNOWN } from '@herald/contracts';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
+import { tagsOfSubscribers } from '../../db/subscriber-tags';
 import { defineJob, type JobQueue } from '../../jobs/queue';
 import type { DueWorkSource } from '../../jobs/scheduler';
 import { addToHourlyStats, adjustActiveSubscriberCount } from '../analytics/site-counters';
@@ -289,7 +290,7 @@ async function commitBatch(
       }),
     );
     // A subscriber the site had keeps its tags; the row's are added up to the most a subscriber can have, as the tags API allows.
-    const tagsOfKnown = await repo.tagsOfSubscribers(trx, [...existing.values()].map((row) => row.id));
+    const tagsOfKnown = await tagsOfSubscribers(trx, [...existing.values()].map((row) => row.id));
     await repo.addTags(
       trx,
       ctx.dbKind,

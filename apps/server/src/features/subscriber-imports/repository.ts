@@ -196,16 +196,6 @@ export async function addTags(db: Db, kind: DatabaseKind, rows: Array<{ subscrib
   }
 }
 
-/** The tags each of these subscribers has (none: absent). */
-export async function tagsOfSubscribers(db: Db, subscriberIds: string[]): Promise<Map<string, string[]>> {
-  const tags = new Map<string, string[]>();
-  for (let i = 0; i < subscriberIds.length; i += 1000) {
-    const rows = await db.selectFrom('subscriber_tags').select(['subscriber_id', 'tag']).where('subscriber_id', 'in', subscriberIds.slice(i, i + 1000)).execute();
-    for (const row of rows) tags.set(row.subscriber_id, [...(tags.get(row.subscriber_id) ?? []), row.tag]);
-  }
-  return tags;
-}
-
 export async function insertRejects(db: Db, rows: Array<Insertable<SubscriberImportRejectsTable>>): Promise<void> {
   for (let i = 0; i < rows.length; i += 500) {
     await db

@@ -10,6 +10,7 @@ import type { Database } from '../../db/schema';
 import { csvCell, csvKeyCell, csvLine, csvRow } from '../../platform/csv';
 import { iso } from '../../platform/responses';
 import * as repo from './repository';
+import { tagsOfSubscribers } from '../../db/subscriber-tags';
 
 const PAGE = 1000;
 
@@ -28,7 +29,7 @@ export async function* subscribersCsv(db: Kysely<Database>, options: Subscribers
   const publicKeys = options.includeKeys ? await repo.vapidPublicKeysOfSite(db, options.siteId) : new Map<string, string>();
   for (;;) {
     const rows = await repo.subscribersExportPage(db, options.siteId, options.filters, after, PAGE);
-    const tags = await repo.tagsOfSubscribers(
+    const tags = await tagsOfSubscribers(
       db,
       rows.map((row) => row.id),
     );

@@ -6,6 +6,7 @@ import type { WithMemberRole } from '../../platform/site-roles';
 import type { ConcernedSites, SubscriberCreatedHook } from './hooks';
 import { inKeyOrder } from '../../db/lock-order';
 import { numberNewSubscribers } from '../../db/subscriber-seq';
+import { tagsOfSubscribers } from '../../db/subscriber-tags';
 import type { DatabaseKind } from '../../db/database';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -408,20 +409,6 @@ export async function countSubscribers(db: Db, siteId: string, filters: Subscrib
   return Number(row.total);
 }
 
-/** Tags of each subscriber, sorted, keyed by subscriber id. */
-export async function tagsOfSubscribers(db: Db, subscriberIds: string[]): Promise<Map<string, string[]>> {
-  const tags = new Map<string, string[]>(subscriberIds.map((id) => [id, []]));
-  if (!subscriberIds.length) return tags;
-  const rows = await db
-    .selectFrom('subscriber_tags')
-    .select(['subscriber_id', 'tag'])
-    .where('subscriber_id', 'in', subscriberIds)
-    .orderBy('subscriber_id')
-    .orderBy('tag')
-    .execute();
-  for (const row of rows) tags.get(row.subscriber_id)?.push(row.tag);
-  return tags;
-}
 
 /**
  * What a browser's old subscriber row says of it, given to the row its new

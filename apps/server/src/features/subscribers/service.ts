@@ -21,6 +21,7 @@ import * as repo from './repository';
 import { groupCommit } from '../../db/group-commit';
 import { SubscribeTally } from './subscribe-batches';
 import { USER_AGENT_MAX_LENGTH, describeUserAgent } from './user-agent';
+import { tagsOfSubscribers } from '../../db/subscriber-tags';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -437,7 +438,7 @@ export function createSubscribersService(ctx: AppContext) {
         query.after || query.before
           ? await subscriberListPageAt(db, siteId, filters, query, query.limit)
           : await subscriberListPage(db, siteId, filters, (query.page - 1) * query.limit, query.limit, total);
-      const tags = await repo.tagsOfSubscribers(
+      const tags = await tagsOfSubscribers(
         db,
         rows.map((row) => row.id),
       );
@@ -514,7 +515,7 @@ export function createSubscribersService(ctx: AppContext) {
   };
 
   async function withTags(row: SubscriberRow): Promise<Subscriber> {
-    const tags = await repo.tagsOfSubscribers(db, [row.id]);
+    const tags = await tagsOfSubscribers(db, [row.id]);
     return toSubscriberResponse(row, tags.get(row.id) ?? []);
   }
 }

@@ -10,7 +10,7 @@ import {
 } from '@herald/contracts';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { apiDownload, apiRequest, saveFile } from '../../lib/api-client';
-import { invalidateSiteAudience } from '../../lib/site-queries';
+import { invalidateSiteAudience, siteSubscribersKey } from '../../lib/site-queries';
 
 // Spec §7 Subscribers: the list (filter, search, page) and removal; Herald's
 // export (CSV of the list, one subscriber's data) and complete erasure.
@@ -28,7 +28,7 @@ export interface SubscribersFilter {
 
 export const SUBSCRIBERS_PAGE_SIZE = SUBSCRIBERS_PAGE_DEFAULT_LIMIT;
 
-const subscribersKey = (siteId: string) => ['sites', siteId, 'subscribers'] as const;
+const subscribersKey = siteSubscribersKey;
 
 /** The list's filters as query parameters, for the list and the CSV export alike. */
 function filterParams({ active, search }: Pick<SubscribersFilter, 'active' | 'search'>): URLSearchParams {
